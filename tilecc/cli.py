@@ -1,0 +1,64 @@
+"""The `tilecc` command line: one subcommand per job, each in `tilecc/commands/<name>.py`.
+
+Contract: a command module exposes `HELP` (one line), `add_arguments(parser)` and
+`run(args) -> int` (the exit code). Command modules are imported only when their
+subcommand runs, so `tilecc --help` stays fast. Any TileccError becomes one message on
+stderr and exit code 1 -- never a traceback for a user error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from tilecc.errors import ParseError, TileccError
+
+# subcommand -> module under tilecc.commands (the order is the order of `tilecc --help`)
+COMMANDS: dict[str, str] = {
+    "demo": "demo",
+    "hlo-opt": "hlo_opt",
+    "run": "run",
+    "codegen": "codegen",
+    "sim": "sim",
+    "trace": "trace",
+    "host-opt": "host_opt",
+}
+
+
+def build_parser(selected: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tilecc", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in COMMANDS.items():
+        if selected is not None and name != selected:
+            sub.add_parser(name)
+            continue
+        module = importlib.import_module(f"tilecc.commands.{module_name}")
+        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    selected = next((a for a in argv if a in COMMANDS), None)
+    parser = build_parser(selected)
+    args = parser.parse_args(argv)
+    if getattr(args, "_run", None) is None:
+        parser.print_help()
+        return 1
+    try:
+        return int(args._run(args))
+    except ParseError as err:
+        print(err.render(), file=sys.stderr)
+        return 1
+    except TileccError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the `tilecc` command line (see tilecc.cli for the module contract)."""

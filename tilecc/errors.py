@@ -1,0 +1,69 @@
+"""The exceptions tilecc raises for user errors.
+
+Contract: every error a user can cause (bad input text, an invalid module, a pass
+precondition, a codegen or simulator fault) is a TileccError. The command line catches
+TileccError, prints `str(err)` (one line, plus for ParseError the offending source line and
+a caret) and exits 1; anything else escaping is an internal bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class TileccError(Exception):
+    """Base of all user-facing errors; `str()` is the one-line message the CLI prints."""
+
+
+class ParseError(TileccError):
+    """Malformed input text or document.
+
+    `path` is the file name (or "<string>"); `line` and `col` are 1-based, or 0 when the
+    location is a field path inside a JSON / CBOR document, in which case `field` names it
+    (e.g. `body[3].store.op.tensorScalar.op0`). `source_line` is the offending line's text,
+    when known, so the CLI can show a caret under `col`.
+    """
+
+    def __init__(self, path: str, line: int, col: int, message: str, *,
+                 field: str | None = None, source_line: str | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.col = col
+        self.message = message
+        self.field = field
+        self.source_line = source_line
+        super().__init__(self.location() + ": error: " + message)
+
+    def location(self) -> str:
+        if self.field is not None:
+            return f"{self.path}:{self.field}"
+        return f"{self.path}:{self.line}:{self.col}"
+
+    def render(self) -> str:
+        """The message, then the source line and a caret under the column when known."""
+        text = str(self)
+        if self.source_line is not None and self.col > 0:
+            text += "\n" + self.source_line.rstrip("\n") + "\n" + " " * (self.col - 1) + "^"
+        return text
+
+
+class VerifyError(TileccError):
+    """An IR that breaks an invariant of its level (shape mismatch, bad operand ...)."""
+
+
+class PassError(TileccError):
+    """A pass was asked to do something it cannot (unknown pass, failed precondition)."""
+
+
+class CodegenError(TileccError):
+    """KLR that the KLR -> BIR codegen rejects (unmapped enum, unsupported operand ...)."""
+
+
+class SimError(TileccError):
+    """A BIR program the simulator cannot execute (out-of-bounds access, bad partition ...)."""
+
+
+class InterpError(TileccError):
+    """An IR the interpreter cannot execute (unsupported opcode, bad inputs ...)."""
+
+
+class OracleError(TileccError):
+    """The external reference (XLA via jaxlib, the klr tool) is missing or failed."""
