@@ -1,0 +1,34 @@
+"""`tilecc run`: execute an HLO module (N replicas) or an NKI kernel written in Python.
+
+`tilecc run IN.hlo --replicas N ...` goes to tilecc.commands.run_hlo;
+`tilecc run kernel.py:fn ...` (a Python file and a function name) goes to
+tilecc.commands.run_kernel. Both write .npy files into --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+HELP = "execute an HLO module on N replicas, or trace + lower + simulate an NKI kernel (file.py:fn)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", help="IN.hlo (or - for stdin), or kernel.py:function")
+    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                        help="an input array by parameter / argument name (repeatable)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for the .npy outputs")
+    parser.add_argument("--replicas", type=int, default=None,
+                        help="HLO only: number of replicas (default: the module's replica_count)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="HLO only: seed of the random values for parameters without --input")
+
+
+def is_kernel_target(target: str) -> bool:
+    path, sep, function = target.rpartition(":")
+    return bool(sep) and path.endswith(".py") and function.isidentifier()
+
+
+def run(args: argparse.Namespace) -> int:
+    module_name = "run_kernel" if is_kernel_target(args.target) else "run_hlo"
+    return int(importlib.import_module(f"tilecc.commands.{module_name}").run(args))
