@@ -1,0 +1,93 @@
+"""The XLA oracle itself: results, error messages, crash isolation, channel renumbering."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from tilecc.errors import OracleError
+from tilecc.hlo import xla
+from tilecc.hlo.xla import (XlaJob, compile_on_xla, parse_on_xla, renumber_channel_ids,
+                            run_many_on_xla, run_on_xla)
+
+pytestmark = pytest.mark.oracle
+
+ADD_S32 = "add { a = s32[] parameter(0)  b = s32[] parameter(1)  ROOT c = s32[] add(a, b) }\n"
+
+# Two same-channel collectives of different ranks: XLA CPU rejects this text unless the
+# oracle renumbers the channel ids (hlo.md, pitfall 1).
+SAME_CHANNEL = """HloModule same_channel, replica_count=4
+""" + ADD_S32 + """
+ENTRY e {
+  p = s32[3] parameter(0)
+  q = s64[] parameter(1)
+  ar = s32[3] all-reduce(p), channel_id=1, replica_groups={{0,1},{2,3}}, to_apply=add
+  m = s32[2,3] broadcast(ar), dimensions={1}
+  ar2 = s32[2,3] all-reduce(m), channel_id=1, replica_groups={{0,1},{2,3}}, to_apply=add
+  ROOT t = (s32[2,3], s64[]) tuple(ar2, q)
+}
+"""
+
+
+def test_renumber_channel_ids_in_text_order() -> None:
+    text = "a, channel_id=1, b\nc, channel_id=1\nd channel_id=7"
+    assert renumber_channel_ids(text) == "a, channel_id=1, b\nc, channel_id=2\nd channel_id=3"
+
+
+def test_run_all_reduce_with_wraparound_and_s64_passthrough() -> None:
+    p = np.array([[1, 2, 2**31 - 1], [3, 4, 1], [5, 6, -7], [7, 8, -(2**31)]], np.int32)
+    q = np.array([-(2**62), 2**62, -1, 0], np.int64)
+    out, passthrough = run_on_xla(SAME_CHANNEL, [p, q], 4)
+    pair_sums = np.array([[4, 6, -(2**31)], [12, 14, 2**31 - 7]], np.int32)
+    want = np.repeat(pair_sums, 2, axis=0)[:, None, :] * np.int32(2)
+    assert out.dtype == np.int32 and out.shape == (4, 2, 3)
+    np.testing.assert_array_equal(out, np.broadcast_to(want, (4, 2, 3)))
+    assert passthrough.dtype == np.int64
+    np.testing.assert_array_equal(passthrough, q)
+
+
+def test_non_tuple_root_and_no_parameters() -> None:
+    (out,) = run_on_xla("HloModule m\nENTRY e { ROOT r = u32[] replica-id() }", [], 3)
+    assert out.dtype == np.uint32
+    np.testing.assert_array_equal(out, [0, 1, 2])
+
+
+def test_parse_error_carries_xla_message() -> None:
+    with pytest.raises(OracleError, match="expects '=' in instruction"):
+        parse_on_xla("HloModule m\nENTRY e { ROOT x = s32[2] parameter(0) bogus }")
+
+
+def test_compile_error_for_groups_not_covering_replicas() -> None:
+    text = ("HloModule m, replica_count=4\n" + ADD_S32 +
+            "ENTRY e { p = s32[] parameter(0)\n"
+            "  ROOT r = s32[] all-reduce(p), replica_groups={{0,1}}, to_apply=add }")
+    with pytest.raises(OracleError, match="replica"):
+        compile_on_xla(text, 4)
+
+
+def test_batch_survives_a_parser_abort() -> None:
+    aborting = "HloModule m\nENTRY e { p = s32[2] parameter(0)  ROOT x = s32[3] reshape(p) }"
+    good = "HloModule m\nENTRY e { ROOT x = f32[2] constant({1.5, -inf}) }"
+    results = run_many_on_xla([XlaJob("run", good, [], 2), XlaJob("parse", aborting),
+                               XlaJob("run", good, [], 1)])
+    assert isinstance(results[1], OracleError)
+    assert "Check failed" in str(results[1])
+    for result, replicas in ((results[0], 2), (results[2], 1)):
+        assert isinstance(result, list)
+        np.testing.assert_array_equal(result[0], np.tile([1.5, -np.inf], (replicas, 1)))
+
+
+def test_wrong_input_layout_is_an_oracle_error() -> None:
+    with pytest.raises(OracleError, match="leading device axis"):
+        run_on_xla("HloModule m\nENTRY e { ROOT p = s32[2] parameter(0) }",
+                   [np.zeros((2,), np.int32)], 4)
+
+
+def test_missing_jax_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(xla.importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "jax" else real_find_spec(name, *rest))
+    with pytest.raises(OracleError, match="needs jax 0.10"):
+        parse_on_xla("HloModule m\nENTRY e { ROOT c = s32[] constant(1) }")
