@@ -1,0 +1,439 @@
+"""The HLO IR: instructions, computations and modules, mirroring XLA's C++ API.
+
+Invariants (kept by every method here; the verifier checks the rest):
+- `inst.users` lists each distinct user once; `b in a.users` iff `a in b.operands`.
+- An instruction belongs to at most one computation (`inst.parent`); its operands live in
+  the same computation. Instruction names are unique within a module (XLA's rule), and so
+  are computation names; `HloModule.unique_name(prefix)` hands out fresh ones.
+- `HloComputation.parameters[i].parameter_number == i`; `root` is one of its instructions.
+- Attributes tilecc reads or builds are typed fields (dimensions, slice_*, replica_groups,
+  channel_id, ...). Every other attribute is kept verbatim in `attributes` (name -> text,
+  in the order read) and `metadata` keeps the `{...}` text, so printing loses nothing.
+- A constant's `literal` is a numpy array (shape = the instruction's dims); the text it was
+  read from is kept in `literal_text` and only turned into numpy on first access, so big
+  constants cost nothing unless used. Assigning `literal` drops the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from tilecc.errors import VerifyError
+from tilecc.hlo.opcodes import SIDE_EFFECTING, HloOpcode
+from tilecc.hlo.replica_groups import ReplicaGroups
+from tilecc.hlo.types import Shape, compatible
+
+# Attributes copied onto a replacement that has none (XLA's ReplaceInstruction does this for
+# metadata, sharding and frontend attributes).
+_INHERITED_ATTRIBUTES = ("sharding", "frontend_attributes")
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class HloInstruction:
+    """One HLO instruction. Identity semantics: two instructions are equal only if the same object."""
+
+    name: str
+    opcode: HloOpcode
+    shape: Shape
+    operands: list[HloInstruction] = field(default_factory=list)
+    users: list[HloInstruction] = field(default_factory=list)
+    parent: HloComputation | None = None
+    # called computations
+    to_apply: HloComputation | None = None
+    condition: HloComputation | None = None
+    body: HloComputation | None = None
+    branch_computations: list[HloComputation] | None = None
+    calls: list[HloComputation] | None = None
+    """`calls=` (fusion, async-start, ...), custom-call's `called_computations=`, and
+    select-and-scatter's [select, scatter]."""
+    # typed attributes
+    dimensions: tuple[int, ...] | None = None
+    slice_starts: tuple[int, ...] | None = None
+    slice_limits: tuple[int, ...] | None = None
+    slice_strides: tuple[int, ...] | None = None
+    replica_groups: ReplicaGroups | None = None
+    channel_id: int | None = None
+    use_global_device_ids: bool = False
+    constrain_layout: bool = False
+    literal_text: str | None = None
+    parameter_number: int | None = None
+    tuple_index: int | None = None
+    iota_dimension: int | None = None
+    comparison_direction: str | None = None
+    comparison_type: str | None = None
+    metadata: str | None = None
+    """The verbatim `{op_name="..." source_file="..." ...}` text, braces included."""
+    attributes: dict[str, str] = field(default_factory=dict)
+    control_predecessors: list[HloInstruction] = field(default_factory=list)
+    control_successors: list[HloInstruction] | None = None
+    """Instructions naming self in their control-predecessors (None when there are none)."""
+    _literal: np.ndarray | None = None
+
+    # --- construction --------------------------------------------------------------------
+
+    @staticmethod
+    def create(opcode: HloOpcode, shape: Shape, operands: Iterable[HloInstruction] = (),
+               name: str = "", **attrs: object) -> HloInstruction:
+        """A new detached instruction; registers itself as a user of its operands.
+
+        `name` may be empty: HloComputation.add_instruction then names it after the opcode.
+        Keyword arguments set typed fields (dimensions=..., literal=..., ...).
+        """
+        literal = attrs.pop("literal", None)
+        inst = HloInstruction(name, opcode, shape, list(operands), **attrs)  # type: ignore[arg-type]
+        if literal is not None:
+            inst.literal = literal  # type: ignore[assignment]
+        inst.register_as_user()
+        return inst
+
+    def register_as_user(self) -> None:
+        """Add self to each distinct operand's users (used after building `operands`)."""
+        ops = self.operands
+        for i, op in enumerate(ops):
+            if i == 0 or op not in ops[:i]:
+                op.users.append(self)
+
+    # --- literal ---------------------------------------------------------------------------
+
+    @property
+    def literal(self) -> np.ndarray | None:
+        """The constant's value as a numpy array of the shape's dims and dtype, else None."""
+        if self._literal is None and self.literal_text is not None:
+            from tilecc.hlo.literal import parse_literal
+            self._literal = parse_literal(self.literal_text, self.shape)
+        return self._literal
+
+    @literal.setter
+    def literal(self, value: np.ndarray | None) -> None:
+        self._literal = None if value is None else np.asarray(value)
+        self.literal_text = None
+
+    # --- queries ---------------------------------------------------------------------------
+
+    def operand(self, i: int) -> HloInstruction:
+        return self.operands[i]
+
+    def called_computations(self) -> list[HloComputation]:
+        """Every computation this instruction calls, in XLA's order."""
+        out: list[HloComputation] = []
+        if self.to_apply is not None:
+            out.append(self.to_apply)
+        if self.condition is not None:
+            out.append(self.condition)
+        if self.body is not None:
+            out.append(self.body)
+        if self.branch_computations:
+            out.extend(self.branch_computations)
+        if self.calls:
+            out.extend(self.calls)
+        return out
+
+    def has_side_effect(self) -> bool:
+        """XLA's HasSideEffect, for what tilecc needs: opcode-level side effects, custom calls
+        marked custom_call_has_side_effect=true, and calls of side-effecting computations."""
+        if self.opcode in SIDE_EFFECTING:
+            return True
+        if self.opcode is HloOpcode.CUSTOM_CALL:
+            return self.attributes.get("custom_call_has_side_effect") == "true"
+        if self.opcode in (HloOpcode.WHILE, HloOpcode.CONDITIONAL, HloOpcode.CALL):
+            return any(c.has_side_effect() for c in self.called_computations())
+        return False
+
+    def is_root(self) -> bool:
+        return self.parent is not None and self.parent.root is self
+
+    # --- mutation --------------------------------------------------------------------------
+
+    def replace_operand_with(self, i: int, new: HloInstruction) -> None:
+        """Point operand i at `new`, keeping both use lists right."""
+        old = self.operands[i]
+        if old is new:
+            return
+        self.operands[i] = new
+        if old not in self.operands:
+            old.users.remove(self)
+        if self not in new.users:
+            new.users.append(self)
+
+    def replace_all_uses_with(self, new: HloInstruction) -> None:
+        """Every user of self uses `new` instead; a root self is replaced as root too."""
+        if new is self:
+            return
+        for user in list(self.users):
+            user.operands = [new if op is self else op for op in user.operands]
+            if user not in new.users:
+                new.users.append(user)
+        self.users.clear()
+        if self.parent is not None and self.parent.root is self:
+            self.parent.root = new
+
+    def copy_inherited_attributes(self, source: HloInstruction) -> None:
+        """Copy metadata / sharding / frontend_attributes from `source` where self has none."""
+        if self.metadata is None and source.metadata is not None:
+            self.metadata = source.metadata
+        for key in _INHERITED_ATTRIBUTES:
+            if key in source.attributes and key not in self.attributes:
+                self.attributes[key] = source.attributes[key]
+
+    def __repr__(self) -> str:
+        return f"<HloInstruction {self.name} = {self.shape.to_text()} {self.opcode.mnemonic}>"
+
+
+class HloComputation:
+    """An ordered set of instructions with a root and numbered parameters."""
+
+    __slots__ = ("name", "_instructions", "root", "parameters", "parent",
+                 "is_fusion_computation", "execution_thread", "signature_text")
+
+    def __init__(self, name: str, execution_thread: str | None = None) -> None:
+        self.name = name
+        self._instructions: dict[HloInstruction, None] = {}
+        self.root: HloInstruction | None = None
+        self.parameters: list[HloInstruction] = []
+        self.parent: HloModule | None = None
+        self.is_fusion_computation = False
+        self.execution_thread = execution_thread
+        self.signature_text: str | None = None
+
+    @property
+    def instructions(self) -> list[HloInstruction]:
+        """Instructions in their current order (the order read, new ones appended)."""
+        return list(self._instructions)
+
+    def __iter__(self) -> Iterator[HloInstruction]:
+        return iter(list(self._instructions))
+
+    def __len__(self) -> int:
+        return len(self._instructions)
+
+    def __contains__(self, inst: object) -> bool:
+        return inst in self._instructions
+
+    def add_instruction(self, inst: HloInstruction, name: str | None = None) -> HloInstruction:
+        """Append `inst`; it gets `name` (or its own, or its opcode's) made unique in the module.
+
+        A parameter is also registered in `parameters` at its parameter_number.
+        """
+        if inst.parent is not None:
+            raise VerifyError(f"{inst.name} already belongs to computation {inst.parent.name}")
+        wanted = name or inst.name or inst.opcode.mnemonic
+        if self.parent is not None:
+            inst.name = self.parent.claim_name(wanted)
+        else:
+            inst.name = wanted
+        inst.parent = self
+        self._instructions[inst] = None
+        if inst.opcode is HloOpcode.PARAMETER and inst.parameter_number is not None:
+            n = inst.parameter_number
+            while len(self.parameters) <= n:
+                self.parameters.append(None)  # type: ignore[arg-type]
+            self.parameters[n] = inst
+        return inst
+
+    def remove_instruction(self, inst: HloInstruction) -> None:
+        """Remove an instruction nobody uses (not the root); it stops being a user of its operands."""
+        if inst not in self._instructions:
+            raise VerifyError(f"{inst.name} is not in computation {self.name}")
+        if inst.users:
+            raise VerifyError(f"cannot remove {inst.name}: still used by "
+                              + ", ".join(u.name for u in inst.users))
+        if inst is self.root:
+            raise VerifyError(f"cannot remove {inst.name}: it is the root of {self.name}")
+        for op in inst.operands:
+            if inst in op.users:
+                op.users.remove(inst)
+        for pred in inst.control_predecessors:
+            if pred.control_successors is not None and inst in pred.control_successors:
+                pred.control_successors.remove(inst)
+        for succ in inst.control_successors or ():
+            succ.control_predecessors.remove(inst)
+        del self._instructions[inst]
+        inst.parent = None
+        if self.parent is not None:
+            self.parent.release_name(inst.name)
+
+    def is_safely_removable(self, inst: HloInstruction) -> bool:
+        """Dead-code removal may drop it: not a parameter, not side-effecting, not the root."""
+        return (inst.opcode is not HloOpcode.PARAMETER and not inst.has_side_effect()
+                and inst is not self.root)
+
+    def remove_instruction_and_unused_operands(self, inst: HloInstruction) -> None:
+        """Remove `inst` if removable, then every operand (transitively) that became dead and
+        is removable. Instructions ordered by control edges are kept."""
+        worklist = [inst]
+        while worklist:
+            cur = worklist.pop()
+            if (cur.parent is not self or cur.users or not self.is_safely_removable(cur)
+                    or cur.control_successors):
+                continue
+            operands = list(dict.fromkeys(cur.operands))
+            self.remove_instruction(cur)
+            worklist.extend(operands)
+
+    def replace_instruction(self, old: HloInstruction, new: HloInstruction) -> None:
+        """XLA's ReplaceInstruction: shapes must be compatible; `new` inherits metadata,
+        sharding and frontend attributes when it has none; all uses (and the root) move to
+        `new`; `old` and operands that became dead are removed (never parameters or
+        side-effecting instructions)."""
+        if not compatible(old.shape, new.shape):
+            raise VerifyError(f"cannot replace {old.name} ({old.shape.to_text()}) with "
+                              f"{new.name} ({new.shape.to_text()}): shapes differ")
+        if new.parent is None:
+            self.add_instruction(new)
+        new.copy_inherited_attributes(old)
+        old.replace_all_uses_with(new)
+        self.remove_instruction_and_unused_operands(old)
+
+    def post_order(self) -> list[HloInstruction]:
+        """Def-before-use order (operands and control predecessors first), like XLA's
+        MakeInstructionPostOrder: a DFS from every instruction without users, in order."""
+        visited: set[int] = set()
+        order: list[HloInstruction] = []
+        insts = list(self._instructions)
+        starts = [i for i in insts if not i.users and not i.control_successors]
+        for start in starts + insts:
+            if id(start) in visited:
+                continue
+            stack: list[tuple[HloInstruction, bool]] = [(start, False)]
+            while stack:
+                node, expanded = stack.pop()
+                if expanded:
+                    order.append(node)
+                    continue
+                if id(node) in visited:
+                    continue
+                visited.add(id(node))
+                stack.append((node, True))
+                deps = node.operands + node.control_predecessors
+                for dep in reversed(deps):
+                    if id(dep) not in visited:
+                        stack.append((dep, False))
+        return order
+
+    def has_side_effect(self) -> bool:
+        return any(i.has_side_effect() for i in self._instructions)
+
+    def instruction_by_name(self, name: str) -> HloInstruction | None:
+        return next((i for i in self._instructions if i.name == name), None)
+
+    def __repr__(self) -> str:
+        return f"<HloComputation {self.name}: {len(self._instructions)} instructions>"
+
+
+class HloModule:
+    """A module: computations in order (callees before callers in XLA's text), an entry,
+    the config and the header attributes."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.computations: list[HloComputation] = []
+        self.entry: HloComputation | None = None
+        self.replica_count = 1
+        self.num_partitions = 1
+        self.entry_computation_layout: str | None = None
+        self.input_output_alias: str | None = None
+        self.frontend_attributes: str | None = None
+        self.header_attributes: dict[str, str] = {}
+        """Every other header attribute (is_scheduled, buffer_donor, ...), verbatim, in order."""
+        self.header_order: list[str] = []
+        """Header attribute names in the order read, typed ones included (for printing)."""
+        self.stack_frames: str | None = None
+        """The FileNames / FunctionNames / FileLocations / StackFrames block, verbatim."""
+        self._names: set[str] = set()
+        self._name_counters: dict[str, int] = {}
+
+    # --- names -----------------------------------------------------------------------------
+
+    def unique_name(self, prefix: str) -> str:
+        """A name not used by any instruction or computation of this module: `prefix` if
+        free, else `prefix.N` for the smallest free N above those handed out before."""
+        base = prefix or "instruction"
+        if base not in self._names:
+            return base
+        n = self._name_counters.get(base, 0)
+        while True:
+            n += 1
+            candidate = f"{base}.{n}"
+            if candidate not in self._names:
+                self._name_counters[base] = n
+                return candidate
+
+    def claim_name(self, wanted: str) -> str:
+        name = self.unique_name(wanted)
+        self._names.add(name)
+        return name
+
+    def release_name(self, name: str) -> None:
+        self._names.discard(name)
+
+    def name_is_used(self, name: str) -> bool:
+        return name in self._names
+
+    # --- computations ----------------------------------------------------------------------
+
+    def add_computation(self, comp: HloComputation, is_entry: bool = False) -> HloComputation:
+        """Append `comp` (its name made unique); its instructions' names are claimed too."""
+        comp.name = self.claim_name(comp.name)
+        comp.parent = self
+        for inst in comp._instructions:
+            inst.name = self.claim_name(inst.name)
+        self.computations.append(comp)
+        if is_entry:
+            self.entry = comp
+        return comp
+
+    def computation_by_name(self, name: str) -> HloComputation | None:
+        return next((c for c in self.computations if c.name == name), None)
+
+    def computations_post_order(self) -> list[HloComputation]:
+        """Callees before callers (XLA's MakeComputationPostOrder), entry last."""
+        order: list[HloComputation] = []
+        seen: set[int] = set()
+
+        def visit(comp: HloComputation) -> None:
+            stack: list[tuple[HloComputation, bool]] = [(comp, False)]
+            while stack:
+                node, expanded = stack.pop()
+                if expanded:
+                    order.append(node)
+                    continue
+                if id(node) in seen:
+                    continue
+                seen.add(id(node))
+                stack.append((node, True))
+                callees = [c for i in node._instructions for c in i.called_computations()]
+                for callee in reversed(callees):
+                    if id(callee) not in seen:
+                        stack.append((callee, False))
+
+        roots = [c for c in self.computations if c is not self.entry]
+        called = {id(c) for comp in self.computations for i in comp._instructions
+                  for c in i.called_computations()}
+        for comp in [c for c in roots if id(c) not in called]:
+            visit(comp)
+        if self.entry is not None:
+            visit(self.entry)
+        for comp in self.computations:
+            visit(comp)
+        return order
+
+    def non_fusion_computations(self) -> list[HloComputation]:
+        return [c for c in self.computations_post_order() if not c.is_fusion_computation]
+
+    def instruction_count(self) -> int:
+        return sum(len(c) for c in self.computations)
+
+    def __repr__(self) -> str:
+        return f"<HloModule {self.name}: {len(self.computations)} computations>"
+
+
+def add_control_dependency(pred: HloInstruction, succ: HloInstruction) -> None:
+    """`succ` runs after `pred` (XLA's AddControlDependencyTo); both use lists stay right."""
+    if pred not in succ.control_predecessors:
+        succ.control_predecessors.append(pred)
+        if pred.control_successors is None:
+            pred.control_successors = []
+        pred.control_successors.append(succ)

@@ -1,0 +1,130 @@
+"""Replica groups of a collective, in the form the text used.
+
+Contract: a `ReplicaGroups` value remembers which of XLA's four spellings it came from and
+prints back in that same spelling (XLA's printer keeps the form it read):
+- explicit `{{0,1},{2,3}}` (`kind == "explicit"`),
+- empty `{}` meaning "all participants" (`kind == "empty"`, `groups()` is None),
+- iota `[G,S]<=[d0,d1,...]` or `[G,S]<=[dims]T(perm)` (`kind == "iota"`), meaning
+  iota(prod(dims)).reshape(dims).transpose(perm).reshape(G, S),
+- mesh `mesh['a'=2,'b'=4] {'b'}` (`kind == "mesh"`): devices are numbered row-major over
+  the mesh axes; a group holds the devices that differ only along the listed axes (ordered
+  by the listed axes, first listed = most significant), groups ordered row-major over the
+  remaining axes.
+`groups()` expands any non-empty form to explicit lists of ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaGroups:
+    kind: str
+    explicit: tuple[tuple[int, ...], ...] = ()
+    iota_shape: tuple[int, int] = (0, 0)
+    iota_dims: tuple[int, ...] = ()
+    iota_perm: tuple[int, ...] | None = None
+    mesh_axes: tuple[tuple[str, int], ...] = ()
+    mesh_selected: tuple[str, ...] = ()
+
+    @staticmethod
+    def from_groups(groups: list[list[int]] | tuple[tuple[int, ...], ...]) -> ReplicaGroups:
+        """Explicit groups; an empty list gives the empty form `{}`."""
+        if not groups:
+            return ReplicaGroups("empty")
+        return ReplicaGroups("explicit", tuple(tuple(int(i) for i in g) for g in groups))
+
+    @staticmethod
+    def empty() -> ReplicaGroups:
+        return ReplicaGroups("empty")
+
+    @staticmethod
+    def iota(group_count: int, group_size: int, dims: tuple[int, ...] | list[int],
+             perm: tuple[int, ...] | list[int] | None = None) -> ReplicaGroups:
+        """`[G,S]<=[dims]T(perm)`; ValueError unless prod(dims) == G*S and perm permutes dims."""
+        dims = tuple(int(d) for d in dims)
+        if prod(dims) != group_count * group_size:
+            raise ValueError(f"iota replica groups [{group_count},{group_size}] need "
+                             f"{group_count * group_size} ids but dims {list(dims)} give {prod(dims)}")
+        if perm is not None:
+            perm = tuple(int(p) for p in perm)
+            if sorted(perm) != list(range(len(dims))):
+                raise ValueError(f"T{perm} is not a permutation of {len(dims)} dims")
+        return ReplicaGroups("iota", iota_shape=(int(group_count), int(group_size)),
+                             iota_dims=dims, iota_perm=perm)
+
+    @staticmethod
+    def mesh(axes: list[tuple[str, int]] | tuple[tuple[str, int], ...],
+             selected: list[str] | tuple[str, ...]) -> ReplicaGroups:
+        """`mesh['a'=2,'b'=4] {'b'}`; ValueError for a selected axis the mesh lacks."""
+        names = [name for name, _ in axes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"mesh axis names repeat: {names}")
+        for name in selected:
+            if name not in names:
+                raise ValueError(f"mesh has no axis '{name}' (axes: {', '.join(names)})")
+        if len(set(selected)) != len(selected):
+            raise ValueError(f"mesh axes listed twice: {list(selected)}")
+        return ReplicaGroups("mesh", mesh_axes=tuple((n, int(s)) for n, s in axes),
+                             mesh_selected=tuple(selected))
+
+    def groups(self) -> list[list[int]] | None:
+        """Explicit id lists, or None for the empty form (all participants)."""
+        if self.kind == "empty":
+            return None
+        if self.kind == "explicit":
+            return [list(g) for g in self.explicit]
+        if self.kind == "iota":
+            ids = np.arange(prod(self.iota_dims)).reshape(self.iota_dims)
+            if self.iota_perm is not None:
+                ids = ids.transpose(self.iota_perm)
+            return ids.reshape(self.iota_shape).tolist()
+        return self._mesh_groups()
+
+    def _mesh_groups(self) -> list[list[int]]:
+        names = [n for n, _ in self.mesh_axes]
+        sizes = [s for _, s in self.mesh_axes]
+        ids = np.arange(prod(sizes)).reshape(sizes)
+        rest = [names.index(n) for n in names if n not in self.mesh_selected]
+        chosen = [names.index(n) for n in self.mesh_selected]
+        group_size = prod(sizes[i] for i in chosen)
+        return ids.transpose(rest + chosen).reshape(-1, group_size).tolist()
+
+    def first_group_size(self) -> int | None:
+        """Size of the first group (the spec's replica_groups[0].size()); None when empty."""
+        if self.kind == "empty":
+            return None
+        if self.kind == "explicit":
+            return len(self.explicit[0])
+        if self.kind == "iota":
+            return self.iota_shape[1]
+        sizes = dict(self.mesh_axes)
+        return prod(sizes[n] for n in self.mesh_selected)
+
+    def num_groups(self) -> int:
+        groups = self.groups()
+        return 0 if groups is None else len(groups)
+
+    def to_text(self) -> str:
+        if self.kind == "empty":
+            return "{}"
+        if self.kind == "explicit":
+            return "{" + ",".join("{" + ",".join(map(str, g)) + "}" for g in self.explicit) + "}"
+        if self.kind == "iota":
+            g, s = self.iota_shape
+            text = f"[{g},{s}]<=[{','.join(map(str, self.iota_dims))}]"
+            if self.iota_perm is not None:
+                text += f"T({','.join(map(str, self.iota_perm))})"
+            return text
+        axes = ",".join(f"'{n}'={s}" for n, s in self.mesh_axes)
+        selected = ",".join(f"'{n}'" for n in self.mesh_selected)
+        return f"mesh[{axes}] {{{selected}}}"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
