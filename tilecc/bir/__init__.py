@@ -1,0 +1,1 @@
+"""BIR: the backend instruction IR (enums, inst), its JSON form (json) and verifier."""

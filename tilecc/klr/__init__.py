@@ -1,0 +1,1 @@
+"""KLR: the kernel IR traced from NKI kernels (ast), its JSON reader / writer (read)."""
