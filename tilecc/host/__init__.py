@@ -1,0 +1,1 @@
+"""The host orchestration DSL (pypto's `pl` / `pld`): IR, parser, printer, passes."""

@@ -1,0 +1,376 @@
+"""IR of the host orchestration DSL (pypto's `pl` / `pld` surface syntax).
+
+Invariants:
+- Nodes are immutable (frozen dataclasses, tuples for sequences); passes rebuild what they
+  change and share everything else, so "unchanged" can be tested by identity.
+- Variables are names (`Var("data")`): structural equality (`==`) compares names and
+  the role of every node (an assignment target, a loop index, a parameter, an op call
+  versus a call of a program function), never object identity.
+- Op calls carry their full name after the parser resolved short forms
+  (`pld.window` -> `pld.tensor.window`); kwargs keep their source order.
+- `pld.tensor.alloc_window_buffer` carries the internal `name` kwarg equal to the name
+  of the variable it is assigned to (the parser adds it, the printer omits it).
+- Source positions (`line`, `col`, 1-based) ride along on op calls for error messages
+  and never take part in equality.
+- A Module is a source file: @pl.program classes (Program) between other top-level
+  statements kept as verbatim source (imports, constants, helpers, tests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """int / float / bool / str / None literal."""
+    value: int | float | bool | str | None
+
+    def __eq__(self, other: object) -> bool:
+        # True == 1 in Python; a bool constant must not equal an int constant.
+        return (isinstance(other, Const) and type(self.value) is type(other.value)
+                and self.value == other.value)
+
+    def __hash__(self) -> int:
+        return hash((type(self.value), self.value))
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A dotted constant rooted at `pl` or `pld`: `pl.FP32`, `pld.ReduceOp.Sum`, `pl.Level.HOST`."""
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    """Attribute of a non-module value, e.g. `x.shape`."""
+    value: Expr
+    attr: str
+
+
+@dataclass(frozen=True, slots=True)
+class OpCall:
+    """Call of a `pl` / `pld` op by its full dotted name."""
+    op: str
+    args: tuple[Expr, ...] = ()
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+    line: int = field(default=0, compare=False, repr=False)
+    col: int = field(default=0, compare=False, repr=False)
+
+    def kwarg(self, name: str) -> Expr | None:
+        for key, value in self.kwargs:
+            if key == name:
+                return value
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class FuncCall:
+    """Call of another function of the program: `self.chip_orch(data, device=r)`."""
+    func: str
+    args: tuple[Expr, ...] = ()
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Any other call (a method of a value, a plain name)."""
+    func: Expr
+    args: tuple[Expr, ...] = ()
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp:
+    op: str          # Python operator token: + - * / // % ** << >> & | ^ @
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class UnaryOp:
+    op: str          # - + ~ not
+    operand: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    left: Expr
+    ops: tuple[str, ...]          # == != < <= > >= is is-not in not-in
+    comparators: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp:
+    op: str          # and / or
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IfExp:
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class TupleExpr:
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ListExpr:
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Subscript:
+    value: Expr
+    index: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    lower: Expr | None
+    upper: Expr | None
+    step: Expr | None
+
+
+Expr = Union[Var, Const, Symbol, Attr, OpCall, FuncCall, Call, BinOp, UnaryOp, Compare,
+             BoolOp, IfExp, TupleExpr, ListExpr, Subscript, Slice]
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    """`target = value` or `target: annotation = value`; target is a Var or a TupleExpr of Vars."""
+    target: Var | TupleExpr
+    value: Expr
+    annotation: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExprStmt:
+    expr: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    """`return`, `return v` or `return a, b` (several values, as pypto's ReturnStmt)."""
+    values: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class For:
+    """`for index in pl.range(...)` or, with loop-carried values,
+    `for index, (a, b) in pl.range(..., init_values=(x, y))`."""
+    index: Var
+    iter_args: tuple[Var, ...] | None
+    iterable: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class While:
+    cond: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    cond: Expr
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class With:
+    context: Expr
+    var: Var | None
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    pass
+
+
+Stmt = Union[Assign, ExprStmt, Return, For, While, If, With, Pass, Break, Continue]
+
+# ---------------------------------------------------------------- functions and programs
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    annotation: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A `@pl.function(...)` method. `decorator` holds the decorator's kwargs in source
+    order (None for a bare `@pl.function`); level / role / function type derive from them."""
+    name: str
+    params: tuple[Param, ...]
+    returns: Expr | None
+    body: tuple[Stmt, ...]
+    decorator: tuple[tuple[str, Expr], ...] | None = ()
+    doc: str | None = None
+
+    def _decorator_symbol(self, key: str) -> str | None:
+        for name, value in self.decorator or ():
+            if name == key and isinstance(value, Symbol):
+                return value.path.rsplit(".", 1)[-1]
+        return None
+
+    @property
+    def level(self) -> str | None:
+        return self._decorator_symbol("level")
+
+    @property
+    def role(self) -> str | None:
+        return self._decorator_symbol("role")
+
+    @property
+    def func_type(self) -> str:
+        return self._decorator_symbol("type") or "Opaque"
+
+    @property
+    def is_host_orchestrator(self) -> bool:
+        """reference/pld.md: level HOST and (type Orchestration or role Orchestrator)."""
+        return self.level == "HOST" and (self.func_type == "Orchestration" or self.role == "Orchestrator")
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A `@pl.program` class; functions keep their source order."""
+    name: str
+    functions: tuple[Function, ...]
+    decorator: tuple[tuple[str, Expr], ...] | None = None
+
+    def function(self, name: str) -> Function:
+        for func in self.functions:
+            if func.name == name:
+                return func
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Verbatim:
+    """A top-level statement outside any program, kept as source text (normalised by ast)."""
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    items: tuple[Program | Verbatim, ...]
+
+    @property
+    def programs(self) -> tuple[Program, ...]:
+        return tuple(item for item in self.items if isinstance(item, Program))
+
+    def program(self, name: str) -> Program:
+        for prog in self.programs:
+            if prog.name == name:
+                return prog
+        raise KeyError(name)
+
+    def replace_programs(self, programs: list[Program]) -> Module:
+        """The module with its programs replaced in order (same object if none changed)."""
+        it = iter(programs)
+        items = tuple(next(it) if isinstance(item, Program) else item for item in self.items)
+        if all(a is b for a, b in zip(items, self.items)):
+            return self
+        return Module(items)
+
+
+# ---------------------------------------------------------------- traversal
+
+
+def child_bodies(stmt: Stmt) -> tuple[tuple[Stmt, ...], ...]:
+    """The nested statement lists of a compound statement, in source order."""
+    if isinstance(stmt, (For, While, With)):
+        return (stmt.body,)
+    if isinstance(stmt, If):
+        return (stmt.then, stmt.orelse)
+    return ()
+
+
+def stmt_exprs(stmt: Stmt) -> tuple[Expr, ...]:
+    """The expressions a statement holds directly (not those of nested statements)."""
+    if isinstance(stmt, Assign):
+        return (stmt.value,) if stmt.annotation is None else (stmt.value, stmt.annotation)
+    if isinstance(stmt, ExprStmt):
+        return (stmt.expr,)
+    if isinstance(stmt, Return):
+        return stmt.values
+    if isinstance(stmt, For):
+        return (stmt.iterable,)
+    if isinstance(stmt, (While, If)):
+        return (stmt.cond,)
+    if isinstance(stmt, With):
+        return (stmt.context,)
+    return ()
+
+
+def sub_exprs(expr: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of an expression."""
+    if isinstance(expr, (OpCall, FuncCall)):
+        return expr.args + tuple(v for _, v in expr.kwargs)
+    if isinstance(expr, Call):
+        return (expr.func,) + expr.args + tuple(v for _, v in expr.kwargs)
+    if isinstance(expr, Attr):
+        return (expr.value,)
+    if isinstance(expr, BinOp):
+        return (expr.left, expr.right)
+    if isinstance(expr, UnaryOp):
+        return (expr.operand,)
+    if isinstance(expr, Compare):
+        return (expr.left,) + expr.comparators
+    if isinstance(expr, BoolOp):
+        return expr.values
+    if isinstance(expr, IfExp):
+        return (expr.cond, expr.then, expr.orelse)
+    if isinstance(expr, (TupleExpr, ListExpr)):
+        return expr.items
+    if isinstance(expr, Subscript):
+        return (expr.value, expr.index)
+    if isinstance(expr, Slice):
+        return tuple(e for e in (expr.lower, expr.upper, expr.step) if e is not None)
+    return ()
+
+
+def walk_stmts(body: tuple[Stmt, ...]):
+    """Every statement of a body, nested ones included, in visit (source) order."""
+    for stmt in body:
+        yield stmt
+        for inner in child_bodies(stmt):
+            yield from walk_stmts(inner)
+
+
+def walk_expr(expr: Expr):
+    """The expression and all its sub-expressions, pre-order."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(sub_exprs(node)))

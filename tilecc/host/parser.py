@@ -1,0 +1,368 @@
+"""Parse pypto host-DSL source (`@pl.program` classes) into the host IR, via Python's ast.
+
+Contract: `parse_module(text, path)` returns a Module whose @pl.program classes are IR and
+whose other top-level statements are kept verbatim. Unsupported syntax inside a program
+raises ParseError(path, line, col, message, source_line=...) naming what was expected.
+
+Surface rules (pypto's, reference/pld.md):
+- `import pypto.language as pl` and `import pypto.language.distributed as pld`; other
+  aliases for these modules are rejected, since printed programs use `pl` / `pld`.
+- Short forms resolve to full op names: `pld.window` -> `pld.tensor.window`,
+  `pld.alloc_window_buffer` -> `pld.tensor.alloc_window_buffer`, `pld.world_size` ->
+  `pld.system.world_size` (and `pld.rank` / `pld.nranks` / `pld.get_comm_ctx` ->
+  `pld.system.*`).
+- `pld.all_reduce(t, op=...)` in mesh mode is pypto's ergonomic wrapper for
+  `pld.tensor.allreduce(t, op=...)` with a compiler-synthesized signal and resolves to it;
+  `signal=s` passed as a keyword becomes the second positional argument.
+- `pld.tensor.alloc_window_buffer` must be assigned to one variable; its internal `name`
+  kwarg is that variable's name (users never write it).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tilecc.errors import ParseError
+from tilecc.host import ir
+
+SHORT_FORMS = {
+    "pld.window": "pld.tensor.window",
+    "pld.alloc_window_buffer": "pld.tensor.alloc_window_buffer",
+    "pld.world_size": "pld.system.world_size",
+    "pld.rank": "pld.system.rank",
+    "pld.nranks": "pld.system.nranks",
+    "pld.get_comm_ctx": "pld.system.get_comm_ctx",
+}
+ALLREDUCE = "pld.tensor.allreduce"
+ALLOC_WINDOW_BUFFER = "pld.tensor.alloc_window_buffer"
+MODULE_ALIASES = {"pypto.language": "pl", "pypto.language.distributed": "pld"}
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+          ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&",
+          ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@"}
+UNARYOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
+CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+          ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+BOOLOPS = {ast.And: "and", ast.Or: "or"}
+
+
+def parse_module(text: str, path: str = "<string>") -> ir.Module:
+    return _Parser(text, path).module()
+
+
+def parse_program(text: str, path: str = "<string>") -> ir.Program:
+    """The single @pl.program of `text` (ParseError if there is not exactly one)."""
+    module = parse_module(text, path)
+    if len(module.programs) != 1:
+        raise ParseError(path, 1, 1, f"expected exactly one @pl.program class, found {len(module.programs)}")
+    return module.programs[0]
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`a.b.c` -> "a.b.c" for a chain of attributes over a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class _Parser:
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self.lines = text.splitlines()
+
+    def error(self, node: ast.AST | None, message: str) -> ParseError:
+        line = getattr(node, "lineno", 1) or 1
+        col = (getattr(node, "col_offset", 0) or 0) + 1
+        source = self.lines[line - 1] if 0 < line <= len(self.lines) else None
+        return ParseError(self.path, line, col, message, source_line=source)
+
+    # ------------------------------------------------------------ module level
+
+    def module(self) -> ir.Module:
+        try:
+            tree = ast.parse(self.text, filename=self.path)
+        except SyntaxError as err:
+            line = err.lineno or 1
+            source = self.lines[line - 1] if 0 < line <= len(self.lines) else None
+            raise ParseError(self.path, line, err.offset or 1, f"invalid Python syntax: {err.msg}",
+                             source_line=source) from None
+        items: list[ir.Program | ir.Verbatim] = []
+        for node in tree.body:
+            self.check_import(node)
+            if isinstance(node, ast.ClassDef) and self.program_decorator(node) is not None:
+                items.append(self.program(node))
+            else:
+                items.append(ir.Verbatim(ast.unparse(node)))
+        return ir.Module(tuple(items))
+
+    def check_import(self, node: ast.stmt) -> None:
+        aliases: list[tuple[str, str]] = []
+        if isinstance(node, ast.Import):
+            aliases = [(a.name, a.asname or a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            aliases = [(f"{node.module}.{a.name}", a.asname or a.name) for a in node.names]
+        for module, alias in aliases:
+            expected = MODULE_ALIASES.get(module)
+            if expected is not None and alias != expected:
+                raise self.error(node, f"expected `import {module} as {expected}` "
+                                       f"(tilecc prints programs with `{expected}.`), got alias `{alias}`")
+
+    def program_decorator(self, node: ast.ClassDef) -> ast.expr | None:
+        for deco in node.decorator_list:
+            target = deco.func if isinstance(deco, ast.Call) else deco
+            if _dotted(target) == "pl.program":
+                return deco
+        return None
+
+    def program(self, node: ast.ClassDef) -> ir.Program:
+        if len(node.decorator_list) != 1:
+            raise self.error(node, "a @pl.program class takes no other decorator")
+        if node.bases or node.keywords:
+            raise self.error(node, "a @pl.program class has no base classes")
+        deco = node.decorator_list[0]
+        functions: list[ir.Function] = []
+        for index, stmt in enumerate(node.body):
+            if index == 0 and self.is_docstring(stmt):
+                continue
+            if not isinstance(stmt, ast.FunctionDef):
+                raise self.error(stmt, "expected a @pl.function method in a @pl.program class")
+            functions.append(self.function(stmt))
+        names = [f.name for f in functions]
+        if len(set(names)) != len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            raise self.error(node, f"function `{dup}` is defined twice in program `{node.name}`")
+        return ir.Program(node.name, tuple(functions), self.decorator_kwargs(deco))
+
+    def decorator_kwargs(self, deco: ast.expr) -> tuple[tuple[str, ir.Expr], ...] | None:
+        if not isinstance(deco, ast.Call):
+            return None
+        if deco.args:
+            raise self.error(deco.args[0], "decorator arguments must be keywords")
+        return self.keywords(deco.keywords)
+
+    @staticmethod
+    def is_docstring(stmt: ast.stmt) -> bool:
+        return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                and isinstance(stmt.value.value, str))
+
+    def function(self, node: ast.FunctionDef) -> ir.Function:
+        if len(node.decorator_list) != 1:
+            raise self.error(node, f"expected exactly one @pl.function decorator on `{node.name}`")
+        deco = node.decorator_list[0]
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        if _dotted(target) != "pl.function":
+            raise self.error(deco, "expected @pl.function(...)")
+        args = node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            raise self.error(node, "function parameters must be plain positional parameters without defaults")
+        if not args.args or args.args[0].arg != "self":
+            raise self.error(node, f"expected `self` as the first parameter of `{node.name}`")
+        params = tuple(ir.Param(a.arg, self.expr(a.annotation) if a.annotation else None)
+                       for a in args.args[1:])
+        body_nodes = node.body
+        doc = None
+        if self.is_docstring(body_nodes[0]):
+            doc = body_nodes[0].value.value  # type: ignore[attr-defined]
+            body_nodes = body_nodes[1:]
+        return ir.Function(node.name, params, self.expr(node.returns) if node.returns else None,
+                           self.body(body_nodes), self.decorator_kwargs(deco), doc)
+
+    # ------------------------------------------------------------ statements
+
+    def body(self, nodes: list[ast.stmt]) -> tuple[ir.Stmt, ...]:
+        return tuple(self.stmt(node) for node in nodes)
+
+    def stmt(self, node: ast.stmt) -> ir.Stmt:
+        if isinstance(node, ast.Assign):
+            if len(node.targets) != 1:
+                raise self.error(node, "chained assignment `a = b = ...` is not supported")
+            return self.assign(node, node.targets[0], node.value, None)
+        if isinstance(node, ast.AnnAssign):
+            if node.value is None:
+                raise self.error(node, "an annotated name needs a value (`x: T = ...`)")
+            return self.assign(node, node.target, node.value, self.expr(node.annotation))
+        if isinstance(node, ast.AugAssign):
+            target = self.target(node.target)
+            if not isinstance(target, ir.Var):
+                raise self.error(node.target, "augmented assignment needs a variable")
+            op = BINOPS[type(node.op)]
+            return ir.Assign(target, ir.BinOp(op, target, self.expr(node.value)))
+        if isinstance(node, ast.Expr):
+            return ir.ExprStmt(self.expr(node.value))
+        if isinstance(node, ast.Return):
+            if node.value is None:
+                return ir.Return(())
+            if isinstance(node.value, ast.Tuple):
+                return ir.Return(tuple(self.expr(e) for e in node.value.elts))
+            return ir.Return((self.expr(node.value),))
+        if isinstance(node, ast.For):
+            return self.for_stmt(node)
+        if isinstance(node, ast.While):
+            if node.orelse:
+                raise self.error(node, "`while ... else` is not supported")
+            return ir.While(self.expr(node.test), self.body(node.body))
+        if isinstance(node, ast.If):
+            return ir.If(self.expr(node.test), self.body(node.body), self.body(node.orelse))
+        if isinstance(node, ast.With):
+            if len(node.items) != 1:
+                raise self.error(node, "expected one context manager per `with`")
+            item = node.items[0]
+            var = None
+            if item.optional_vars is not None:
+                if not isinstance(item.optional_vars, ast.Name):
+                    raise self.error(item.optional_vars, "expected a variable after `as`")
+                var = ir.Var(item.optional_vars.id)
+            return ir.With(self.expr(item.context_expr), var, self.body(node.body))
+        if isinstance(node, ast.Pass):
+            return ir.Pass()
+        if isinstance(node, ast.Break):
+            return ir.Break()
+        if isinstance(node, ast.Continue):
+            return ir.Continue()
+        raise self.error(node, f"unsupported statement `{type(node).__name__}` in a pl.function "
+                               "(expected an assignment, call, return, for, while, if or with)")
+
+    def assign(self, node: ast.stmt, target_node: ast.expr, value_node: ast.expr,
+               annotation: ir.Expr | None) -> ir.Assign:
+        target = self.target(target_node)
+        if annotation is not None and not isinstance(target, ir.Var):
+            raise self.error(target_node, "an annotated assignment needs a single variable")
+        value = self.expr(value_node)
+        if isinstance(value, ir.OpCall) and value.op == ALLOC_WINDOW_BUFFER:
+            if not isinstance(target, ir.Var):
+                raise self.error(value_node, "pld.tensor.alloc_window_buffer must be assigned to one variable")
+            value = ir.OpCall(value.op, value.args, value.kwargs + (("name", ir.Const(target.name)),),
+                              value.line, value.col)
+        return ir.Assign(target, value, annotation)
+
+    def target(self, node: ast.expr) -> ir.Var | ir.TupleExpr:
+        if isinstance(node, ast.Name):
+            return ir.Var(node.id)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items = []
+            for elt in node.elts:
+                if not isinstance(elt, ast.Name):
+                    raise self.error(elt, "expected a variable name in a tuple assignment")
+                items.append(ir.Var(elt.id))
+            return ir.TupleExpr(tuple(items))
+        raise self.error(node, "expected a variable (or a tuple of variables) on the left of `=`")
+
+    def for_stmt(self, node: ast.For) -> ir.For:
+        if node.orelse:
+            raise self.error(node, "`for ... else` is not supported")
+        iterable = self.expr(node.iter)
+        if not isinstance(iterable, ir.OpCall) or not iterable.op.startswith("pl."):
+            raise self.error(node.iter, "for loops must iterate over a pl op such as pl.range(...)")
+        target = node.target
+        iter_args: tuple[ir.Var, ...] | None = None
+        if isinstance(target, ast.Tuple):
+            if (len(target.elts) != 2 or not isinstance(target.elts[0], ast.Name)
+                    or not isinstance(target.elts[1], ast.Tuple)
+                    or not all(isinstance(e, ast.Name) for e in target.elts[1].elts)):
+                raise self.error(target, "expected `for i in ...` or `for i, (a, b) in pl.range(..., init_values=...)`")
+            iter_args = tuple(ir.Var(e.id) for e in target.elts[1].elts)  # type: ignore[attr-defined]
+            target = target.elts[0]
+        if not isinstance(target, ast.Name):
+            raise self.error(target, "expected a loop index variable")
+        return ir.For(ir.Var(target.id), iter_args, iterable, self.body(node.body))
+
+    # ------------------------------------------------------------ expressions
+
+    def keywords(self, keywords: list[ast.keyword]) -> tuple[tuple[str, ir.Expr], ...]:
+        out = []
+        for kw in keywords:
+            if kw.arg is None:
+                raise self.error(kw, "`**kwargs` is not supported")
+            out.append((kw.arg, self.expr(kw.value)))
+        return tuple(out)
+
+    def expr(self, node: ast.expr) -> ir.Expr:
+        if isinstance(node, ast.Name):
+            return ir.Var(node.id)
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (bool, int, float, str)) or node.value is None:
+                return ir.Const(node.value)
+            raise self.error(node, f"unsupported constant {node.value!r}")
+        if isinstance(node, ast.Attribute):
+            dotted = _dotted(node)
+            if dotted is not None and dotted.split(".", 1)[0] in ("pl", "pld"):
+                return ir.Symbol(dotted)
+            return ir.Attr(self.expr(node.value), node.attr)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.BinOp):
+            return ir.BinOp(BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right))
+        if isinstance(node, ast.UnaryOp):
+            return ir.UnaryOp(UNARYOPS[type(node.op)], self.expr(node.operand))
+        if isinstance(node, ast.Compare):
+            return ir.Compare(self.expr(node.left), tuple(CMPOPS[type(o)] for o in node.ops),
+                              tuple(self.expr(c) for c in node.comparators))
+        if isinstance(node, ast.BoolOp):
+            return ir.BoolOp(BOOLOPS[type(node.op)], tuple(self.expr(v) for v in node.values))
+        if isinstance(node, ast.IfExp):
+            return ir.IfExp(self.expr(node.test), self.expr(node.body), self.expr(node.orelse))
+        if isinstance(node, ast.Tuple):
+            return ir.TupleExpr(tuple(self.expr(e) for e in node.elts))
+        if isinstance(node, ast.List):
+            return ir.ListExpr(tuple(self.expr(e) for e in node.elts))
+        if isinstance(node, ast.Subscript):
+            return ir.Subscript(self.expr(node.value), self.expr(node.slice))
+        if isinstance(node, ast.Slice):
+            return ir.Slice(*(self.expr(e) if e is not None else None
+                              for e in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.Starred):
+            raise self.error(node, "`*args` unpacking is not supported")
+        raise self.error(node, f"unsupported expression `{type(node).__name__}` "
+                               "(expected names, constants, calls, operators, tuples, lists or subscripts)")
+
+    def call(self, node: ast.Call) -> ir.Expr:
+        args = tuple(self.expr(a) for a in node.args)
+        kwargs = self.keywords(node.keywords)
+        func = node.func
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "self"):
+            return ir.FuncCall(func.attr, args, kwargs)
+        dotted = _dotted(func)
+        if dotted is None or dotted.split(".", 1)[0] not in ("pl", "pld"):
+            return ir.Call(self.expr(func), args, kwargs)
+        op = SHORT_FORMS.get(dotted, dotted)
+        if op == "pld.all_reduce":
+            op, kwargs = self.ergonomic_all_reduce(node, kwargs)
+        if op == ALLREDUCE:
+            args, kwargs = self.allreduce_signal_keyword(node, args, kwargs)
+        if op == ALLOC_WINDOW_BUFFER and any(k == "name" for k, _ in kwargs):
+            raise self.error(node, "pld.tensor.alloc_window_buffer takes its name from the "
+                                   "assignment's left-hand side; do not pass name=")
+        return ir.OpCall(op, args, kwargs, node.lineno, node.col_offset + 1)
+
+    def ergonomic_all_reduce(self, node: ast.Call, kwargs: tuple[tuple[str, ir.Expr], ...]
+                             ) -> tuple[str, tuple[tuple[str, ir.Expr], ...]]:
+        """pypto's pld.all_reduce: mesh mode delegates to pld.tensor.allreduce(target, op=op)."""
+        keys = dict(kwargs)
+        if set(keys) - {"op", "mode", "nranks"}:
+            raise self.error(node, "pld.all_reduce takes op=, mode= and nranks= keywords only")
+        mode = keys.get("mode", ir.Const("mesh"))
+        if mode != ir.Const("mesh") or "nranks" in keys:
+            # Ring mode allocates its own signal in pypto's Python wrapper; keep the call as written.
+            return "pld.all_reduce", kwargs
+        return ALLREDUCE, (("op", keys.get("op", ir.Symbol("pld.ReduceOp.Sum"))),)
+
+    def allreduce_signal_keyword(self, node: ast.Call, args: tuple[ir.Expr, ...],
+                                 kwargs: tuple[tuple[str, ir.Expr], ...]
+                                 ) -> tuple[tuple[ir.Expr, ...], tuple[tuple[str, ir.Expr], ...]]:
+        signal = next((v for k, v in kwargs if k == "signal"), None)
+        if signal is not None:
+            if len(args) != 1:
+                raise self.error(node, "pld.tensor.allreduce got the signal both positionally and as signal=")
+            args = args + (signal,)
+            kwargs = tuple((k, v) for k, v in kwargs if k != "signal")
+        if len(args) >= 2 and args[1] == ir.Const(None):
+            raise self.error(node, "pld.tensor.allreduce: signal=None is not allowed; omit the signal "
+                                   "argument to let SynthesizeAllReduceSignals create one")
+        return args, kwargs

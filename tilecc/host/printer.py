@@ -1,0 +1,177 @@
+"""Print host IR back to pypto source.
+
+Contract: `print_module(m)` is Python source that `parse_module` turns back into a module
+equal to `m`; printing is deterministic (the same IR always prints the same text). The
+IR is rebuilt as a Python ast and rendered with `ast.unparse`, so operator precedence and
+parentheses are Python's own. Op calls print under their full names (`pld.tensor.window`);
+the internal `name` kwarg of `pld.tensor.alloc_window_buffer` is never printed (the parser
+derives it from the assignment's left-hand side, spec 002 "Checks").
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tilecc.host import ir
+from tilecc.host.parser import ALLOC_WINDOW_BUFFER, BINOPS, BOOLOPS, CMPOPS, UNARYOPS
+
+_BINOP_NODES = {token: cls for cls, token in BINOPS.items()}
+_UNARY_NODES = {token: cls for cls, token in UNARYOPS.items()}
+_CMP_NODES = {token: cls for cls, token in CMPOPS.items()}
+_BOOL_NODES = {token: cls for cls, token in BOOLOPS.items()}
+
+
+def print_module(module: ir.Module) -> str:
+    """Programs are set off by two blank lines; consecutive verbatim statements by none."""
+    out: list[str] = []
+    previous: ir.Program | ir.Verbatim | None = None
+    for item in module.items:
+        if previous is not None:
+            both_verbatim = isinstance(item, ir.Verbatim) and isinstance(previous, ir.Verbatim)
+            out.append("\n" if both_verbatim else "\n\n\n")
+        out.append(item.source if isinstance(item, ir.Verbatim) else print_program(item))
+        previous = item
+    return "".join(out) + "\n"
+
+
+def print_program(program: ir.Program) -> str:
+    return ast.unparse(ast.fix_missing_locations(program_node(program)))
+
+
+def print_function(func: ir.Function) -> str:
+    return ast.unparse(ast.fix_missing_locations(function_node(func)))
+
+
+def program_node(program: ir.Program) -> ast.ClassDef:
+    body: list[ast.stmt] = [function_node(f) for f in program.functions] or [ast.Pass()]
+    return ast.ClassDef(name=program.name, bases=[], keywords=[], body=body,
+                        decorator_list=[_decorator("program", program.decorator)], type_params=[])
+
+
+def _dotted_node(path: str) -> ast.expr:
+    head, *rest = path.split(".")
+    node: ast.expr = ast.Name(head, ast.Load())
+    for attr in rest:
+        node = ast.Attribute(node, attr, ast.Load())
+    return node
+
+
+def _decorator(name: str, kwargs: tuple[tuple[str, ir.Expr], ...] | None) -> ast.expr:
+    func = _dotted_node(f"pl.{name}")
+    if kwargs is None:
+        return func
+    return ast.Call(func, [], [ast.keyword(k, expr_node(v)) for k, v in kwargs])
+
+
+def function_node(func: ir.Function) -> ast.FunctionDef:
+    params = [ast.arg("self")] + [
+        ast.arg(p.name, expr_node(p.annotation) if p.annotation is not None else None)
+        for p in func.params]
+    body = body_nodes(func.body)
+    if func.doc is not None:
+        body.insert(0, ast.Expr(ast.Constant(func.doc)))
+    return ast.FunctionDef(
+        name=func.name,
+        args=ast.arguments(posonlyargs=[], args=params, vararg=None, kwonlyargs=[],
+                           kw_defaults=[], kwarg=None, defaults=[]),
+        body=body or [ast.Pass()],
+        decorator_list=[_decorator("function", func.decorator)],
+        returns=expr_node(func.returns) if func.returns is not None else None,
+        type_params=[])
+
+
+def body_nodes(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
+    return [stmt_node(s) for s in body]
+
+
+def _block(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
+    return body_nodes(body) or [ast.Pass()]
+
+
+def _target(target: ir.Var | ir.TupleExpr) -> ast.expr:
+    if isinstance(target, ir.Var):
+        return ast.Name(target.name, ast.Store())
+    return ast.Tuple([ast.Name(v.name, ast.Store()) for v in target.items  # type: ignore[union-attr]
+                      ], ast.Store())
+
+
+def stmt_node(stmt: ir.Stmt) -> ast.stmt:
+    if isinstance(stmt, ir.Assign):
+        if stmt.annotation is not None:
+            return ast.AnnAssign(_target(stmt.target), expr_node(stmt.annotation),
+                                 expr_node(stmt.value), simple=1)
+        return ast.Assign([_target(stmt.target)], expr_node(stmt.value))
+    if isinstance(stmt, ir.ExprStmt):
+        return ast.Expr(expr_node(stmt.expr))
+    if isinstance(stmt, ir.Return):
+        if not stmt.values:
+            return ast.Return(None)
+        if len(stmt.values) == 1:
+            return ast.Return(expr_node(stmt.values[0]))
+        return ast.Return(ast.Tuple([expr_node(v) for v in stmt.values], ast.Load()))
+    if isinstance(stmt, ir.For):
+        target: ast.expr = ast.Name(stmt.index.name, ast.Store())
+        if stmt.iter_args is not None:
+            carried = ast.Tuple([ast.Name(v.name, ast.Store()) for v in stmt.iter_args], ast.Store())
+            target = ast.Tuple([target, carried], ast.Store())
+        return ast.For(target, expr_node(stmt.iterable), _block(stmt.body), [])
+    if isinstance(stmt, ir.While):
+        return ast.While(expr_node(stmt.cond), _block(stmt.body), [])
+    if isinstance(stmt, ir.If):
+        return ast.If(expr_node(stmt.cond), _block(stmt.then), body_nodes(stmt.orelse))
+    if isinstance(stmt, ir.With):
+        var = ast.Name(stmt.var.name, ast.Store()) if stmt.var is not None else None
+        return ast.With([ast.withitem(expr_node(stmt.context), var)], _block(stmt.body))
+    if isinstance(stmt, ir.Pass):
+        return ast.Pass()
+    if isinstance(stmt, ir.Break):
+        return ast.Break()
+    if isinstance(stmt, ir.Continue):
+        return ast.Continue()
+    raise TypeError(f"not a host IR statement: {stmt!r}")
+
+
+def _keywords(kwargs: tuple[tuple[str, ir.Expr], ...]) -> list[ast.keyword]:
+    return [ast.keyword(k, expr_node(v)) for k, v in kwargs]
+
+
+def expr_node(expr: ir.Expr) -> ast.expr:
+    if isinstance(expr, ir.Var):
+        return ast.Name(expr.name, ast.Load())
+    if isinstance(expr, ir.Const):
+        return ast.Constant(expr.value)
+    if isinstance(expr, ir.Symbol):
+        return _dotted_node(expr.path)
+    if isinstance(expr, ir.Attr):
+        return ast.Attribute(expr_node(expr.value), expr.attr, ast.Load())
+    if isinstance(expr, ir.OpCall):
+        kwargs = expr.kwargs
+        if expr.op == ALLOC_WINDOW_BUFFER:
+            kwargs = tuple((k, v) for k, v in kwargs if k != "name")
+        return ast.Call(_dotted_node(expr.op), [expr_node(a) for a in expr.args], _keywords(kwargs))
+    if isinstance(expr, ir.FuncCall):
+        return ast.Call(_dotted_node(f"self.{expr.func}"), [expr_node(a) for a in expr.args],
+                        _keywords(expr.kwargs))
+    if isinstance(expr, ir.Call):
+        return ast.Call(expr_node(expr.func), [expr_node(a) for a in expr.args], _keywords(expr.kwargs))
+    if isinstance(expr, ir.BinOp):
+        return ast.BinOp(expr_node(expr.left), _BINOP_NODES[expr.op](), expr_node(expr.right))
+    if isinstance(expr, ir.UnaryOp):
+        return ast.UnaryOp(_UNARY_NODES[expr.op](), expr_node(expr.operand))
+    if isinstance(expr, ir.Compare):
+        return ast.Compare(expr_node(expr.left), [_CMP_NODES[o]() for o in expr.ops],
+                           [expr_node(c) for c in expr.comparators])
+    if isinstance(expr, ir.BoolOp):
+        return ast.BoolOp(_BOOL_NODES[expr.op](), [expr_node(v) for v in expr.values])
+    if isinstance(expr, ir.IfExp):
+        return ast.IfExp(expr_node(expr.cond), expr_node(expr.then), expr_node(expr.orelse))
+    if isinstance(expr, ir.TupleExpr):
+        return ast.Tuple([expr_node(e) for e in expr.items], ast.Load())
+    if isinstance(expr, ir.ListExpr):
+        return ast.List([expr_node(e) for e in expr.items], ast.Load())
+    if isinstance(expr, ir.Subscript):
+        return ast.Subscript(expr_node(expr.value), expr_node(expr.index), ast.Load())
+    if isinstance(expr, ir.Slice):
+        return ast.Slice(*(expr_node(e) if e is not None else None
+                           for e in (expr.lower, expr.upper, expr.step)))
+    raise TypeError(f"not a host IR expression: {expr!r}")
