@@ -1,0 +1,405 @@
+"""Decoding KLR HEAD's Lean-derived JSON into `klr.ast` (used by `klr.read`).
+
+Contract: `HeadReader().kernel(doc)` returns a Kernel or raises `Bad` whose `path()` is
+the location inside the document (`body[3].oper.op.tensorScalar.op0`). The success path
+builds no path strings: a field reader that fails raises Bad, and every enclosing object
+or list appends its key while the exception propagates. Operator fields are decoded from
+the dataclass annotations of `klr.ast` (`AluOp | None` = Lean `Option AluOp`); the JSON key
+is the snake_case field name in camelCase, except the spellings in KEY_OVERRIDES.
+Tensor definitions are cached by name: a repeated definition is compared as raw JSON
+(cheap) and must be identical.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+from enum import IntEnum
+from typing import Any, Callable
+
+from tilecc.klr import ast as k
+
+MAX_PARTITIONS = 128
+_MISSING = object()
+INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
+KEY_OVERRIDES = {"reducecmd": "reducecmd", "compute_op": "compute_op"}
+_ENUMS: dict[str, type[IntEnum]] = {
+    e.__name__: e for e in (k.Dtype, k.Memory, k.Engine, k.AluOp, k.ActivationFunc,
+                            k.AccumCmd, k.TensorSubDim, k.TensorScalarReverseOps,
+                            k.DgeComputeOp)}
+
+
+class Bad(Exception):
+    """A decoding failure; `parts` collects the path innermost first."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.parts: list[str | int] = []
+
+    def path(self) -> str:
+        out = ""
+        for part in reversed(self.parts):
+            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+        return out
+
+
+def at(key: str | int, read: Callable[[Any], Any], value: Any) -> Any:
+    """read(value), with `key` prepended to the path of a failure."""
+    try:
+        return read(value)
+    except Bad as bad:
+        bad.parts.append(key)
+        raise
+
+
+def bad_at(key: str | int, message: str) -> Bad:
+    """A failure located at `key` of the object being decoded."""
+    bad = Bad(message)
+    bad.parts.append(key)
+    return bad
+
+
+def expect_obj(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise Bad(f"expected {what} (a JSON object), found {_describe(value)}")
+    return value
+
+
+def one_ctor(value: Any, what: str) -> tuple[str, Any]:
+    """A Lean constructor: a string (nullary) or an object with exactly one key."""
+    if isinstance(value, str):
+        return value, None
+    if isinstance(value, dict) and len(value) == 1:
+        return next(iter(value.items()))
+    raise Bad(f"expected {what} (a string or a one-key object), found {_describe(value)}")
+
+
+def field(obj: dict[str, Any], key: str, read: Callable[[Any], Any]) -> Any:
+    if key not in obj:
+        raise Bad(f"missing field '{key}'")
+    return at(key, read, obj[key])
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object with keys " + ", ".join(sorted(map(str, value))) if value else "{}"
+    return json_type(value)
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string '{value}'"
+    return "an array"
+
+
+def read_nat(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Bad(f"expected a natural number, found {json_type(value)}")
+    return value
+
+
+def read_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Bad(f"expected an integer, found {json_type(value)}")
+    return value
+
+
+def read_bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise Bad(f"expected true or false, found {json_type(value)}")
+    return value
+
+
+def read_str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise Bad(f"expected a string, found {json_type(value)}")
+    return value
+
+
+_F32 = struct.Struct("<f")
+
+
+def read_float32(value: Any) -> float:
+    """A Float32: a JSON number or "inf" / "-inf" / "nan", rounded to float32."""
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Bad(f"expected a float, found {json_type(value)}")
+    try:
+        return _F32.unpack(_F32.pack(value))[0]
+    except OverflowError:
+        raise Bad(f"float {value} does not fit float32") from None
+
+
+def read_int32(value: Any) -> int:
+    v = read_int(value)
+    if not INT32_MIN <= v <= INT32_MAX:
+        raise Bad(f"integer {v} does not fit Int32")
+    return v
+
+
+def enum_reader(enum: type[IntEnum]) -> Callable[[Any], IntEnum]:
+    members = enum.__members__
+
+    def read(value: Any) -> IntEnum:
+        if isinstance(value, str) and value in members:
+            return members[value]
+        raise Bad(f"unknown {enum.__name__} " + (f"'{value}'" if isinstance(value, str)
+                                                 else json_type(value)))
+    return read
+
+
+class HeadReader:
+    """Decoder of one document; holds the tensor cache of that document."""
+
+    # class -> [(attribute, json key, reader kind, is Option)], built once below
+    OPERATORS: dict[type, list[tuple[str, str, str, bool]]] = {}
+
+    def __init__(self) -> None:
+        self.tensors: dict[str, tuple[Any, k.TensorName]] = {}
+        self.ctor_class = {name: cls for cls, name in k.OPERATOR_CTOR.items()}
+        self.kind_readers: dict[str, Callable[[Any], Any]] = {
+            "TensorRef": self.tensor_ref, "Operand": self.operand,
+            "Immediate": self.immediate, "DataPattern": self.data_pattern,
+            "bool": read_bool, "int": read_nat,
+            **{name: enum_reader(e) for name, e in _ENUMS.items()}}
+
+    # -------------------------------------------------------------- kernel
+    def kernel(self, doc: Any) -> k.Kernel:
+        obj = expect_obj(doc, "a kernel")
+        name = field(obj, "name", read_str)
+        inputs = field(obj, "inputs", lambda v: self.list_of(v, self.kernel_arg))
+        outputs = field(obj, "outputs", lambda v: self.list_of(v, self.kernel_arg))
+        body = field(obj, "body", lambda v: self.list_of(v, self.stmt))
+        return k.Kernel(name, inputs, outputs, body)
+
+    def list_of(self, value: Any, read: Callable[[Any], Any]) -> list[Any]:
+        if not isinstance(value, list):
+            raise Bad(f"expected an array, found {json_type(value)}")
+        return [at(i, read, v) for i, v in enumerate(value)]
+
+    def kernel_arg(self, value: Any) -> k.TensorName:
+        t = self.tensor_name(value)
+        if t.address.memory not in k.HBM_MEMORIES:
+            raise Bad(f"kernel argument '{t.name}' must be in HBM, found "
+                      f"{t.address.memory.name}")
+        return t
+
+    def stmt(self, value: Any) -> k.Operator:
+        ctor, payload = one_ctor(value, "a statement")
+        if ctor != "oper":
+            raise Bad(f"unsupported statement '{ctor}' (expected 'oper')")
+        return at("oper", lambda v: field(expect_obj(v, "oper"), "op", self.operator),
+                  payload)
+
+    def operator(self, value: Any) -> k.Operator:
+        ctor, payload = one_ctor(value, "an operator")
+        cls = self.ctor_class.get(ctor)
+        if cls is None:
+            raise Bad(f"unsupported operator '{ctor}'")
+        return at(ctor, lambda v: self.operator_fields(cls, v), payload)
+
+    def operator_fields(self, cls: type, value: Any) -> k.Operator:
+        obj = expect_obj(value, cls.__name__)
+        args: dict[str, Any] = {}
+        for attr, key, kind, option in self.OPERATORS[cls]:
+            v = obj.get(key, _MISSING)
+            if v is _MISSING or (v is None and option):
+                if option:
+                    args[attr] = None
+                    continue
+                if attr in _DEFAULTED[cls]:
+                    continue
+                raise Bad(f"missing field '{key}'")
+            args[attr] = at(key, self.kind_readers[kind], v)
+        return cls(**args)
+
+    # -------------------------------------------------------------- tensors
+    def tensor_name(self, value: Any) -> k.TensorName:
+        obj = expect_obj(value, "a TensorName")
+        name = field(obj, "name", read_str)
+        cached = self.tensors.get(name)
+        if cached is not None:
+            if cached[0] == obj:
+                return cached[1]
+            tensor = self.decode_tensor_name(obj, name)
+            if tensor != cached[1]:
+                raise Bad(f"tensor '{name}' is defined twice, differently")
+            return tensor
+        tensor = self.decode_tensor_name(obj, name)
+        self.tensors[name] = (obj, tensor)
+        return tensor
+
+    def decode_tensor_name(self, obj: dict[str, Any], name: str) -> k.TensorName:
+        dtype = field(obj, "dtype", enum_reader(k.Dtype))
+        shape = field(obj, "shape", self.shape)
+        address = field(obj, "address", lambda v: self.address(v, name))
+        return check_tensor(k.TensorName(name, dtype, shape, address))
+
+    def shape(self, value: Any) -> k.Shape:
+        obj = expect_obj(value, "a Shape")
+        return k.Shape(field(obj, "parDim", read_nat),
+                       tuple(field(obj, "freeDims", lambda v: self.list_of(v, read_nat))))
+
+    def address(self, value: Any, name: str) -> k.Address:
+        obj = expect_obj(value, "an Address")
+
+        def opt_nat(key: str) -> int | None:
+            v = obj.get(key)
+            return None if v is None else at(key, read_nat, v)
+        return k.Address(field(obj, "name", read_str), field(obj, "memory",
+                                                            enum_reader(k.Memory)),
+                         field(obj, "parSize", read_nat), field(obj, "freeSize", read_nat),
+                         opt_nat("parOffset"), opt_nat("freeOffset"),
+                         at("isShared", read_bool, obj.get("isShared", False)))
+
+    def tensor_ref(self, value: Any) -> k.Access:
+        ctor, payload = one_ctor(value, "a TensorRef")
+        if ctor != "abstract":
+            raise Bad(f"unsupported TensorRef '{ctor}' (expected 'abstract')")
+        return at(ctor, self.access, payload)
+
+    def access(self, value: Any) -> k.Access:
+        ctor, payload = one_ctor(value, "an Access")
+        if ctor == "simple":
+            return at(ctor, self.tensor_name, payload)
+        if ctor == "basic":
+            return at(ctor, self.access_basic, payload)
+        if ctor == "pattern":
+            return at(ctor, self.access_pattern, payload)
+        if ctor == "birPattern":
+            return at(ctor, self.bir_pattern, payload)
+        raise Bad(f"unknown Access '{ctor}'")
+
+    def access_basic(self, value: Any) -> k.AccessBasic:
+        obj = expect_obj(value, "an AccessBasic")
+        tensor = field(obj, "tensor", self.tensor_name)
+        dims = (tensor.shape.par_dim,) + tensor.shape.free_dims
+
+        def indexes(v: Any) -> tuple[k.Index, ...]:
+            if not isinstance(v, list) or len(v) != len(dims):
+                raise Bad(f"expected {len(dims)} indexes for the dimensions of "
+                          f"'{tensor.name}', found {_describe(v)}")
+            return tuple(at(i, lambda x, d=d: self.index(x, d), v[i])
+                         for i, d in enumerate(dims))
+        return k.AccessBasic(tensor, field(obj, "indexes", indexes))
+
+    def index(self, value: Any, dim: int) -> k.Index:
+        ctor, payload = one_ctor(value, "an Index")
+        if ctor == "coord":
+            e = at(ctor, lambda v: field(expect_obj(v, "coord"), "e", read_nat), payload)
+            if e >= dim:
+                raise Bad(f"index {e} out of range for a dimension of size {dim}")
+            return k.Coord(e)
+        if ctor != "slice":
+            raise Bad(f"unknown Index '{ctor}'")
+        lo, hi, step = at(ctor, self.slice_bounds, payload)
+        if step == 0:
+            raise Bad("slice step cannot be 0")
+        if not (0 <= lo <= dim and 0 <= hi <= dim) and not (step < 0 and lo < dim):
+            raise Bad(f"slice {lo}:{hi}:{step} out of range for a dimension of size {dim}")
+        return k.Slice(lo, hi, step)
+
+    def slice_bounds(self, value: Any) -> tuple[int, int, int]:
+        obj = expect_obj(value, "a Slice")
+        return field(obj, "l", read_nat), field(obj, "u", read_nat), field(obj, "step", read_int)
+
+    def pairs(self, value: Any) -> tuple[k.APPair, ...]:
+        def pair(v: Any) -> k.APPair:
+            o = expect_obj(v, "an APPair")
+            if o.get("offset", 0) != 0:
+                raise Bad("APPair offsets are not supported (fold them into the offset)")
+            return k.APPair(field(o, "step", read_int), field(o, "num", read_nat))
+        return tuple(self.list_of(value, pair))
+
+    def access_pattern(self, value: Any) -> k.AccessPattern:
+        obj = expect_obj(value, "an AccessPattern")
+        tensor = field(obj, "tensor", self.tensor_name)
+        key = "freePattern" if "freePattern" in obj else "pattern"
+        size = k.DTYPE_SIZE[tensor.dtype]
+        free_bytes = at("freeOffset", read_nat, obj.get("freeOffset", 0))
+        if free_bytes % size:
+            raise Bad(f"freeOffset {free_bytes} is not a multiple of the {tensor.dtype.name} "
+                      f"size {size}")
+        return k.AccessPattern(tensor, field(obj, "parNum", read_nat), field(obj, key, self.pairs),
+                               at("parOffset", read_nat, obj.get("parOffset", 0)),
+                               free_bytes // size)
+
+    def bir_pattern(self, value: Any) -> k.AccessPattern:
+        obj = expect_obj(value, "a BirAccessPattern")
+        tensor = field(obj, "tensor", self.tensor_name)
+        offset = field(obj, "offset", read_nat)
+        pairs = field(obj, "pattern", self.pairs)
+        if not pairs:
+            raise Bad("a BirAccessPattern needs the partition pair first")
+        row = max(tensor.shape.free_elements, 1)
+        return k.AccessPattern(tensor, pairs[0].num, pairs[1:], offset // row, offset % row)
+
+    # -------------------------------------------------------------- operands
+    def operand(self, value: Any) -> k.Operand:
+        ctor, payload = one_ctor(value, "an Operand")
+        if ctor == "imm":
+            return at(ctor, self.immediate, payload)
+        if ctor == "tile":
+            return at(ctor, self.tensor_ref, payload)
+        raise Bad(f"unknown Operand '{ctor}'")
+
+    def immediate(self, value: Any) -> k.Immediate:
+        ctor, payload = one_ctor(value, "an Immediate")
+        if ctor == "int":
+            return k.Immediate(at(ctor, lambda v: field(expect_obj(v, "int"), "i", read_int32),
+                                  payload))
+        if ctor == "float":
+            return k.Immediate(at(ctor, lambda v: field(expect_obj(v, "float"), "f",
+                                                        read_float32), payload))
+        raise Bad(f"unsupported Immediate '{ctor}' (expected int or float)")
+
+    def data_pattern(self, value: Any) -> k.DataPattern:
+        obj = expect_obj(value, "a DataPattern")
+        return k.DataPattern(field(obj, "offset", read_int), field(obj, "pattern", self.pairs),
+                             field(obj, "channelMultiplier", read_int))
+
+
+def check_tensor(t: k.TensorName) -> k.TensorName:
+    """The TensorName invariants of klr.ast (shape fits the address; <= 128 partitions)."""
+    a = t.address
+    if t.shape.par_dim > a.par_size:
+        raise Bad(f"tensor '{t.name}': {t.shape.par_dim} partitions do not fit its address of "
+                  f"{a.par_size}")
+    need = t.shape.free_elements * k.DTYPE_SIZE[t.dtype]
+    if need > a.free_size:
+        raise Bad(f"tensor '{t.name}': {need} bytes per partition do not fit its address of "
+                  f"{a.free_size}")
+    if a.memory in (k.Memory.sbuf, k.Memory.psum) and a.par_size > MAX_PARTITIONS:
+        raise Bad(f"tensor '{t.name}': {a.par_size} partitions exceed the {MAX_PARTITIONS} of "
+                  f"{a.memory.name}")
+    return t
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def _operator_spec(cls: type) -> list[tuple[str, str, str, bool]]:
+    spec = []
+    for f in dataclasses.fields(cls):
+        annotation = str(f.type)
+        option = annotation.endswith(" | None")
+        kind = annotation.removesuffix(" | None")
+        spec.append((f.name, KEY_OVERRIDES.get(f.name, camel(f.name)), kind, option))
+    return spec
+
+
+HeadReader.OPERATORS = {cls: _operator_spec(cls) for cls in k.OPERATOR_CTOR}
+# attributes whose key may be missing: they have a Python default (KLR field added later)
+_DEFAULTED: dict[type, frozenset[str]] = {
+    cls: frozenset(f.name for f in dataclasses.fields(cls)
+                   if f.default is not dataclasses.MISSING) for cls in k.OPERATOR_CTOR}

@@ -1,0 +1,165 @@
+"""Read and write KLR kernels as JSON: KLR HEAD's Lean-derived form and the klr 0.0.12 tool's.
+
+Contract:
+- `read_kernel_json(text, path)` detects the form and returns a `klr.ast.Kernel`;
+  `write_kernel_json(kernel)` writes the HEAD form; read(write(k)) == k.
+- HEAD form (Lean's deriving handlers): a structure is an object keyed by field name, a
+  nullary constructor a string, a constructor with fields `{"ctor": {...}}`, `Option`
+  null (or a missing key). Kernel {name, inputs, outputs, body}; a statement is
+  `{"oper": {"op": Operator}}` (other keys of the statement, e.g. a source position, are
+  ignored); a TensorRef is `{"abstract": Access}`; Immediate `{"int": {"i": n}}` /
+  `{"float": {"f": x}}`; AccessPattern.freeOffset is in BYTES (as KLR), converted to
+  elements. Floats may be the strings "inf", "-inf", "nan"; float immediates are rounded
+  to float32, int immediates must fit Int32. Key order never matters.
+- The 0.0.12 form (README of shared/klr-0.0.12) is converted to the same AST: `load` and
+  `save` become NcDmaCopy, `{"memset": v}` MemSet, `tensorScalar` TensorScalar (dst =
+  store.dst, src = store.args[0]). Kernel arguments, which that tool places in "sbuf",
+  become HBM tensors; outputs are the declared outputs plus every argument written by a
+  `save`; inputs are the other arguments plus any argument that is also loaded.
+- Invariants checked: every tensor name has one definition; shape fits the address;
+  SBUF / PSUM tensors have at most 128 partitions; kernel arguments are in HBM.
+- Malformed input -> ParseError(path, 0, 0, message, field=<path inside the document>),
+  e.g. `body[3].store.op.tensorScalar.op0: unknown AluOp 'mul'`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from enum import IntEnum
+from typing import Any
+
+from tilecc.errors import ParseError
+from tilecc.fileio import read_text
+from tilecc.klr import ast as k
+from tilecc.klr.json_head import Bad, HeadReader
+from tilecc.klr.json_klr0012 import Klr0012Reader
+
+
+def read_kernel_file(path: str) -> k.Kernel:
+    return read_kernel_json(read_text(path), path)
+
+
+def read_kernel_json(text: str, path: str = "<string>") -> k.Kernel:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as err:
+        lines = text.splitlines()
+        src = lines[err.lineno - 1] if 0 < err.lineno <= len(lines) else None
+        raise ParseError(path, err.lineno, err.colno, f"invalid JSON: {err.msg}",
+                         source_line=src) from None
+    except RecursionError:
+        raise ParseError(path, 0, 0, "JSON nested too deeply", field="$") from None
+    return read_kernel_doc(doc, path)
+
+
+def read_kernel_doc(doc: Any, path: str = "<string>") -> k.Kernel:
+    """A kernel from an already decoded JSON document (either form)."""
+    try:
+        if is_klr0012_doc(doc):
+            return Klr0012Reader().kernel(doc)
+        return HeadReader().kernel(doc)
+    except Bad as bad:
+        raise ParseError(path, 0, 0, bad.message, field=bad.path() or "$") from None
+
+
+def is_klr0012_doc(doc: Any) -> bool:
+    """0.0.12 files have `store` statements and addresses with `size`; HEAD has neither."""
+    if not isinstance(doc, dict):
+        return False
+    body = doc.get("body")
+    if isinstance(body, list) and body and isinstance(body[0], dict):
+        return "store" in body[0]
+    for arg in (doc.get("inputs") or []) + (doc.get("outputs") or []):
+        if isinstance(arg, dict) and isinstance(arg.get("address"), dict):
+            return "size" in arg["address"]
+    return False
+
+
+# ---------------------------------------------------------------- writer (HEAD form)
+
+def write_kernel_json(kernel: k.Kernel) -> str:
+    return json.dumps(kernel_to_doc(kernel), separators=(",", ":"))
+
+
+def kernel_to_doc(kernel: k.Kernel) -> dict[str, Any]:
+    return {
+        "name": kernel.name,
+        "inputs": [_w_tensor(t) for t in kernel.inputs],
+        "outputs": [_w_tensor(t) for t in kernel.outputs],
+        "body": [{"oper": {"op": _w_operator(op)}} for op in kernel.body],
+    }
+
+
+def _w_float(x: float) -> float | str:
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def _w_tensor(t: k.TensorName) -> dict[str, Any]:
+    a = t.address
+    return {"name": t.name, "dtype": t.dtype.name,
+            "shape": {"parDim": t.shape.par_dim, "freeDims": list(t.shape.free_dims)},
+            "address": {"name": a.name, "memory": a.memory.name, "parSize": a.par_size,
+                        "freeSize": a.free_size, "parOffset": a.par_offset,
+                        "freeOffset": a.free_offset, "isShared": a.is_shared}}
+
+
+def _w_pairs(pairs: tuple[k.APPair, ...]) -> list[dict[str, int]]:
+    return [{"step": p.step, "num": p.num} for p in pairs]
+
+
+def _w_access(a: k.Access) -> dict[str, Any]:
+    if isinstance(a, k.TensorName):
+        return {"simple": _w_tensor(a)}
+    if isinstance(a, k.AccessBasic):
+        return {"basic": {"tensor": _w_tensor(a.tensor), "indexes": [
+            {"coord": {"e": i.e}} if isinstance(i, k.Coord)
+            else {"slice": {"l": i.l, "u": i.u, "step": i.step}} for i in a.indexes]}}
+    size = k.DTYPE_SIZE[a.tensor.dtype]
+    return {"pattern": {"tensor": _w_tensor(a.tensor), "parNum": a.par_num,
+                        "freePattern": _w_pairs(a.pattern), "parOffset": a.par_offset,
+                        "freeOffset": a.free_offset * size}}
+
+
+def _w_ref(a: k.Access) -> dict[str, Any]:
+    return {"abstract": _w_access(a)}
+
+
+def _w_imm(i: k.Immediate) -> dict[str, Any]:
+    if isinstance(i.value, float):
+        return {"float": {"f": _w_float(i.value)}}
+    return {"int": {"i": i.value}}
+
+
+def _w_operand(o: k.Operand) -> dict[str, Any]:
+    if isinstance(o, k.Immediate):
+        return {"imm": _w_imm(o)}
+    return {"tile": _w_ref(o)}
+
+
+def _w_value(v: Any, kind: str) -> Any:
+    if v is None:
+        return None
+    if kind == "TensorRef":
+        return _w_ref(v)
+    if kind == "Operand":
+        return _w_operand(v)
+    if kind == "Immediate":
+        return _w_imm(v)
+    if kind == "DataPattern":
+        return {"offset": v.offset, "pattern": _w_pairs(v.pattern),
+                "channelMultiplier": v.channel_multiplier}
+    if isinstance(v, IntEnum):
+        return v.name
+    return v
+
+
+def _w_operator(op: k.Operator) -> dict[str, Any]:
+    spec = HeadReader.OPERATORS[type(op)]
+    return {k.OPERATOR_CTOR[type(op)]: {
+        key: _w_value(getattr(op, attr), kind) for attr, key, kind, _ in spec}}
+
