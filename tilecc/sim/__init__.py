@@ -1,0 +1,1 @@
+"""BIR simulator: machine state, ALU and activation tables, one executor per opcode."""

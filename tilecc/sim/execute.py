@@ -1,0 +1,415 @@
+"""Execute a BIR Program on the simulated machine: one function per BIR opcode.
+
+Contract: `simulate(program, inputs)` places every MemoryLocation, copies each kernel input
+(by IOTensor name; shape and dtype must match) into its HBM tensor, runs the instructions
+in order and returns every kernel output as a numpy array of its IOTensor shape and dtype
+(bf16 / fp8 as ml_dtypes arrays). A tensor that is both input and output keeps the values
+the kernel does not write. Any fault is a SimError whose message starts with the
+instruction's name.
+
+Semantics (operand order and fields: bir/inst.py; meaning: reference/klr-bir.md "NKI
+instruction semantics"): operands are read through access-pattern views, arithmetic is
+done in float32 by the ALU table (sim/alu.py) and the activation table (sim/activation.py),
+and the result is converted to the destination AP's dtype (sim/dtypes.py). A [P,1]
+operand in a scalar slot broadcasts along the free axes of its partition. Reductions into
+an accumulator (activation accumulate, tensor-scalar reduce, exponential, cumulative)
+fold the float32 results before the output conversion. Accumulate commands act on the
+engine's registers (one per partition lane, the physical partitions of the instruction's
+output): Idle leaves them, Zero sets the op's identity, ZeroAccumulate = identity op
+rows, Accumulate / AddAccumulate = registers op rows, LoadAccumulate = init op rows (the
+Activation engine has no init operand: it adds to the registers). A bound accumulator AP
+then receives the registers; Read*Accumulator drains them into their AP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from tilecc.bir.enums import AxisListType, EngineAccumulationType as Acc, MemoryKind, TSCMode
+from tilecc.bir.inst import (AccessPattern, Argument, Immediate, Inst, InstActivation,
+                             InstDMACopy, InstDveReadAccumulator, InstExponential, InstIota,
+                             InstMemset, InstReadActivationAccumulator, InstReciprocal,
+                             InstTensorCopy, InstTensorReduce, InstTensorScalarCache,
+                             InstTensorScalarPtr, InstTensorTensor, Program)
+from tilecc.errors import SimError
+from tilecc.sim.activation import apply_activation
+from tilecc.sim.alu import (ALU_TABLE, AluEntry, alu_entry, apply_alu, fold_rows, reduce_alu,
+                            to_f32)
+from tilecc.sim.dtypes import convert, numpy_dtype
+from tilecc.sim.machine import Machine
+
+F32 = np.float32
+Value = np.ndarray
+
+
+# ---------------------------------------------------------------- operand access
+
+def read(m: Machine, arg: Argument, what: str) -> Value:
+    if isinstance(arg, Immediate):
+        raise SimError(f"{what} must be a tensor access, got an immediate")
+    return m.view(arg, write=False)
+
+
+def write(m: Machine, ap: AccessPattern, values: Value) -> None:
+    """Convert `values` to the AP's dtype and store them (same shape, or same element count)."""
+    view = m.view(ap, write=True)
+    values = np.asarray(values)
+    if values.shape != view.shape:
+        if values.size != view.size:
+            raise SimError(f"writes {values.shape} values through a {view.shape} access "
+                           f"to {ap.memref!r}")
+        values = values.reshape(view.shape)
+    view[...] = convert(values, view.dtype)
+
+
+def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
+    """A scalar slot: an immediate, or a [P,1] tile broadcast along `data`'s free axes."""
+    if isinstance(arg, Immediate):
+        if isinstance(arg.value, float) or numpy_dtype(arg.dtype).kind == "f":
+            return F32(arg.value)
+        return np.int32(arg.value)
+    tile = m.view(arg, write=False)
+    if tile.size != data.shape[0]:
+        raise SimError(f"scalar operand {arg.memref!r} has shape {tile.shape}; "
+                       f"expected [{data.shape[0]}, 1]")
+    return tile.reshape((data.shape[0],) + (1,) * (data.ndim - 1))
+
+
+def stage(entry: AluEntry, data: Value, operand: Value | np.generic, reverse: bool) -> Value:
+    return apply_alu(entry, operand, data) if reverse else apply_alu(entry, data, operand)
+
+
+def lanes(m: Machine, ap: AccessPattern) -> slice:
+    """The physical partitions (accumulator lanes) an access covers."""
+    pl = m.placement(ap.memref)
+    start = 0 if pl.loc.kind == MemoryKind.HBM else ap.offset // pl.row
+    return slice(start, start + ap.ap[0][1])
+
+
+def rows_of(values: Value) -> Value:
+    return values.reshape(values.shape[0], -1)
+
+
+def accumulate(regs: Value, lane: slice, cmd: Acc, entry: AluEntry, rows: Value,
+               init: Value | np.generic | None = None) -> None:
+    """Update `regs[lane]` with the row folds of `rows` per the accumulate command."""
+    if cmd == Acc.Idle:
+        return
+    identity = np.full(rows.shape[0], entry.identity, F32)
+    if cmd == Acc.Zero:
+        regs[lane] = identity
+    elif cmd == Acc.ZeroAccumulate:
+        regs[lane] = fold_rows(entry, identity, rows)
+    elif cmd == Acc.LoadAccumulate and init is not None:
+        start = np.broadcast_to(to_f32(init).reshape(-1), (rows.shape[0],))
+        regs[lane] = fold_rows(entry, start, rows)
+    else:  # Accumulate, AddAccumulate; LoadAccumulate without an init operand
+        regs[lane] = fold_rows(entry, regs[lane], rows)
+
+
+# ---------------------------------------------------------------- one function per opcode
+
+def exec_activation(m: Machine, inst: InstActivation) -> None:
+    dst = inst.outs[0]
+    src = read(m, inst.ins[0], "activation input")
+    if inst.is_activate2:
+        rest = inst.ins[1:4]
+        if len(rest) != 3:
+            raise SimError("activate2 needs ins [src, imm0, imm1, relu_param, accumulator?]")
+        imm0, imm1, relu = (scalar(m, arg, src) for arg in rest)
+        val = stage(alu_entry(inst.op0), src, imm0, inst.reverse0)
+        val = stage(alu_entry(inst.op1), val, imm1, inst.reverse1)
+        out = apply_activation(inst.func, to_f32(val), to_f32(relu))
+        acc_args, reduce_entry = inst.ins[4:], alu_entry(inst.reduce_op)
+    else:
+        bias = scalar(m, inst.ins[1], src)
+        if inst.scale is None:
+            scale, acc_args = scalar(m, inst.ins[2], src), inst.ins[3:]
+        else:
+            scale, acc_args = F32(inst.scale), inst.ins[2:]
+        with np.errstate(all="ignore"):
+            pre = to_f32(src) * to_f32(scale) + to_f32(bias)
+        out = apply_activation(inst.func, pre, inst.alpha)
+        reduce_entry = ALU_TABLE["add"]
+    write(m, dst, out)
+    lane = lanes(m, dst)
+    accumulate(m.act_acc, lane, inst.acc, reduce_entry, rows_of(out))
+    for arg in acc_args:
+        if isinstance(arg, Immediate):
+            raise SimError("the activation accumulator must be a tensor access")
+        write(m, arg, m.act_acc[lane].reshape(-1, 1))
+
+
+def exec_read_act_accumulator(m: Machine, inst: InstReadActivationAccumulator) -> None:
+    drain_accumulator(m, inst, m.act_acc)
+
+
+def exec_dve_read_accumulator(m: Machine, inst: InstDveReadAccumulator) -> None:
+    drain_accumulator(m, inst, m.dve_acc)
+
+
+def drain_accumulator(m: Machine, inst: Inst, regs: Value) -> None:
+    targets = [a for a in (*inst.ins, *inst.outs) if isinstance(a, AccessPattern)]
+    if len(targets) != 1:
+        raise SimError("an accumulator read needs exactly one destination access")
+    write(m, targets[0], regs[lanes(m, targets[0])].reshape(-1, 1))
+
+
+def exec_reciprocal(m: Machine, inst: InstReciprocal) -> None:
+    src = read(m, inst.ins[0], "reciprocal input")
+    with np.errstate(all="ignore"):
+        write(m, inst.outs[0], F32(1.0) / to_f32(src))
+
+
+def exec_exponential(m: Machine, inst: InstExponential) -> None:
+    if len(inst.ins) != 3:
+        raise SimError("exponential needs ins [max_value, reduce_init, src]")
+    src = read(m, inst.ins[2], "exponential input")
+    max_value = scalar(m, inst.ins[0], src)
+    init = scalar(m, inst.ins[1], src)
+    with np.errstate(all="ignore"):
+        out = np.exp(to_f32(src) - to_f32(max_value))
+    dst = inst.outs[0]
+    write(m, dst, out)
+    init_lanes = np.broadcast_to(to_f32(init).reshape(-1), (src.shape[0],))
+    accumulate(m.dve_acc, lanes(m, dst), inst.reduce_cmd, ALU_TABLE["add"], rows_of(out),
+               init_lanes)
+
+
+def exec_tensor_reduce(m: Machine, inst: InstTensorReduce) -> None:
+    src = read(m, inst.ins[0], "reduce input")
+    entry = alu_entry(inst.op)
+    if inst.axis in (AxisListType.C, AxisListType.XYZWC):
+        if inst.negate:
+            raise SimError("a cross-partition (axis C) reduce cannot negate")
+        axes = tuple(range(src.ndim)) if inst.axis == AxisListType.XYZWC else (0,)
+        result = reduce_alu(entry, src, axes)
+    else:
+        count = int(inst.axis) + 1
+        if count > src.ndim - 1:
+            raise SimError(f"axis {inst.axis.name} folds {count} free dims; the input has "
+                           f"{src.ndim - 1}")
+        result = reduce_alu(entry, src, tuple(range(src.ndim - count, src.ndim)))
+        if inst.negate:
+            if entry.kind == "bitvec":
+                raise SimError(f"negate needs an arithmetic op, got {entry.name}")
+            result = -result
+    write(m, inst.outs[0], result)
+
+
+def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
+    if inst.is_tensor_tensor_scan:
+        return tensor_tensor_scan(m, inst)
+    data = read(m, inst.ins[0], "tensor-scalar input")
+    op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
+    s0 = scalar(m, inst.ins[1], data)
+    tmp = stage(op0, data, s0, inst.reverse0)
+    if inst.is_scalar_tensor_tensor:
+        other = read(m, inst.ins[2], "scalar-tensor-tensor second tensor")
+        if other.shape != data.shape:
+            raise SimError(f"scalar-tensor-tensor tensors differ in shape: {data.shape} "
+                           f"vs {other.shape}")
+        write(m, inst.outs[0], stage(op1, tmp, other, inst.reverse1))
+        return None
+    if len(inst.outs) == 2:  # tensor_scalar_reduce: dst, then the [P,1] fold of each row
+        write(m, inst.outs[0], tmp)
+        regs, lane = m.dve_acc, lanes(m, inst.outs[0])
+        accumulate(regs, lane, inst.acc, op1, rows_of(to_f32(tmp)))
+        red = regs[lane].reshape(-1, 1)
+        write(m, inst.outs[1], -red if inst.negate_second_output else red)
+        return None
+    if len(inst.ins) > 2:
+        tmp = stage(op1, tmp, scalar(m, inst.ins[2], data), inst.reverse1)
+    elif op1.name != "bypass":
+        raise SimError(f"op1 {op1.name} has no second scalar operand")
+    write(m, inst.outs[0], tmp)
+    return None
+
+
+def tensor_tensor_scan(m: Machine, inst: InstTensorScalarPtr) -> None:
+    """r_i = (src0_i op0 r_{i-1}) op1 src1_i per partition; one vector step per column."""
+    src0 = read(m, inst.ins[0], "scan first tensor")
+    src1 = read(m, inst.ins[2], "scan second tensor")
+    if src0.shape != src1.shape:
+        raise SimError(f"scan tensors differ in shape: {src0.shape} vs {src1.shape}")
+    op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
+    dst = inst.outs[0]
+    lane = lanes(m, dst)
+    if inst.acc in (Acc.Accumulate, Acc.AddAccumulate):
+        r: Value = m.dve_acc[lane].copy()
+    else:
+        init = scalar(m, inst.ins[1], src0)
+        r = np.broadcast_to(to_f32(init).reshape(-1), (src0.shape[0],)).copy()
+    a, b = rows_of(src0), rows_of(src1)
+    out = np.empty(a.shape, F32)
+    for i in range(a.shape[1]):
+        r = stage(op1, stage(op0, a[:, i], r, inst.reverse0), b[:, i], inst.reverse1)
+        out[:, i] = r
+    m.dve_acc[lane] = to_f32(r)
+    write(m, dst, out.reshape(src0.shape))
+
+
+def exec_tensor_scalar_cache(m: Machine, inst: InstTensorScalarCache) -> None:
+    if inst.mode != TSCMode.Cumulative:
+        raise SimError(f"TensorScalarCache mode {inst.mode.name} is not implemented "
+                       "(the codegen emits Cumulative only)")
+    src = read(m, inst.ins[0], "cumulative input")
+    op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
+    if op1.identity is None:
+        raise SimError(f"op1 {op1.name} cannot accumulate")
+    t = rows_of(to_f32(stage(op0, src, scalar(m, inst.ins[1], src), inst.reverse0)))
+    dst = inst.outs[0]
+    lane = lanes(m, dst)
+    count = t.shape[0]
+    if inst.acc in (Acc.Zero, Acc.ZeroAccumulate):
+        reg = np.full(count, op1.identity, F32)
+    elif inst.acc == Acc.LoadAccumulate:
+        if len(inst.ins) < 3:
+            raise SimError("LoadAccumulate needs the initial value as ins[2]")
+        init = scalar(m, inst.ins[2], src)
+        reg = np.broadcast_to(to_f32(init).reshape(-1), (count,)).astype(F32)
+    else:
+        reg = m.dve_acc[lane].copy()
+    out = running_fold(op1, reg, t, inst.reverse1)
+    m.dve_acc[lane] = out[:, -1] if out.shape[1] else reg
+    write(m, dst, out.reshape(src.shape))
+
+
+# ops whose running fold op(t_i, reg) equals numpy's accumulate (exact: commutative in IEEE)
+_ACCUMULATE_EXACT = frozenset({"add", "mult", "elemwise_mul", "max", "min"})
+
+
+def running_fold(op: AluEntry, reg: Value, t: Value, reverse: bool) -> Value:
+    if op.name in _ACCUMULATE_EXACT and op.ufunc is not None:
+        seeded = np.concatenate([reg.reshape(-1, 1), t], axis=1)
+        with np.errstate(all="ignore"):
+            return op.ufunc.accumulate(seeded, axis=1, dtype=F32)[:, 1:]
+    out = np.empty(t.shape, F32)
+    for i in range(t.shape[1]):
+        reg = stage(op, t[:, i], reg, reverse)
+        out[:, i] = reg
+    return out
+
+
+def exec_tensor_tensor(m: Machine, inst: InstTensorTensor) -> None:
+    if inst.acc != Acc.Idle:
+        raise SimError(f"tensor_tensor accumulate {inst.acc.name} is not supported")
+    a = read(m, inst.ins[0], "tensor_tensor first input")
+    b = read(m, inst.ins[1], "tensor_tensor second input")
+    if a.shape != b.shape:
+        raise SimError(f"tensor_tensor inputs differ in shape: {a.shape} vs {b.shape}")
+    write(m, inst.outs[0], apply_alu(alu_entry(inst.op), a, b))
+
+
+def exec_memset(m: Machine, inst: InstMemset) -> None:
+    imm = inst.ins[0] if inst.ins else None
+    if not isinstance(imm, Immediate):
+        raise SimError("memset needs one immediate value")
+    view = m.view(inst.outs[0], write=True)
+    value = np.asarray(imm.value, np.float32 if isinstance(imm.value, float) else np.int64)
+    view[...] = convert(value, view.dtype)
+
+
+def exec_dma_copy(m: Machine, inst: InstDMACopy) -> None:
+    src = read(m, inst.ins[0], "copy source")
+    if inst.compute_op == inst.compute_op.bypass:
+        write(m, inst.outs[0], src)
+        return
+    current = m.view(inst.outs[0], write=False)
+    if current.size != src.size:
+        raise SimError(f"copy-accumulate of {src.shape} into {current.shape}")
+    write(m, inst.outs[0], apply_alu(alu_entry(inst.compute_op), current, src.reshape(current.shape)))
+
+
+def exec_tensor_copy(m: Machine, inst: InstTensorCopy) -> None:
+    write(m, inst.outs[0], read(m, inst.ins[0], "copy source"))
+
+
+def exec_iota(m: Machine, inst: InstIota) -> None:
+    dst = inst.outs[0]
+    parts = dst.ap[0][1]
+    values = np.int64(inst.offset) + np.arange(parts, dtype=np.int64).reshape(
+        (parts,) + (1,) * len(inst.pattern)) * inst.channel_multiplier
+    for axis, (step, num) in enumerate(inst.pattern, start=1):
+        shape = [1] * (len(inst.pattern) + 1)
+        shape[axis] = num
+        values = values + np.arange(num, dtype=np.int64).reshape(shape) * step
+    write(m, dst, values)
+
+
+EXECUTORS: dict[type, Callable[[Machine, Inst], None]] = {
+    InstActivation: exec_activation,  # type: ignore[dict-item]
+    InstReadActivationAccumulator: exec_read_act_accumulator,  # type: ignore[dict-item]
+    InstDveReadAccumulator: exec_dve_read_accumulator,  # type: ignore[dict-item]
+    InstReciprocal: exec_reciprocal,  # type: ignore[dict-item]
+    InstExponential: exec_exponential,  # type: ignore[dict-item]
+    InstTensorReduce: exec_tensor_reduce,  # type: ignore[dict-item]
+    InstTensorScalarPtr: exec_tensor_scalar_ptr,  # type: ignore[dict-item]
+    InstTensorScalarCache: exec_tensor_scalar_cache,  # type: ignore[dict-item]
+    InstTensorTensor: exec_tensor_tensor,  # type: ignore[dict-item]
+    InstMemset: exec_memset,  # type: ignore[dict-item]
+    InstDMACopy: exec_dma_copy,  # type: ignore[dict-item]
+    InstTensorCopy: exec_tensor_copy,  # type: ignore[dict-item]
+    InstIota: exec_iota,  # type: ignore[dict-item]
+}
+
+
+# ---------------------------------------------------------------- whole programs
+
+def execute(m: Machine, inst: Inst) -> None:
+    """Run one instruction; any fault becomes a SimError naming it."""
+    if (fn := EXECUTORS.get(type(inst))) is None:
+        raise SimError(f"{inst.name}: opcode {type(inst).__name__} is not implemented")
+    try:
+        fn(m, inst)
+    except SimError as err:
+        raise SimError(f"{inst.name} ({type(inst).__name__[4:]}): {err}") from None
+    except (IndexError, TypeError, AttributeError) as err:
+        raise SimError(f"{inst.name} ({type(inst).__name__[4:]}): malformed operands: "
+                       f"{err}") from None
+
+
+def simulate(program: Program, inputs: Mapping[str, np.ndarray],
+             machine: Machine | None = None) -> dict[str, np.ndarray]:
+    """Run `program` on `inputs` (by kernel input name); outputs by kernel output name."""
+    m = machine if machine is not None else Machine()
+    m.reset()
+    for loc in program.memory_locations:
+        m.place(loc)
+    known = {t.name for t in program.inputs}
+    if unknown := sorted(set(inputs) - known):
+        raise SimError(f"unknown input {unknown[0]!r}; the kernel's inputs are "
+                       f"{sorted(known)}")
+    for tensor in program.inputs:
+        if tensor.name not in inputs:
+            raise SimError(f"missing input {tensor.name!r}")
+        value = np.asarray(inputs[tensor.name])
+        dtype = numpy_dtype(tensor.dtype)
+        if value.shape != tuple(tensor.shape) or value.dtype != dtype:
+            raise SimError(f"input {tensor.name!r} is {value.dtype}{list(value.shape)}; "
+                           f"the kernel expects {dtype}{list(tensor.shape)}")
+        hbm = hbm_elements(m, tensor.name, value.size)
+        hbm[...] = value.reshape(hbm.shape)
+    for inst in program.instructions:
+        execute(m, inst)
+    outputs: dict[str, np.ndarray] = {}
+    for tensor in program.outputs:
+        size = int(np.prod(tensor.shape))
+        outputs[tensor.name] = hbm_elements(m, tensor.name, size).copy().reshape(tensor.shape)
+    return outputs
+
+
+def hbm_elements(m: Machine, name: str, size: int) -> np.ndarray:
+    """The first size/partitions elements of each partition of HBM tensor `name`."""
+    pl = m.placement(name)
+    if pl.loc.kind != MemoryKind.HBM:
+        raise SimError(f"kernel argument {name!r} is not an HBM tensor")
+    parts = pl.loc.partitions
+    per = size // parts if parts else 0
+    if per * parts != size or per > pl.row:
+        raise SimError(f"kernel argument {name!r} of {size} elements does not fit its HBM "
+                       f"tensor ({parts} x {pl.row})")
+    dtype = numpy_dtype(pl.loc.dtype)
+    return np.ndarray((parts, per), dtype, buffer=pl.data, strides=(pl.data.shape[1], pl.itemsize))

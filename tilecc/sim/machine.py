@@ -1,0 +1,198 @@
+"""State of the simulated NeuronCore and the access-pattern views into it.
+
+Invariants:
+- SBUF is 128 partitions x 192 KiB (0x30000 bytes) and PSUM 128 x 16 KiB, each one numpy
+  byte array [partition, byte]; every SB / PSUM MemoryLocation of a program is placed at
+  partition 0 of its memory and a free-byte range of its own (a bump allocator, 64-byte
+  aligned); a program that does not fit raises SimError. HBM locations are byte arrays of
+  their own, [partitions, bytes_per_partition].
+- A BIR AccessPattern (bir/inst.py) becomes a numpy view with np.ndarray(buffer=...,
+  strides=...): the partition pair first, then one axis per [step, num] free pair, offsets
+  in elements of the access dtype. No copy, no Python loop per element or partition.
+- Before a view is made, the access is checked: more than 128 partitions, a start
+  partition that is not 0/32/64/96 (NKI: >64 partitions start at 0, 33..64 at 0 or 64),
+  partitions past the location, or free elements outside [0, row) raise SimError with
+  the indices. Reading bytes of SBUF / PSUM that no instruction or input wrote since the
+  last reset raises SimError (tracked per byte in a parallel mask).
+- Accumulator registers: one float32 per partition for the Activation engine and one for
+  the vector engine (DVE; shared by Exponential, tensor-scalar reduce and cumulative).
+- `reset()` returns everything to the power-on state (memory zero, nothing written,
+  registers zero, nothing placed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tilecc.bir.enums import MemoryKind
+from tilecc.bir.inst import AccessPattern, MemoryLocation
+from tilecc.errors import SimError
+from tilecc.sim.dtypes import numpy_dtype
+
+PARTITIONS = 128
+SBUF_BYTES = 0x30000
+PSUM_BYTES = 0x4000
+ALIGN = 64
+START_PARTITIONS = (0, 32, 64, 96)
+
+
+@dataclass(slots=True)
+class Placement:
+    """Where a MemoryLocation lives: its byte array, first byte and row geometry."""
+
+    loc: MemoryLocation
+    data: np.ndarray  # uint8 [partitions, bytes]
+    written: np.ndarray | None  # bool mask like data, None = not tracked (HBM)
+    base: int  # first byte of the location within each partition row
+    itemsize: int
+    row: int  # elements per partition
+
+
+def _allowed_start(start: int, count: int) -> bool:
+    if count > 64:
+        return start == 0
+    if count > 32:
+        return start in (0, 64)
+    return start in START_PARTITIONS
+
+
+class Machine:
+    """SBUF, PSUM, HBM tensors and the engines' accumulator registers."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.sbuf = np.zeros((PARTITIONS, SBUF_BYTES), np.uint8)
+        self.psum = np.zeros((PARTITIONS, PSUM_BYTES), np.uint8)
+        self.sbuf_written = np.zeros((PARTITIONS, SBUF_BYTES), np.bool_)
+        self.psum_written = np.zeros((PARTITIONS, PSUM_BYTES), np.bool_)
+        self.act_acc = np.zeros(PARTITIONS, np.float32)
+        self.dve_acc = np.zeros(PARTITIONS, np.float32)
+        self.placements: dict[str, Placement] = {}
+        self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
+
+    # ------------------------------------------------------------------ placement
+
+    def place(self, loc: MemoryLocation) -> Placement:
+        """Give `loc` its bytes (SB / PSUM: the next free range of every partition)."""
+        if loc.name in self.placements:
+            raise SimError(f"memory location {loc.name!r} is declared twice")
+        itemsize = numpy_dtype(loc.dtype).itemsize
+        if loc.kind == MemoryKind.HBM:
+            data = np.zeros((loc.partitions, loc.bytes_per_partition), np.uint8)
+            placement = Placement(loc, data, None, 0, itemsize, loc.bytes_per_partition // itemsize)
+        else:
+            if loc.partitions > PARTITIONS:
+                raise SimError(f"memory location {loc.name!r} has {loc.partitions} partitions "
+                               f"(at most {PARTITIONS})")
+            data, written, capacity = (
+                (self.sbuf, self.sbuf_written, SBUF_BYTES) if loc.kind == MemoryKind.SB
+                else (self.psum, self.psum_written, PSUM_BYTES))
+            base = self._next_free[loc.kind]
+            end = base + loc.bytes_per_partition
+            if end > capacity:
+                raise SimError(f"memory location {loc.name!r} ({loc.bytes_per_partition} bytes "
+                               f"per partition) does not fit in {loc.kind.name}: bytes "
+                               f"{base}..{end - 1} of {capacity}")
+            self._next_free[loc.kind] = -(-end // ALIGN) * ALIGN
+            placement = Placement(loc, data, written, base, itemsize,
+                                  loc.bytes_per_partition // itemsize)
+        self.placements[loc.name] = placement
+        return placement
+
+    def placement(self, name: str) -> Placement:
+        if (placement := self.placements.get(name)) is None:
+            raise SimError(f"access to undeclared memory location {name!r}")
+        return placement
+
+    # ------------------------------------------------------------------ views
+
+    def view(self, ap: AccessPattern, *, write: bool) -> np.ndarray:
+        """The numpy view of `ap` (shape: partitions, then each free pair's num).
+
+        Reading a never-written byte raises SimError; `write=True` marks the bytes written
+        (the caller assigns through the view right after).
+        """
+        pl = self.placement(ap.memref)
+        geometry = self._geometry(pl, ap)
+        dtype = numpy_dtype(ap.dtype)
+        shape, byte_offset, strides = geometry
+        view = np.ndarray(shape, dtype, buffer=pl.data, offset=byte_offset, strides=strides)
+        if pl.written is not None:
+            mask = np.ndarray(shape + (dtype.itemsize,), np.bool_, buffer=pl.written,
+                              offset=byte_offset, strides=strides + (1,))
+            if write:
+                mask[...] = True
+            elif not mask.all():
+                raise SimError(self._uninitialised(ap, mask))
+        return view
+
+    def _geometry(self, pl: Placement, ap: AccessPattern
+                  ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+        if not ap.ap:
+            raise SimError(f"access to {ap.memref!r} has no partition pair")
+        if numpy_dtype(ap.dtype).itemsize != pl.itemsize:
+            raise SimError(f"access to {ap.memref!r} reads {ap.dtype.name} elements of a "
+                           f"{pl.loc.dtype.name} location")
+        (pstep, pnum), *free = ap.ap
+        row = pl.row
+        row_bytes = pl.data.shape[1]
+        if pl.loc.kind == MemoryKind.HBM:
+            return self._hbm_geometry(pl, ap)
+        start, first = divmod(ap.offset, row)
+        if ap.offset < 0:
+            raise SimError(f"access to {ap.memref!r} has a negative offset {ap.offset}")
+        if pnum > PARTITIONS:
+            raise SimError(f"access to {ap.memref!r} spans {pnum} partitions "
+                           f"(at most {PARTITIONS})")
+        if pnum > 1 and pstep != row:
+            raise SimError(f"access to {ap.memref!r} has partition step {pstep}; "
+                           f"the location's row is {row} elements")
+        if not _allowed_start(start, pnum):
+            raise SimError(f"access to {ap.memref!r} starts at partition {start} with {pnum} "
+                           f"partitions (start must be 0/32/64/96; >32 partitions: 0/64; "
+                           f">64: 0)")
+        if start + pnum > pl.loc.partitions:
+            raise SimError(f"access to {ap.memref!r} reaches partitions {start}.."
+                           f"{start + pnum - 1}; the location has {pl.loc.partitions}")
+        low, high = first, first
+        for step, num in free:
+            if num <= 0:
+                raise SimError(f"access to {ap.memref!r} has an empty pair [{step}, {num}]")
+            span = step * (num - 1)
+            low, high = low + min(span, 0), high + max(span, 0)
+        if low < 0 or high >= row:
+            raise SimError(f"access to {ap.memref!r} reaches free elements {low}..{high}; "
+                           f"the location's row holds 0..{row - 1}")
+        shape = (pnum,) + tuple(num for _, num in free)
+        strides = (row_bytes,) + tuple(step * pl.itemsize for step, _ in free)
+        byte_offset = start * row_bytes + pl.base + first * pl.itemsize
+        return shape, byte_offset, strides
+
+    def _hbm_geometry(self, pl: Placement, ap: AccessPattern
+                      ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+        """HBM is flat: element = offset + sum over ALL pairs of index * step."""
+        total = pl.loc.partitions * pl.row
+        low = high = ap.offset
+        for step, num in ap.ap:
+            if num <= 0:
+                raise SimError(f"access to {ap.memref!r} has an empty pair [{step}, {num}]")
+            span = step * (num - 1)
+            low, high = low + min(span, 0), high + max(span, 0)
+        if low < 0 or high >= total:
+            raise SimError(f"access to HBM tensor {ap.memref!r} reaches elements {low}..{high}; "
+                           f"it holds 0..{total - 1}")
+        if pl.row * pl.itemsize != pl.data.shape[1]:
+            raise SimError(f"HBM tensor {ap.memref!r}: {pl.data.shape[1]} bytes per partition "
+                           f"is not a whole number of {pl.loc.dtype.name} elements")
+        shape = tuple(num for _, num in ap.ap)
+        strides = tuple(step * pl.itemsize for step, _ in ap.ap)
+        return shape, ap.offset * pl.itemsize, strides
+
+    def _uninitialised(self, ap: AccessPattern, mask: np.ndarray) -> str:
+        index = tuple(int(i) for i in np.argwhere(~mask)[0][:-1])
+        return (f"reads uninitialised memory: {ap.memref!r} element {list(index)} "
+                f"(partition {index[0]} of the access) was never written")
