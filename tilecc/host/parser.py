@@ -75,6 +75,9 @@ class _Parser:
         self.text = text
         self.path = path
         self.lines = text.splitlines()
+        # the ast node being parsed as the right-hand side of an assignment: the only
+        # place pld.tensor.alloc_window_buffer may appear (it is named after the LHS)
+        self.assign_value: ast.expr | None = None
 
     def error(self, node: ast.AST | None, message: str) -> ParseError:
         line = getattr(node, "lineno", 1) or 1
@@ -233,10 +236,9 @@ class _Parser:
         target = self.target(target_node)
         if annotation is not None and not isinstance(target, ir.Var):
             raise self.error(target_node, "an annotated assignment needs a single variable")
+        self.assign_value = value_node if isinstance(target, ir.Var) else None
         value = self.expr(value_node)
         if isinstance(value, ir.OpCall) and value.op == ALLOC_WINDOW_BUFFER:
-            if not isinstance(target, ir.Var):
-                raise self.error(value_node, "pld.tensor.alloc_window_buffer must be assigned to one variable")
             value = ir.OpCall(value.op, value.args, value.kwargs + (("name", ir.Const(target.name)),),
                               value.line, value.col)
         return ir.Assign(target, value, annotation)
@@ -336,9 +338,12 @@ class _Parser:
             op, kwargs = self.ergonomic_all_reduce(node, kwargs)
         if op == ALLREDUCE:
             args, kwargs = self.allreduce_signal_keyword(node, args, kwargs)
-        if op == ALLOC_WINDOW_BUFFER and any(k == "name" for k, _ in kwargs):
-            raise self.error(node, "pld.tensor.alloc_window_buffer takes its name from the "
-                                   "assignment's left-hand side; do not pass name=")
+        if op == ALLOC_WINDOW_BUFFER:
+            if any(k == "name" for k, _ in kwargs):
+                raise self.error(node, "pld.tensor.alloc_window_buffer takes its name from the "
+                                       "assignment's left-hand side; do not pass name=")
+            if node is not self.assign_value:
+                raise self.error(node, "pld.tensor.alloc_window_buffer must be assigned to one variable")
         return ir.OpCall(op, args, kwargs, node.lineno, node.col_offset + 1)
 
     def ergonomic_all_reduce(self, node: ast.Call, kwargs: tuple[tuple[str, ir.Expr], ...]
