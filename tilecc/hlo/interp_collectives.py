@@ -1,0 +1,182 @@
+"""Collectives for the vectorized interpreter: every device's value lives in one array.
+
+Contract: a value is an array whose axis 0 is the device axis, device
+d = replica * partitions + partition (XLA's flattened id and the oracle's order). Each
+function takes those arrays and returns new arrays of the same layout.
+
+Participants follow XLA's GetParticipatingDevicesGroups (xla/service/collective_ops_utils.cc).
+The group mode comes from (channel_id present, use_global_device_ids):
+- (no, false) cross-replica: ids are replicas, one group per (group, partition);
+- (yes, false) cross-replica-and-partition: ids are replicas, a group holds those replicas
+  on every partition (replica-major order);
+- (yes, true) flattened ids: ids are device ids;
+- (yes, no attribute: all-to-all, collective-permute, collective-broadcast) cross-partition:
+  ids are partitions, one group per (group, replica).
+Empty replica groups mean all replicas (all partitions in cross-partition mode). Groups
+must cover every device exactly once, or InterpError (XLA's compiler rejects such text).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import numpy as np
+
+from tilecc.errors import InterpError
+from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.opcodes import HloOpcode
+
+Array = np.ndarray
+GroupReducer = Callable[[Array], Array]
+"""Reduces a (S, *dims) stack of the S members' values over axis 0."""
+
+_HAS_GLOBAL_IDS_ATTRIBUTE = frozenset({HloOpcode.ALL_REDUCE, HloOpcode.ALL_GATHER,
+                                       HloOpcode.REDUCE_SCATTER})
+_PAIR = re.compile(r"\{\s*(-?\d+)\s*,\s*(-?\d+)\s*\}")
+
+
+def group_mode(inst: HloInstruction) -> str:
+    """'cross_replica', 'cross_partition', 'cross_replica_and_partition' or 'flattened_id'."""
+    has_channel = inst.channel_id is not None
+    if inst.opcode not in _HAS_GLOBAL_IDS_ATTRIBUTE:
+        return "cross_partition" if has_channel else "cross_replica"
+    if not has_channel:
+        if inst.use_global_device_ids:
+            raise InterpError(f"{inst.name}: use_global_device_ids=true needs a channel_id")
+        return "cross_replica"
+    return "flattened_id" if inst.use_global_device_ids else "cross_replica_and_partition"
+
+
+def device_groups(inst: HloInstruction, replicas: int, partitions: int) -> list[list[int]]:
+    """The device ids of each participating group of `inst`, in XLA's member order."""
+    mode = group_mode(inst)
+    groups = inst.replica_groups.groups() if inst.replica_groups is not None else None
+    if not groups:
+        if mode == "flattened_id":
+            raise InterpError(f"{inst.name}: replica groups cannot be empty with "
+                              "use_global_device_ids=true")
+        groups = [list(range(partitions if mode == "cross_partition" else replicas))]
+    id_limit = {"cross_replica": replicas, "cross_replica_and_partition": replicas,
+                "cross_partition": partitions, "flattened_id": replicas * partitions}[mode]
+    for group in groups:
+        for member in group:
+            if not 0 <= member < id_limit:
+                raise InterpError(f"{inst.name}: id {member} in replica groups is out of "
+                                  f"range for {mode.replace('_', '-')} mode with "
+                                  f"{replicas} replicas and {partitions} partitions")
+    if mode == "cross_replica":
+        devices = [[r * partitions + p for r in g] for g in groups for p in range(partitions)]
+    elif mode == "cross_partition":
+        devices = [[r * partitions + p for p in g] for g in groups for r in range(replicas)]
+    elif mode == "cross_replica_and_partition":
+        devices = [[r * partitions + p for r in g for p in range(partitions)] for g in groups]
+    else:
+        devices = [list(g) for g in groups]
+    covered = sorted(d for g in devices for d in g)
+    if covered != list(range(replicas * partitions)):
+        raise InterpError(f"{inst.name}: replica groups {inst.replica_groups} must cover each "
+                          f"of the {replicas * partitions} devices exactly once "
+                          f"({mode.replace('_', '-')} mode, {replicas} replicas, "
+                          f"{partitions} partitions)")
+    return devices
+
+
+def all_reduce(x: Array, groups: list[list[int]], reduce_group: GroupReducer) -> Array:
+    out = np.empty_like(x)
+    for group in groups:
+        out[group] = reduce_group(x[group])
+    return out
+
+
+def all_gather(x: Array, groups: list[list[int]], dim: int) -> Array:
+    """Concatenate the members' values along `dim` (an operand dim, not counting axis 0)."""
+    size = len(groups[0])
+    out = np.empty((x.shape[0],) + _scaled(x.shape[1:], dim, size), x.dtype)
+    for group in groups:
+        out[group] = np.concatenate(list(x[group]), axis=dim)
+    return out
+
+
+def reduce_scatter(x: Array, groups: list[list[int]], dim: int,
+                   reduce_group: GroupReducer) -> Array:
+    """Reduce over the group, then member k keeps chunk k of `dim`."""
+    size = len(groups[0])
+    if x.shape[1 + dim] % size:
+        raise InterpError(f"reduce-scatter: dimension {dim} of size {x.shape[1 + dim]} does "
+                          f"not split into {size} equal chunks")
+    chunk = x.shape[1 + dim] // size
+    out = np.empty((x.shape[0],) + _scaled(x.shape[1:], dim, 0, chunk), x.dtype)
+    for group in groups:
+        reduced = reduce_group(x[group])
+        for k, device in enumerate(group):
+            out[device] = np.take(reduced, range(k * chunk, (k + 1) * chunk), axis=dim)
+    return out
+
+
+def all_to_all_array(x: Array, groups: list[list[int]], dim: int) -> Array:
+    """Member k's chunk j of `dim` becomes member j's chunk k."""
+    size = len(groups[0])
+    if x.shape[1 + dim] % size:
+        raise InterpError(f"all-to-all: dimension {dim} of size {x.shape[1 + dim]} does not "
+                          f"split into {size} equal chunks")
+    out = np.empty_like(x)
+    for group in groups:
+        stacked = x[group]  # (S, ..., dim, ...)
+        split = stacked.reshape(stacked.shape[:1 + dim] + (size, -1) + stacked.shape[2 + dim:])
+        swapped = np.swapaxes(split, 0, 1 + dim)  # member axis <-> chunk axis
+        out[group] = swapped.reshape(stacked.shape)
+    return out
+
+
+def all_to_all_tuple(xs: list[Array], groups: list[list[int]]) -> list[Array]:
+    """Tuple form: member k's operand j becomes member j's result k."""
+    size = len(groups[0])
+    if len(xs) != size:
+        raise InterpError(f"all-to-all: {len(xs)} operands for groups of size {size}")
+    outs = [np.empty_like(x) for x in xs]
+    for group in groups:
+        for k, device in enumerate(group):
+            for j, target in enumerate(group):
+                outs[k][target] = xs[j][device]
+    return outs
+
+
+def source_target_pairs(inst: HloInstruction) -> list[tuple[int, int]]:
+    text = inst.attributes.get("source_target_pairs", "{}")
+    return [(int(s), int(t)) for s, t in _PAIR.findall(text)]
+
+
+def collective_permute(x: Array, inst: HloInstruction, replicas: int,
+                       partitions: int) -> Array:
+    """Each target receives its source's value; devices that are no target get zeros."""
+    cross_partition = group_mode(inst) == "cross_partition"
+    limit = partitions if cross_partition else replicas
+    out = np.zeros_like(x)
+    targets: set[int] = set()
+    for source, target in source_target_pairs(inst):
+        if not (0 <= source < limit and 0 <= target < limit) or target in targets:
+            raise InterpError(f"{inst.name}: bad source_target_pairs entry "
+                              f"{{{source},{target}}} (ids below {limit}, each target once)")
+        targets.add(target)
+        for other in range(replicas if cross_partition else partitions):
+            if cross_partition:
+                out[other * partitions + target] = x[other * partitions + source]
+            else:
+                out[target * partitions + other] = x[source * partitions + other]
+    return out
+
+
+def collective_broadcast(x: Array, groups: list[list[int]]) -> Array:
+    """Every member receives the value of its group's first member."""
+    out = np.empty_like(x)
+    for group in groups:
+        out[group] = x[group[0]]
+    return out
+
+
+def _scaled(dims: tuple[int, ...], dim: int, factor: int, value: int | None = None
+            ) -> tuple[int, ...]:
+    new = list(dims)
+    new[dim] = value if value is not None else dims[dim] * factor
+    return tuple(new)

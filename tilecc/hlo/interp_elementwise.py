@@ -1,0 +1,311 @@
+"""Elementwise HLO semantics on numpy arrays, exactly as XLA defines them.
+
+Contract: every function takes numpy arrays of the operand dtype (already broadcast to a
+common shape by the caller; arrays may carry any leading batch axes) and returns a new
+array of the result dtype. Callers run them under `np.errstate(all="ignore")`.
+
+Integer semantics (XLA's elemental IR emitter, checked against XLA CPU in tests):
+- add / subtract / multiply / negate / abs wrap around in two's complement.
+- divide truncates toward zero; x / 0 is -1 for signed and all-ones for unsigned types;
+  INT_MIN / -1 is INT_MIN. remainder has the dividend's sign; x % 0 is x; INT_MIN % -1 is 0.
+- shift amounts are read as unsigned: an amount >= the bit width gives 0 for shift-left and
+  shift-right-logical and the sign fill (0 or -1) for shift-right-arithmetic.
+- power with a negative exponent is 1 for base 1, +-1 for base -1, else 0.
+- convert float -> integer truncates toward zero, saturates at the type's range and maps
+  NaN to 0; integer -> integer keeps the low bits; anything -> pred is `x != 0`.
+Float semantics: f32 / f64 compute in their own precision; f16, bf16 and the fp8 types are
+widened to f32 for each op and rounded back (what XLA CPU's float normalization does).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from tilecc.errors import InterpError
+from tilecc.hlo.opcodes import HloOpcode as Op
+from tilecc.hlo.types import (PrimitiveType, is_floating, is_signed_integral, is_unsigned,
+                              numpy_dtype, primitive_type_name)
+
+Array = np.ndarray
+_NARROW_FLOAT_TYPES = frozenset({PrimitiveType.F16, PrimitiveType.BF16})
+_SUPPORTED_INTEGERS = frozenset({
+    PrimitiveType.S8, PrimitiveType.S16, PrimitiveType.S32, PrimitiveType.S64,
+    PrimitiveType.U8, PrimitiveType.U16, PrimitiveType.U32, PrimitiveType.U64})
+
+
+def check_supported_type(t: PrimitiveType, what: str) -> None:
+    """Raise InterpError for element types the interpreter does not compute with."""
+    if t == PrimitiveType.PRED or t in _SUPPORTED_INTEGERS or is_floating(t):
+        return
+    raise InterpError(f"{what}: element type {primitive_type_name(t)} is not supported "
+                      "by the interpreter")
+
+
+def _compute_dtype(t: PrimitiveType) -> np.dtype:
+    """The dtype float math runs in: f32 for the narrow floats, the type itself otherwise."""
+    if is_floating(t) and t not in (PrimitiveType.F32, PrimitiveType.F64):
+        return np.dtype(np.float32)
+    return numpy_dtype(t)
+
+
+def _float_op(fn: Callable[..., Array]) -> Callable[..., Array]:
+    """Wrap a numpy float function: widen narrow floats to f32, round the result back."""
+    def apply(t: PrimitiveType, *args: Array) -> Array:
+        if not is_floating(t):
+            raise InterpError(f"a float operation got element type {primitive_type_name(t)}")
+        wide = _compute_dtype(t)
+        return np.asarray(fn(*(a.astype(wide, copy=False) for a in args))).astype(numpy_dtype(t))
+    return apply
+
+
+def _bits(t: PrimitiveType) -> int:
+    return numpy_dtype(t).itemsize * 8
+
+
+def _signed_view(x: Array) -> Array:
+    return x.view(np.dtype(f"i{x.dtype.itemsize}"))
+
+
+def _unsigned_view(x: Array) -> Array:
+    return x.view(np.dtype(f"u{x.dtype.itemsize}"))
+
+
+# ---- integer arithmetic -------------------------------------------------------------------
+
+def _int_divide(t: PrimitiveType, a: Array, b: Array) -> Array:
+    if is_unsigned(t):
+        safe = np.where(b == 0, 1, b).astype(a.dtype)
+        return np.where(b == 0, np.iinfo(a.dtype).max, a // safe).astype(a.dtype)
+    minus_one_or_zero = (b == 0) | (b == -1)
+    safe = np.where(minus_one_or_zero, 1, b).astype(a.dtype)
+    remainder = np.fmod(a, safe)
+    quotient = (a - remainder) // safe
+    quotient = np.where(b == -1, np.negative(a), quotient)  # INT_MIN / -1 wraps to INT_MIN
+    return np.where(b == 0, a.dtype.type(-1), quotient).astype(a.dtype)
+
+
+def _int_remainder(t: PrimitiveType, a: Array, b: Array) -> Array:
+    if is_unsigned(t):
+        safe = np.where(b == 0, 1, b).astype(a.dtype)
+        return np.where(b == 0, a, a % safe).astype(a.dtype)
+    safe = np.where((b == 0) | (b == -1), 1, b).astype(a.dtype)
+    return np.where(b == 0, a, np.fmod(a, safe)).astype(a.dtype)
+
+
+def _shift_amount(t: PrimitiveType, b: Array) -> tuple[Array, Array]:
+    """(amount clamped into range, mask of amounts >= the bit width read as unsigned)."""
+    bits = _bits(t)
+    unsigned = _unsigned_view(np.ascontiguousarray(b))
+    too_big = unsigned >= bits
+    return np.where(too_big, 0, unsigned).astype(b.dtype), too_big
+
+
+def _shift_left(t: PrimitiveType, a: Array, b: Array) -> Array:
+    amount, too_big = _shift_amount(t, b)
+    return np.where(too_big, 0, np.left_shift(a, amount)).astype(a.dtype)
+
+
+def _shift_right_logical(t: PrimitiveType, a: Array, b: Array) -> Array:
+    amount, too_big = _shift_amount(t, b)
+    ua = _unsigned_view(np.ascontiguousarray(a))
+    shifted = np.right_shift(ua, _unsigned_view(np.ascontiguousarray(amount)))
+    return np.where(too_big, 0, shifted).astype(ua.dtype).view(a.dtype)
+
+
+def _shift_right_arithmetic(t: PrimitiveType, a: Array, b: Array) -> Array:
+    amount, too_big = _shift_amount(t, b)
+    sa = _signed_view(np.ascontiguousarray(a))
+    shifted = np.right_shift(sa, _signed_view(np.ascontiguousarray(amount)))
+    fill = np.where(sa < 0, -1, 0).astype(sa.dtype)
+    return np.where(too_big, fill, shifted).astype(sa.dtype).view(a.dtype)
+
+
+def _int_power(t: PrimitiveType, base: Array, exponent: Array) -> Array:
+    """Exponentiation by squaring on the wrapping type, XLA's rule for negative exponents."""
+    dtype = base.dtype
+    result = np.ones_like(base)
+    square = base.copy()
+    e = _unsigned_view(np.ascontiguousarray(np.where(exponent < 0, 0, exponent).astype(dtype)))
+    for _ in range(_bits(t)):
+        if not e.any():
+            break
+        result = np.where(e & 1, result * square, result).astype(dtype)
+        square = (square * square).astype(dtype)
+        e = e >> 1
+    if is_signed_integral(t):
+        negative = exponent < 0
+        odd = (exponent & 1) != 0
+        at_negative = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+        result = np.where(negative, at_negative, result).astype(dtype)
+    return result
+
+
+def _count_leading_zeros(t: PrimitiveType, x: Array) -> Array:
+    bits = _bits(t)
+    u = _unsigned_view(np.ascontiguousarray(x)).copy()
+    count = np.zeros(u.shape, np.int64)
+    for width in (32, 16, 8, 4, 2, 1):
+        if width >= bits:
+            continue
+        high_empty = (u >> (bits - width)) == 0
+        count += np.where(high_empty, width, 0)
+        u = np.where(high_empty, u << width, u).astype(u.dtype)
+    count += np.where((u >> (bits - 1)) == 0, 1, 0)
+    return count.astype(x.dtype)
+
+
+def _sign(t: PrimitiveType, x: Array) -> Array:
+    if is_floating(t):
+        wide = x.astype(_compute_dtype(t))
+        out = np.where((wide == 0) | np.isnan(wide), wide, np.copysign(1.0, wide))
+        return out.astype(x.dtype)
+    if is_unsigned(t):
+        return (x != 0).astype(x.dtype)
+    return np.sign(x).astype(x.dtype)
+
+
+def _round_half_away(x: Array) -> Array:
+    truncated = np.trunc(x)
+    return np.where(np.abs(x - truncated) >= 0.5, truncated + np.sign(x), truncated)
+
+
+def _logistic(x: Array) -> Array:
+    return 1 / (1 + np.exp(-x))
+
+
+def _total_order_key(x: Array) -> Array:
+    """Integers that sort like XLA's float total order (-NaN < -inf < ... -0 < +0 ... < NaN)."""
+    if x.dtype.itemsize == 1 or x.dtype.itemsize == 2 and x.dtype != np.float16:
+        x = x.astype(np.float32)  # ml_dtypes formats widen exactly, order kept
+    signed = _signed_view(np.ascontiguousarray(x)).astype(np.int64)
+    magnitude_mask = (1 << (x.dtype.itemsize * 8 - 1)) - 1
+    return np.where(signed < 0, signed ^ magnitude_mask, signed)
+
+
+_UNARY_FLOAT: dict[Op, Callable[..., Array]] = {
+    Op.EXP: _float_op(np.exp), Op.EXPM1: _float_op(np.expm1), Op.LOG: _float_op(np.log),
+    Op.LOG1P: _float_op(np.log1p), Op.TANH: _float_op(np.tanh), Op.SQRT: _float_op(np.sqrt),
+    Op.RSQRT: _float_op(lambda v: 1 / np.sqrt(v)), Op.CBRT: _float_op(np.cbrt),
+    Op.SIN: _float_op(np.sin), Op.COS: _float_op(np.cos), Op.TAN: _float_op(np.tan),
+    Op.FLOOR: _float_op(np.floor), Op.CEIL: _float_op(np.ceil),
+    Op.ROUND_NEAREST_EVEN: _float_op(np.rint),
+    Op.ROUND_NEAREST_AFZ: _float_op(_round_half_away), Op.LOGISTIC: _float_op(_logistic),
+    Op.ATAN: _float_op(np.arctan), Op.SINH: _float_op(np.sinh), Op.COSH: _float_op(np.cosh),
+    Op.ASIN: _float_op(np.arcsin), Op.ACOS: _float_op(np.arccos),
+    Op.ASINH: _float_op(np.arcsinh), Op.ACOSH: _float_op(np.arccosh),
+    Op.ATANH: _float_op(np.arctanh),
+}
+
+_BINARY_FLOAT: dict[Op, Callable[..., Array]] = {
+    Op.ADD: _float_op(np.add), Op.SUBTRACT: _float_op(np.subtract),
+    Op.MULTIPLY: _float_op(np.multiply), Op.DIVIDE: _float_op(np.divide),
+    Op.REMAINDER: _float_op(np.fmod), Op.POWER: _float_op(np.power),
+    Op.MAXIMUM: _float_op(np.maximum), Op.MINIMUM: _float_op(np.minimum),
+    Op.ATAN2: _float_op(np.arctan2),
+}
+
+_BINARY_INT: dict[Op, Callable[..., Array]] = {
+    Op.ADD: lambda t, a, b: np.add(a, b), Op.SUBTRACT: lambda t, a, b: np.subtract(a, b),
+    Op.MULTIPLY: lambda t, a, b: np.multiply(a, b), Op.DIVIDE: _int_divide,
+    Op.REMAINDER: _int_remainder, Op.MAXIMUM: lambda t, a, b: np.maximum(a, b),
+    Op.MINIMUM: lambda t, a, b: np.minimum(a, b), Op.AND: lambda t, a, b: a & b,
+    Op.OR: lambda t, a, b: a | b, Op.XOR: lambda t, a, b: a ^ b, Op.POWER: _int_power,
+    Op.SHIFT_LEFT: _shift_left, Op.SHIFT_RIGHT_LOGICAL: _shift_right_logical,
+    Op.SHIFT_RIGHT_ARITHMETIC: _shift_right_arithmetic,
+}
+
+# PRED is a 1-bit value: add / maximum behave as or, multiply / minimum as and.
+_BINARY_PRED: dict[Op, Callable[[Array, Array], Array]] = {
+    Op.AND: np.logical_and, Op.OR: np.logical_or, Op.XOR: np.logical_xor,
+    Op.MAXIMUM: np.logical_or, Op.MINIMUM: np.logical_and, Op.ADD: np.logical_or,
+    Op.MULTIPLY: np.logical_and,
+}
+
+
+def unary(opcode: Op, t: PrimitiveType, x: Array) -> Array:
+    """A type-preserving unary elementwise op on values of element type `t`."""
+    if opcode in (Op.COPY, Op.OPTIMIZATION_BARRIER):
+        return x
+    if opcode is Op.NOT:
+        return np.logical_not(x) if t == PrimitiveType.PRED else np.invert(x)
+    if opcode is Op.NEGATE and t != PrimitiveType.PRED:
+        return np.negative(x)
+    if opcode is Op.ABS and t != PrimitiveType.PRED:
+        return x.copy() if is_unsigned(t) else np.abs(x)
+    if opcode is Op.SIGN and t != PrimitiveType.PRED:
+        return _sign(t, x)
+    if opcode is Op.CLZ and t in _SUPPORTED_INTEGERS:
+        return _count_leading_zeros(t, x)
+    if opcode is Op.POPULATION_COUNT and t in _SUPPORTED_INTEGERS:
+        return np.bitwise_count(_unsigned_view(np.ascontiguousarray(x))).astype(x.dtype)
+    if is_floating(t) and (fn := _UNARY_FLOAT.get(opcode)) is not None:
+        return fn(t, x)
+    raise InterpError(f"{opcode.mnemonic} on {primitive_type_name(t)} is not supported "
+                      "by the interpreter")
+
+
+def binary(opcode: Op, t: PrimitiveType, a: Array, b: Array) -> Array:
+    """A type-preserving binary elementwise op on operands of element type `t`."""
+    if t == PrimitiveType.PRED:
+        fn_pred = _BINARY_PRED.get(opcode)
+        if fn_pred is not None:
+            return fn_pred(a, b)
+    elif is_floating(t):
+        if (fn := _BINARY_FLOAT.get(opcode)) is not None:
+            return fn(t, a, b)
+    elif (fn := _BINARY_INT.get(opcode)) is not None:
+        return np.asarray(fn(t, a, b)).astype(a.dtype, copy=False)
+    raise InterpError(f"{opcode.mnemonic} on {primitive_type_name(t)} is not supported "
+                      "by the interpreter")
+
+
+_COMPARISONS: dict[str, Callable[[Array, Array], Array]] = {
+    "EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+    "GT": np.greater, "GE": np.greater_equal}
+
+
+def compare(direction: str, comparison_type: str | None, t: PrimitiveType,
+            a: Array, b: Array) -> Array:
+    """compare(a, b), direction=EQ/NE/LT/LE/GT/GE; type=TOTALORDER orders floats totally."""
+    fn = _COMPARISONS.get(direction)
+    if fn is None:
+        raise InterpError(f"compare: unknown direction {direction!r}")
+    if is_floating(t):
+        if comparison_type == "TOTALORDER":
+            return fn(_total_order_key(a), _total_order_key(b))
+        wide = _compute_dtype(t)
+        return fn(a.astype(wide, copy=False), b.astype(wide, copy=False))
+    return fn(a, b)
+
+
+def convert(x: Array, source: PrimitiveType, target: PrimitiveType) -> Array:
+    """XLA's convert: see the module contract for the integer and pred rules."""
+    dtype = numpy_dtype(target)
+    if target == PrimitiveType.PRED:
+        return x != 0
+    if source == PrimitiveType.PRED or not is_floating(source) or is_floating(target):
+        return x.astype(dtype)
+    info = np.iinfo(dtype)
+    wide = x.astype(np.float64)
+    truncated = np.trunc(np.nan_to_num(wide, nan=0.0, posinf=np.inf, neginf=-np.inf))
+    # Saturate in float64 first, then pick the exact bounds (float64 cannot hold INT64_MAX).
+    out = np.clip(truncated, max(float(info.min), -2.0**63), min(float(info.max), 2.0**64))
+    too_low = truncated <= float(info.min)
+    too_high = truncated >= float(info.max)
+    in_range = np.where(too_low | too_high, 0, out).astype(dtype)
+    return np.where(too_low, info.min, np.where(too_high, info.max, in_range)).astype(dtype)
+
+
+def select(pred: Array, on_true: Array, on_false: Array) -> Array:
+    return np.where(pred, on_true, on_false)
+
+
+def clamp(t: PrimitiveType, low: Array, x: Array, high: Array) -> Array:
+    """clamp(low, x, high) = min(max(x, low), high) with the type's max / min semantics."""
+    return binary(Op.MINIMUM, t, binary(Op.MAXIMUM, t, x, low), high)
+
+
+def is_finite(t: PrimitiveType, x: Array) -> Array:
+    return np.isfinite(x.astype(_compute_dtype(t), copy=False))

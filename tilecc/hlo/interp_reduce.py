@@ -1,0 +1,114 @@
+"""Reductions for the interpreter: a numpy fast path for XLA's standard reducers and a
+generic path that runs any `to_apply` computation vectorized.
+
+Contract: `reducer_opcode(comp)` returns the binary opcode of a computation whose root is
+`op(parameter(0), parameter(1))` (either order) on scalars, else None -- XLA's
+MatchReductionComputation plus and / or / xor on integers. `fast_reduce` reduces axes of an
+array with that opcode's exact semantics (integers wrap, PRED and / or are logical, narrow
+floats accumulate in f32 and round once). `tree_reduce` combines columns of (M, K) arrays
+pairwise with a callable that evaluates the reducer computation on whole lanes, so a
+reduction of K elements costs log2(K) vectorized calls; XLA requires reducers to be
+associative and commutative, which makes the pairing order irrelevant for them.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from tilecc.hlo.interp_elementwise import binary
+from tilecc.hlo.ir import HloComputation
+from tilecc.hlo.opcodes import HloOpcode as Op
+from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
+
+Array = np.ndarray
+LaneCombiner = Callable[[list[Array], list[Array]], list[Array]]
+"""combine(accumulators, elements) -> new accumulators, each a flat (lanes,) array."""
+
+_FAST_REDUCERS = frozenset({Op.ADD, Op.MULTIPLY, Op.MAXIMUM, Op.MINIMUM, Op.AND, Op.OR, Op.XOR})
+
+_INT_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply, Op.MAXIMUM: np.maximum,
+               Op.MINIMUM: np.minimum, Op.AND: np.bitwise_and, Op.OR: np.bitwise_or,
+               Op.XOR: np.bitwise_xor}
+_PRED_UFUNCS = {Op.ADD: np.logical_or, Op.MULTIPLY: np.logical_and, Op.MAXIMUM: np.logical_or,
+                Op.MINIMUM: np.logical_and, Op.AND: np.logical_and, Op.OR: np.logical_or,
+                Op.XOR: np.logical_xor}
+_FLOAT_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply, Op.MAXIMUM: np.maximum,
+                 Op.MINIMUM: np.minimum}
+
+
+def reducer_opcode(comp: HloComputation) -> Op | None:
+    """The opcode of a standard two-parameter scalar reducer, or None."""
+    root = comp.root
+    if root is None or root.opcode not in _FAST_REDUCERS or len(comp.parameters) != 2:
+        return None
+    if root.shape.dims or not root.shape.is_array:
+        return None
+    if {id(op) for op in root.operands} != {id(p) for p in comp.parameters}:
+        return None
+    t = root.shape.element_type
+    if is_floating(t) and root.opcode not in _FLOAT_UFUNCS:
+        return None
+    if any(p.shape.element_type != t or p.shape.dims for p in comp.parameters):
+        return None
+    return root.opcode
+
+
+def fast_reduce(opcode: Op, t: PrimitiveType, x: Array, axes: tuple[int, ...]) -> Array:
+    """Reduce `axes` of x (no init value); every reduced axis must be non-empty."""
+    if t == PrimitiveType.PRED:
+        return _PRED_UFUNCS[opcode].reduce(x, axis=axes)
+    if is_floating(t):
+        wide = np.float64 if t == PrimitiveType.F64 else np.float32
+        reduced = _FLOAT_UFUNCS[opcode].reduce(x.astype(wide, copy=False), axis=axes)
+        return reduced.astype(numpy_dtype(t))
+    return _INT_UFUNCS[opcode].reduce(x, axis=axes, dtype=x.dtype)
+
+
+def reduce_with_init(opcode: Op, t: PrimitiveType, x: Array, init: Array,
+                     axes: tuple[int, ...]) -> Array:
+    """XLA reduce with a standard reducer: op(init, reduction of x over axes).
+
+    x is (B, *dims), init is (B,), axes count from 1.
+    """
+    kept = tuple(size for axis, size in enumerate(x.shape) if axis not in axes)
+    init_b = np.broadcast_to(init.reshape((init.shape[0],) + (1,) * (len(kept) - 1)), kept)
+    if any(x.shape[axis] == 0 for axis in axes):
+        return np.array(init_b)
+    return binary(opcode, t, init_b, fast_reduce(opcode, t, x, axes))
+
+
+def tree_reduce(columns: list[Array], combine: LaneCombiner) -> list[Array]:
+    """Reduce the K columns of each (M, K) array (K >= 1) to (M,) by pairwise combining."""
+    while columns[0].shape[1] > 1:
+        count = columns[0].shape[1]
+        half = count // 2
+        lanes = columns[0].shape[0]
+        left = [c[:, :half].reshape(-1) for c in columns]
+        right = [c[:, half:2 * half].reshape(-1) for c in columns]
+        merged = [m.reshape(lanes, half) for m in combine(left, right)]
+        if count % 2:
+            merged = [np.concatenate([m, c[:, 2 * half:]], axis=1)
+                      for m, c in zip(merged, columns)]
+        columns = merged
+    return [c[:, 0] for c in columns]
+
+
+def generic_reduce(xs: list[Array], inits: list[Array], axes: tuple[int, ...],
+                   combine: LaneCombiner) -> list[Array]:
+    """XLA reduce with any reducer: xs are (B, *dims), inits (B,), axes count from 1."""
+    lanes = xs[0].shape[0]
+    kept_axes = [a for a in range(1, xs[0].ndim) if a not in axes]
+    kept = tuple(xs[0].shape[a] for a in kept_axes)
+    count = int(np.prod([xs[0].shape[a] for a in axes], dtype=np.int64))
+    rows = lanes * int(np.prod(kept, dtype=np.int64))
+    init_rows = [np.repeat(init, rows // lanes) if lanes else init for init in inits]
+    if count == 0:
+        results = init_rows
+    else:
+        columns = [np.transpose(x, [0] + kept_axes + list(axes)).reshape(rows, count)
+                   for x in xs]
+        reduced = tree_reduce(columns, combine)
+        results = combine(init_rows, reduced)
+    return [r.reshape((lanes,) + kept) for r in results]
