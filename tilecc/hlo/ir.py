@@ -186,7 +186,7 @@ class HloComputation:
     """An ordered set of instructions with a root and numbered parameters."""
 
     __slots__ = ("name", "_instructions", "root", "parameters", "parent",
-                 "is_fusion_computation", "execution_thread", "signature_text")
+                 "is_fusion_computation", "execution_thread")
 
     def __init__(self, name: str, execution_thread: str | None = None) -> None:
         self.name = name
@@ -196,7 +196,6 @@ class HloComputation:
         self.parent: HloModule | None = None
         self.is_fusion_computation = False
         self.execution_thread = execution_thread
-        self.signature_text: str | None = None
 
     @property
     def instructions(self) -> list[HloInstruction]:
@@ -344,26 +343,29 @@ class HloModule:
         """The FileNames / FunctionNames / FileLocations / StackFrames block, verbatim."""
         self._names: set[str] = set()
         self._name_counters: dict[str, int] = {}
+        self._comp_names: set[str] = set()
+        self._name_counters_c: dict[str, int] = {}
 
     # --- names -----------------------------------------------------------------------------
 
     def unique_name(self, prefix: str) -> str:
-        """A name not used by any instruction or computation of this module: `prefix` if
-        free, else `prefix.N` for the smallest free N above those handed out before."""
-        base = prefix or "instruction"
-        if base not in self._names:
-            return base
-        n = self._name_counters.get(base, 0)
-        while True:
-            n += 1
-            candidate = f"{base}.{n}"
-            if candidate not in self._names:
-                self._name_counters[base] = n
-                return candidate
+        """An instruction name not used in this module: `prefix` if free, else `prefix.N`
+        for the smallest free N above those handed out before (XLA's NameUniquer).
+        Instruction and computation names are separate namespaces, as in XLA."""
+        return _fresh_name(prefix or "instruction", self._names, self._name_counters)
+
+    def unique_computation_name(self, prefix: str) -> str:
+        return _fresh_name(prefix or "computation", self._comp_names, self._name_counters_c)
 
     def claim_name(self, wanted: str) -> str:
+        """Reserve `wanted` (made unique) as an instruction name and return it."""
         name = self.unique_name(wanted)
         self._names.add(name)
+        return name
+
+    def claim_computation_name(self, wanted: str) -> str:
+        name = self.unique_computation_name(wanted)
+        self._comp_names.add(name)
         return name
 
     def release_name(self, name: str) -> None:
@@ -376,7 +378,7 @@ class HloModule:
 
     def add_computation(self, comp: HloComputation, is_entry: bool = False) -> HloComputation:
         """Append `comp` (its name made unique); its instructions' names are claimed too."""
-        comp.name = self.claim_name(comp.name)
+        comp.name = self.claim_computation_name(comp.name)
         comp.parent = self
         for inst in comp._instructions:
             inst.name = self.claim_name(inst.name)
@@ -428,6 +430,18 @@ class HloModule:
 
     def __repr__(self) -> str:
         return f"<HloModule {self.name}: {len(self.computations)} computations>"
+
+
+def _fresh_name(base: str, used: set[str], counters: dict[str, int]) -> str:
+    if base not in used:
+        return base
+    n = counters.get(base, 0)
+    while True:
+        n += 1
+        candidate = f"{base}.{n}"
+        if candidate not in used:
+            counters[base] = n
+            return candidate
 
 
 def add_control_dependency(pred: HloInstruction, succ: HloInstruction) -> None:

@@ -1,0 +1,188 @@
+"""Constant literals: XLA's text form <-> numpy arrays.
+
+Contract: `parse_literal(text, shape)` reads what XLA prints inside `constant(...)` for an
+array shape -- a scalar `-3`, `1.5`, `inf`, `-nan`, `true`; nested braces with one level
+per dimension `{ { 1, 2 }, { 3, 4 } }`; `{}` for zero elements -- and returns an array of
+`numpy_dtype(shape.element_type)` with `shape.dims`. Integers must fit the element type
+(no silent wrap-around); floats are not accepted for integer types. Anything else raises
+LiteralError(message, offset) where offset indexes `text`.
+`format_literal(array, shape)` prints the way XLA does: floats with C's %g at the type's
+digits10 precision, falling back to max_digits10 when that does not round-trip
+(XLA's RoundTripFpToString), integers in decimal, pred as 1 / 0 (as XLA prints it).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from tilecc.hlo.types import PrimitiveType, Shape, is_complex, is_floating, numpy_dtype
+
+_TOKEN = re.compile(r"\s*(?:([{}(),])|([^\s{}(),]+))")
+
+# (digits10, max_digits10) per float type, as std::numeric_limits gives them in XLA.
+_FLOAT_DIGITS = {
+    PrimitiveType.F64: (15, 17), PrimitiveType.F32: (6, 9), PrimitiveType.F16: (3, 5),
+    PrimitiveType.BF16: (2, 4), PrimitiveType.C64: (6, 9), PrimitiveType.C128: (15, 17),
+}
+
+
+class LiteralError(ValueError):
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+def _tokens(text: str) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    pos = 0
+    end = len(text.rstrip())
+    while pos < end:
+        m = _TOKEN.match(text, pos)
+        if m is None:  # pragma: no cover - the pattern matches any non-space character
+            raise LiteralError("unreadable literal", pos)
+        out.append((m.group(1) or m.group(2), m.start(m.lastindex or 0)))
+        pos = m.end()
+    return out
+
+
+def _convert_scalar(token: str, offset: int, et: PrimitiveType) -> object:
+    if et == PrimitiveType.PRED:
+        if token in ("true", "1"):
+            return True
+        if token in ("false", "0"):
+            return False
+        raise LiteralError(f"expected true or false for pred, got '{token}'", offset)
+    if is_floating(et) or is_complex(et):
+        try:
+            return float(token)
+        except ValueError:
+            raise LiteralError(f"expected a number, got '{token}'", offset) from None
+    try:
+        value = int(token, 0) if token.lower().startswith(("0x", "-0x")) else int(token)
+    except ValueError:
+        raise LiteralError(f"expected an integer for {et.name.lower()}, got '{token}'",
+                           offset) from None
+    info = np.iinfo(numpy_dtype(et)) if et not in (PrimitiveType.S4, PrimitiveType.U4,
+                                                   PrimitiveType.S2, PrimitiveType.U2) else None
+    lo, hi = (int(info.min), int(info.max)) if info is not None else _subbyte_range(et)
+    if not lo <= value <= hi:
+        raise LiteralError(f"value {value} out of range for {et.name.lower()} [{lo}, {hi}]",
+                           offset)
+    return value
+
+
+def _subbyte_range(et: PrimitiveType) -> tuple[int, int]:
+    bits = 4 if et in (PrimitiveType.S4, PrimitiveType.U4) else 2
+    if et in (PrimitiveType.U4, PrimitiveType.U2):
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def parse_literal(text: str, shape: Shape) -> np.ndarray:
+    """The array that `text` denotes for `shape` (see the module contract)."""
+    if not shape.is_array:
+        raise LiteralError(f"constants of shape {shape.to_text()} are not supported", 0)
+    et = shape.element_type
+    toks = _tokens(text)
+    values: list[object] = []
+    pos = _read_nested(toks, 0, shape.dims, 0, et, values, text)
+    if pos != len(toks):
+        raise LiteralError(f"unexpected '{toks[pos][0]}' after the literal", toks[pos][1])
+    dtype = numpy_dtype(et)
+    if is_complex(et):
+        arr = np.array(values, dtype=np.complex128).astype(dtype)
+    elif is_floating(et) and dtype.itemsize < 4:
+        arr = np.array(values, dtype=np.float64).astype(dtype)
+    else:
+        arr = np.array(values, dtype=dtype)
+    return arr.reshape(shape.dims)
+
+
+def _read_nested(toks: list[tuple[str, int]], pos: int, dims: tuple[int, ...], depth: int,
+                 et: PrimitiveType, out: list[object], text: str) -> int:
+    """Read one value of rank len(dims)-depth starting at toks[pos]; return the next index."""
+    if pos >= len(toks):
+        raise LiteralError("literal ends early", len(text))
+    tok, off = toks[pos]
+    if depth == len(dims):
+        if is_complex(et):
+            return _read_complex(toks, pos, et, out, text)
+        if tok in "{}(),":
+            raise LiteralError(f"expected a scalar value, got '{tok}'", off)
+        out.append(_convert_scalar(tok, off, et))
+        return pos + 1
+    if tok != "{":
+        raise LiteralError(f"expected '{{' for dimension {depth} of size {dims[depth]}, got '{tok}'",
+                           off)
+    pos += 1
+    count = 0
+    while pos < len(toks) and toks[pos][0] != "}":
+        if count:
+            if toks[pos][0] != ",":
+                raise LiteralError(f"expected ',' or '}}', got '{toks[pos][0]}'", toks[pos][1])
+            pos += 1
+        pos = _read_nested(toks, pos, dims, depth + 1, et, out, text)
+        count += 1
+    if pos >= len(toks):
+        raise LiteralError("unbalanced '{' in literal", off)
+    if count != dims[depth]:
+        raise LiteralError(f"dimension {depth} has {count} elements, the shape says {dims[depth]}",
+                           off)
+    return pos + 1
+
+
+def _read_complex(toks: list[tuple[str, int]], pos: int, et: PrimitiveType,
+                  out: list[object], text: str) -> int:
+    parts = [t for t, _ in toks[pos:pos + 5]]
+    if len(parts) < 5 or parts[0] != "(" or parts[2] != "," or parts[4] != ")":
+        raise LiteralError("expected a complex value (re, im)", toks[pos][1])
+    re_, im = (_convert_scalar(parts[i], toks[pos + i][1], et) for i in (1, 3))
+    out.append(complex(float(re_), float(im)))  # type: ignore[arg-type]
+    return pos + 5
+
+
+def format_scalar(value: object, et: PrimitiveType) -> str:
+    if et == PrimitiveType.PRED:
+        return "1" if bool(value) else "0"
+    if is_complex(et):
+        c = complex(value)  # type: ignore[arg-type]
+        return f"({_format_float(c.real, et)}, {_format_float(c.imag, et)})"
+    if is_floating(et):
+        return _format_float(value, et)
+    return str(int(value))  # type: ignore[call-overload]
+
+
+def _format_float(value: object, et: PrimitiveType) -> str:
+    v = float(value)  # type: ignore[arg-type]
+    if v != v:
+        return "-nan" if np.signbit(v) else "nan"
+    if v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else "-inf"
+    short, full = _FLOAT_DIGITS.get(et, (2, 4))
+    text = "%.*g" % (short, v)
+    # XLA checks the round trip in float (double for f64 / c128), not in the narrow type:
+    # bf16 0.1 prints as 0.1001 because float("0.1") != float(bf16(0.1)).
+    wide = np.float64 if et in (PrimitiveType.F64, PrimitiveType.C128) else np.float32
+    if wide(float(text)) != wide(v):
+        text = "%.*g" % (full, v)
+    return text
+
+
+def format_literal(array: np.ndarray, shape: Shape) -> str:
+    """XLA's text for `array` as a constant of `shape` (rank 0: a bare scalar)."""
+    et = shape.element_type
+    arr = np.asarray(array).reshape(shape.dims)
+    if arr.ndim == 0:
+        return format_scalar(arr.item() if not is_floating(et) else arr, et)
+    if arr.ndim == 1:
+        return "{" + ", ".join(format_scalar(v, et) for v in arr) + "}"
+    return "{ " + ", ".join(_format_nested(sub, et) for sub in arr) + " }"
+
+
+def _format_nested(arr: np.ndarray, et: PrimitiveType) -> str:
+    if arr.ndim == 1:
+        return "{ " + ", ".join(format_scalar(v, et) for v in arr) + " }"
+    return "{ " + ", ".join(_format_nested(sub, et) for sub in arr) + " }"

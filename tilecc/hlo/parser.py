@@ -1,0 +1,727 @@
+"""Parser for XLA's HLO text format, short form and long form.
+
+Contract: `parse_module(text, path)` returns an HloModule or raises ParseError(path, line,
+col, message, source_line=...) -- never another exception -- for any input. Accepted:
+- header `HloModule name, attr=value, ...` (replica_count / num_partitions typed, the rest
+  verbatim), then an optional stack-frame block (FileNames / FunctionNames /
+  FileLocations / StackFrames) kept verbatim;
+- computations `[ENTRY] [%]name [(params) -> shape] [, execution_thread="t"] { ... }`;
+  without ENTRY the last computation is the entry;
+- instructions `[ROOT] [%]name = shape opcode(operands), attr=value, ...`; operands may be
+  preceded by their shape; `//` and `/* */` comments are skipped anywhere between tokens.
+Rejected with a located message: unknown opcode / type, bad shape, undefined or duplicate
+names, missing or repeated ROOT, unbalanced brackets, wrong operand count for fixed-arity
+opcodes, missing required attributes, unknown computations, malformed literals.
+Instruction names must be unique within a computation; a name repeated in another
+computation is renamed `name.N` as XLA's parser does.
+
+Speed: the parser is a cursor over the whole text driven by compiled regexes that each
+consume a whole piece (instruction head, shape, operand list, attribute) at once; shapes are
+cached by their text. There is no per-character Python loop except inside nested braces.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tilecc.errors import ParseError
+from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control_dependency
+from tilecc.hlo.literal import LiteralError, parse_literal
+from tilecc.hlo.opcodes import HloOpcode, lookup_opcode
+from tilecc.hlo.replica_groups import ReplicaGroups
+from tilecc.hlo.types import TYPE_BY_NAME, Layout, PrimitiveType, Shape
+
+_WS = r"(?:\s+|/\*[\s\S]*?\*/|//[^\n]*)*"
+_NAME = r"[A-Za-z_][\w.\-]*"
+_SKIP = re.compile(_WS)
+_HEADER = re.compile(_WS + r"HloModule\s+(" + _NAME + r")")
+_INST_HEAD = re.compile(_WS + r"(ROOT\s+)?%?(" + _NAME + r")" + _WS + "=" + _WS)
+_ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}]*\})?")
+_OPCODE = re.compile(_WS + r"([a-z][a-z0-9\-]*)" + _WS + r"\(")
+_SIMPLE_OPERANDS = re.compile(r"\s*((?:%?" + _NAME + r"\s*,\s*)*%?" + _NAME + r")?\s*\)")
+_ATTR_KEY = re.compile(_WS + r"," + _WS + r"([A-Za-z_][\w\-]*)" + _WS + "=" + _WS)
+_SIMPLE_VALUE = re.compile(r'[^,{}()\[\]"\s]+')
+_FLAT_BRACES = re.compile(r'\{[^{}"]*(?:"(?:[^"\\\n]|\\.)*"[^{}"]*)*\}')
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_BRACKET_OR_QUOTE = re.compile(r'[()\[\]{}"]')
+_COMP_HEAD = re.compile(_WS + r"(ENTRY\s+)?%?(" + _NAME + r")" + _WS)
+_INT = re.compile(r"\s*(-?\d+)\s*")
+_INT_LIST = re.compile(r"\{\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\}")
+_SLICE_DIM = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
+_IOTA_GROUPS = re.compile(
+    r"\[\s*(\d+)\s*,\s*(\d+)\s*\]\s*<=\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]"
+    r"(?:\s*T\(\s*(\d+(?:\s*,\s*\d+)*)\s*\))?")
+_MESH_GROUPS = re.compile(r"mesh\[\s*((?:'[^']*'\s*=\s*\d+\s*,?\s*)*)\]\s*\{\s*((?:'[^']*'\s*,?\s*)*)\}")
+_MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
+_MESH_NAME = re.compile(r"'([^']*)'")
+_STACK_SECTIONS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+_STACK_LINE = re.compile(r"[ \t]*(?:\d[^\n]*|FileNames|FunctionNames|FileLocations|StackFrames)?[ \t]*(?:\n|$)")
+
+_COMPUTATION_ATTRS = {"to_apply", "condition", "body", "calls", "branch_computations",
+                      "true_computation", "false_computation", "select", "scatter",
+                      "called_computations"}
+_BOOL_ATTRS = {"use_global_device_ids", "constrain_layout"}
+# Attributes without which an opcode is meaningless (XLA's parser requires them too).
+_REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
+    HloOpcode.REDUCE: ("dimensions", "to_apply"),
+    HloOpcode.ALL_REDUCE: ("to_apply",),
+    HloOpcode.REDUCE_SCATTER: ("dimensions", "to_apply"),
+    HloOpcode.ALL_GATHER: ("dimensions",),
+    HloOpcode.BROADCAST: ("dimensions",),
+    HloOpcode.TRANSPOSE: ("dimensions",),
+    HloOpcode.CONCATENATE: ("dimensions",),
+    HloOpcode.SLICE: ("slice",),
+    HloOpcode.GET_TUPLE_ELEMENT: ("index",),
+    HloOpcode.COMPARE: ("direction",),
+    HloOpcode.IOTA: ("iota_dimension",),
+    HloOpcode.WHILE: ("condition", "body"),
+    HloOpcode.CALL: ("to_apply",),
+    HloOpcode.MAP: ("to_apply",),
+    HloOpcode.FUSION: ("calls",),
+}
+_COMPARISON_DIRECTIONS = {"EQ", "NE", "GE", "GT", "LE", "LT"}
+_COMPARISON_TYPES = {"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"}
+
+
+def parse_module(text: str, path: str = "<string>") -> HloModule:
+    """Parse XLA HLO text (see the module docstring); ParseError on any malformed input."""
+    try:
+        return _Parser(text, path).parse()
+    except RecursionError:
+        raise ParseError(path, 1, 1, "input nests too deeply") from None
+
+
+class _Parser:
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self.pos = 0
+        self.shape_cache: dict[str, Shape] = {}
+        self.module: HloModule | None = None
+        # (instruction, attribute, computation name, text position) resolved at the end
+        self.comp_refs: list[tuple[HloInstruction, str, list[tuple[str, int]]]] = []
+
+    # --- errors and low-level cursor helpers -----------------------------------------------
+
+    def error(self, message: str, pos: int | None = None) -> ParseError:
+        pos = self.pos if pos is None else pos
+        pos = max(0, min(pos, len(self.text)))
+        line = self.text.count("\n", 0, pos) + 1
+        start = self.text.rfind("\n", 0, pos) + 1
+        end = self.text.find("\n", pos)
+        source = self.text[start:end if end >= 0 else len(self.text)]
+        return ParseError(self.path, line, pos - start + 1, message, source_line=source)
+
+    def skip(self) -> None:
+        self.pos = _SKIP.match(self.text, self.pos).end()  # type: ignore[union-attr]
+
+    def peek(self) -> str:
+        self.skip()
+        return self.text[self.pos:self.pos + 1]
+
+    def expect(self, char: str, what: str) -> None:
+        self.skip()
+        if not self.text.startswith(char, self.pos):
+            found = self.text[self.pos:self.pos + 1] or "end of input"
+            raise self.error(f"expected '{char}' {what}, found '{found}'")
+        self.pos += len(char)
+
+    def describe_here(self) -> str:
+        m = _SIMPLE_VALUE.match(self.text, self.pos)
+        if m is not None:
+            return f"'{m.group(0)[:40]}'"
+        return f"'{self.text[self.pos]}'" if self.pos < len(self.text) else "end of input"
+
+    # --- module ----------------------------------------------------------------------------
+
+    def parse(self) -> HloModule:
+        m = _HEADER.match(self.text, 0)
+        if m is None:
+            self.skip()
+            raise self.error(f"expected 'HloModule name' at the start, found {self.describe_here()}")
+        module = self.module = HloModule(m.group(1))
+        self.pos = m.end()
+        self.parse_header_attributes(module)
+        self.parse_stack_frames(module)
+        entry: HloComputation | None = None
+        while self.peek():
+            comp, is_entry, pos = self.parse_computation()
+            if is_entry:
+                if entry is not None:
+                    raise self.error("a second ENTRY computation", pos)
+                entry = comp
+        if not module.computations:
+            raise self.error("the module has no computations")
+        module.entry = entry if entry is not None else module.computations[-1]
+        self.resolve_computation_refs(module)
+        return module
+
+    def parse_header_attributes(self, module: HloModule) -> None:
+        while True:
+            m = _ATTR_KEY.match(self.text, self.pos)
+            if m is None:
+                return
+            key, key_pos = m.group(1), m.start(1)
+            self.pos = m.end()
+            value = self.raw_value(key)
+            if key in module.header_order:
+                raise self.error(f"header attribute '{key}' given twice", key_pos)
+            module.header_order.append(key)
+            if key in ("replica_count", "num_partitions"):
+                if not value.isdigit() or int(value) < 1:
+                    raise self.error(f"{key} must be a positive integer, got '{value}'", key_pos)
+                setattr(module, key, int(value))
+            elif key in ("entry_computation_layout", "input_output_alias", "frontend_attributes"):
+                setattr(module, key, value)
+            else:
+                module.header_attributes[key] = value
+
+    def parse_stack_frames(self, module: HloModule) -> None:
+        self.skip()
+        if not self.text.startswith(_STACK_SECTIONS, self.pos):
+            return
+        start = self.pos
+        while self.pos < len(self.text):
+            m = _STACK_LINE.match(self.text, self.pos)
+            if m is None or m.end() == m.start():
+                break
+            self.pos = m.end()
+        module.stack_frames = self.text[start:self.pos].rstrip()
+
+    # --- computations ----------------------------------------------------------------------
+
+    def parse_computation(self) -> tuple[HloComputation, bool, int]:
+        module = self.module
+        assert module is not None
+        m = _COMP_HEAD.match(self.text, self.pos)
+        if m is None:
+            raise self.error(f"expected a computation, found {self.describe_here()}")
+        name, name_pos, is_entry = m.group(2), m.start(2), m.group(1) is not None
+        if name in ("ROOT", "ENTRY") or name in TYPE_BY_NAME:
+            raise self.error(f"'{name}' cannot name a computation", name_pos)
+        if module.computation_by_name(name) is not None:
+            raise self.error(f"computation '{name}' is defined twice", name_pos)
+        self.pos = m.end()
+        if self.text.startswith("(", self.pos):
+            self.skip_balanced()
+            self.expect("->", "between the parameters and the result shape")
+            self.skip()
+            self.parse_shape()
+        comp = HloComputation(name)
+        self.skip()
+        if self.text.startswith(",", self.pos):
+            self.pos += 1
+            self.skip()
+            m2 = re.compile(r"execution_thread\s*=\s*").match(self.text, self.pos)
+            if m2 is None:
+                raise self.error(f"expected execution_thread=..., found {self.describe_here()}")
+            self.pos = m2.end()
+            s = _STRING.match(self.text, self.pos)
+            if s is None:
+                raise self.error("expected a quoted execution thread name")
+            comp.execution_thread = s.group(0)[1:-1]
+            self.pos = s.end()
+        self.expect("{", f"to open computation '{name}'")
+        open_pos = self.pos - 1
+        module.computations.append(comp)
+        comp.parent = module
+        module.claim_computation_name(name)
+        self.parse_instructions(comp, open_pos)
+        return comp, is_entry, name_pos
+
+    def parse_instructions(self, comp: HloComputation, open_pos: int) -> None:
+        module = self.module
+        assert module is not None
+        scope: dict[str, HloInstruction] = {}
+        control_refs: list[tuple[HloInstruction, list[tuple[str, int]]]] = []
+        root: HloInstruction | None = None
+        params: dict[int, HloInstruction] = {}
+        text = self.text
+        while True:
+            self.skip()
+            if text.startswith("}", self.pos):
+                self.pos += 1
+                break
+            if self.pos >= len(text):
+                raise self.error(f"unbalanced '{{': computation '{comp.name}' is not closed",
+                                 open_pos)
+            inst, is_root, name_pos = self.parse_instruction(scope, control_refs)
+            if inst.name in scope:
+                raise self.error(f"instruction '{inst.name}' is defined twice in "
+                                 f"computation '{comp.name}'", name_pos)
+            scope[inst.name] = inst
+            if is_root:
+                if root is not None:
+                    raise self.error(f"a second ROOT in computation '{comp.name}' (first: "
+                                     f"'{root.name}')", name_pos)
+                root = inst
+            if inst.opcode is HloOpcode.PARAMETER:
+                n = inst.parameter_number
+                assert n is not None
+                if n in params:
+                    raise self.error(f"parameter number {n} is used twice in computation "
+                                     f"'{comp.name}'", name_pos)
+                params[n] = inst
+            if module.name_is_used(inst.name):
+                inst.name = module.unique_name(inst.name)
+            module.claim_name(inst.name)
+            inst.parent = comp
+            comp._instructions[inst] = None
+        if not scope:
+            raise self.error(f"computation '{comp.name}' has no instructions", open_pos)
+        if root is None:
+            raise self.error(f"computation '{comp.name}' has no ROOT instruction", open_pos)
+        if sorted(params) != list(range(len(params))):
+            missing = min(set(range(len(params))) - set(params))
+            raise self.error(f"computation '{comp.name}' lacks parameter({missing})", open_pos)
+        comp.root = root
+        comp.parameters = [params[i] for i in range(len(params))]
+        for inst, names in control_refs:
+            for pred_name, pos in names:
+                pred = scope.get(pred_name)
+                if pred is None:
+                    raise self.error(f"control predecessor '{pred_name}' is not an instruction "
+                                     f"of computation '{comp.name}'", pos)
+                add_control_dependency(pred, inst)
+
+    # --- instructions ----------------------------------------------------------------------
+
+    def parse_instruction(self, scope: dict[str, HloInstruction],
+                          control_refs: list) -> tuple[HloInstruction, bool, int]:
+        text = self.text
+        m = _INST_HEAD.match(text, self.pos)
+        if m is None:
+            self.skip()
+            raise self.error(f"expected an instruction 'name = shape opcode(...)', found "
+                             f"{self.describe_here()}")
+        name, name_pos, is_root = m.group(2), m.start(2), m.group(1) is not None
+        if name in TYPE_BY_NAME or name == "ROOT":
+            raise self.error(f"'{name}' is a reserved word and cannot name an instruction",
+                             name_pos)
+        self.pos = m.end()
+        shape = self.parse_shape()
+        m = _OPCODE.match(text, self.pos)
+        if m is None:
+            self.skip()
+            raise self.error(f"expected an opcode followed by '(', found {self.describe_here()}")
+        opcode = lookup_opcode(m.group(1))
+        if opcode is None:
+            raise self.error(f"unknown opcode '{m.group(1)}'", m.start(1))
+        op_pos = m.start(1)
+        self.pos = m.end()
+        inst = HloInstruction(name, opcode, shape)
+        if opcode is HloOpcode.CONSTANT:
+            self.parse_constant_payload(inst)
+        elif opcode is HloOpcode.PARAMETER:
+            mi = _INT.match(text, self.pos)
+            if mi is None or int(mi.group(1)) < 0:
+                raise self.error("expected a parameter number, e.g. parameter(0)")
+            inst.parameter_number = int(mi.group(1))
+            self.pos = mi.end()
+            self.expect(")", "after the parameter number")
+        else:
+            self.parse_operands(inst, scope)
+        arity = opcode.arity
+        if arity is not None and len(inst.operands) != arity and opcode is not HloOpcode.CONSTANT:
+            raise self.error(f"{opcode.mnemonic} takes {arity} operand{'s' * (arity != 1)}, "
+                             f"got {len(inst.operands)}", op_pos)
+        seen: set[str] = set()
+        while True:
+            m = _ATTR_KEY.match(text, self.pos)
+            if m is None:
+                break
+            key, key_pos = m.group(1), m.start(1)
+            if key in seen:
+                raise self.error(f"attribute '{key}' is given twice", key_pos)
+            seen.add(key)
+            self.pos = m.end()
+            self.parse_attribute(inst, key, key_pos, control_refs)
+        self.check_instruction_end(inst)
+        for req in _REQUIRED.get(opcode, ()):
+            if req not in seen:
+                raise self.error(f"{opcode.mnemonic} '{name}' lacks the required attribute "
+                                 f"'{req}'", op_pos)
+        inst.register_as_user()
+        return inst, is_root, name_pos
+
+    def check_instruction_end(self, inst: HloInstruction) -> None:
+        """After the attributes the line must end (next instruction or '}')."""
+        save = self.pos
+        self.skip()
+        nxt = self.text[self.pos:self.pos + 1]
+        if nxt in ("}", "") or _INST_HEAD.match(self.text, self.pos):
+            self.pos = save
+            return
+        raise self.error(f"unexpected {self.describe_here()} after instruction '{inst.name}' "
+                         "(expected ', attribute=value' or a new instruction)")
+
+    def parse_operands(self, inst: HloInstruction, scope: dict[str, HloInstruction]) -> None:
+        text = self.text
+        m = _SIMPLE_OPERANDS.match(text, self.pos)
+        if m is not None:
+            if m.group(1):
+                base = m.start(1)
+                for nm in _NAME_IN_LIST.finditer(m.group(1)):
+                    op = scope.get(nm.group(1))
+                    if op is None:
+                        raise self.error(f"use of undefined instruction '{nm.group(1)}'",
+                                         base + nm.start(1))
+                    inst.operands.append(op)
+            self.pos = m.end()
+            return
+        # General form: operands may carry shapes (`s32[8]{0} %x`) and comments.
+        first = True
+        while True:
+            self.skip()
+            if text.startswith(")", self.pos):
+                self.pos += 1
+                return
+            if not first:
+                self.expect(",", f"between operands of '{inst.name}'")
+                self.skip()
+            first = False
+            start = self.pos
+            if text.startswith("(", self.pos) or _ARRAY_SHAPE.match(text, self.pos) and \
+                    _OPERAND_WITH_SHAPE.match(text, self.pos):
+                self.parse_shape()
+                self.skip()
+            m = _OPERAND_NAME.match(text, self.pos)
+            if m is None:
+                if self.pos >= len(text):
+                    raise self.error(f"unbalanced '(': operand list of '{inst.name}' is not closed",
+                                     start)
+                raise self.error(f"expected an operand name, found {self.describe_here()}")
+            op = scope.get(m.group(1))
+            if op is None:
+                raise self.error(f"use of undefined instruction '{m.group(1)}'", m.start(1))
+            inst.operands.append(op)
+            self.pos = m.end()
+
+    def parse_constant_payload(self, inst: HloInstruction) -> None:
+        start = self.pos
+        self.pos -= 1
+        self.skip_balanced()
+        payload = self.text[start:self.pos - 1].strip()
+        if not payload:
+            raise self.error("constant needs a value, e.g. constant(0)", start)
+        inst.literal_text = payload
+        if payload == "{...}":
+            return  # XLA elides big constants this way; the value is unknown but printable
+        try:
+            inst._literal = parse_literal(payload, inst.shape)
+        except LiteralError as err:
+            lead = len(self.text[start:self.pos - 1]) - len(self.text[start:self.pos - 1].lstrip())
+            raise self.error(f"bad constant literal: {err.message}", start + lead + err.offset) \
+                from None
+
+    # --- shapes ----------------------------------------------------------------------------
+
+    def parse_shape(self) -> Shape:
+        text = self.text
+        if text.startswith("(", self.pos):
+            self.pos += 1
+            parts: list[Shape] = []
+            while True:
+                self.skip()
+                if text.startswith(")", self.pos):
+                    self.pos += 1
+                    return Shape.tuple(parts)
+                if parts:
+                    self.expect(",", "between tuple element shapes")
+                    self.skip()
+                if self.pos >= len(text):
+                    raise self.error("unbalanced '(' in a tuple shape")
+                parts.append(self.parse_shape())
+        m = _ARRAY_SHAPE.match(text, self.pos)
+        if m is None:
+            raise self.error(f"expected a shape such as s32[2,3], found {self.describe_here()}")
+        key = m.group(0)
+        shape = self.shape_cache.get(key)
+        if shape is None:
+            shape = self.shape_cache[key] = self.build_shape(m)
+        self.pos = m.end()
+        return shape
+
+    def build_shape(self, m: re.Match[str]) -> Shape:
+        type_name, dims_text, layout_text = m.group(1), m.group(2), m.group(3)
+        et = TYPE_BY_NAME.get(type_name)
+        if et is None:
+            raise self.error(f"unknown element type '{type_name}'", m.start(1))
+        dims: list[int] = []
+        dynamic: list[bool] = []
+        if dims_text.strip():
+            for part in dims_text.split(","):
+                p = part.strip()
+                dyn = p.startswith("<=")
+                if dyn:
+                    p = p[2:].strip()
+                if not p.isdigit():
+                    raise self.error(f"bad dimension '{part.strip()}' in shape {m.group(0)}",
+                                     m.start(2))
+                dims.append(int(p))
+                dynamic.append(dyn)
+        if et in (PrimitiveType.TOKEN, PrimitiveType.OPAQUE_TYPE):
+            if dims:
+                raise self.error(f"{type_name} takes no dimensions", m.start(2))
+            return Shape(et)
+        layout = None
+        if layout_text is not None:
+            layout = self.build_layout(layout_text, len(dims), m.start(3))
+        return Shape.array(et, tuple(dims), layout, tuple(dynamic))
+
+    def build_layout(self, text: str, rank: int, pos: int) -> Layout:
+        body = text[1:-1]
+        m2m_text, _, tail = body.partition(":")
+        m2m: tuple[int, ...] = ()
+        if m2m_text.strip():
+            try:
+                m2m = tuple(int(x) for x in m2m_text.split(","))
+            except ValueError:
+                raise self.error(f"bad layout {text}: expected minor-to-major dims", pos) from None
+        if sorted(m2m) != list(range(rank)):
+            raise self.error(f"layout {text} is not a permutation of the {rank} dimensions", pos)
+        return Layout(m2m, tail.strip())
+
+    # --- attribute values ------------------------------------------------------------------
+
+    def raw_value(self, key: str) -> str:
+        """The verbatim text of an attribute value, brackets balanced, strings respected."""
+        text = self.text
+        start = self.pos
+        c = text[start:start + 1]
+        if c == "{":
+            m = _FLAT_BRACES.match(text, start)
+            if m is not None:
+                self.pos = m.end()
+                return m.group(0)
+        elif c == '"':
+            m = _STRING.match(text, start)
+            if m is None:
+                raise self.error(f"unterminated string in attribute '{key}'")
+            self.pos = m.end()
+            return m.group(0)
+        m = _SIMPLE_VALUE.match(text, start)
+        if m is not None and text[m.end():m.end() + 1] not in "{[(\"":
+            self.pos = m.end()
+            return m.group(0)
+        return self.scan_balanced_value(key)
+
+    def scan_balanced_value(self, key: str) -> str:
+        """A value with nested brackets: scan bracket by bracket until a ',' or line end at depth 0."""
+        text = self.text
+        start = self.pos
+        stack: list[tuple[str, int]] = []
+        pos = start
+        closers = {"(": ")", "[": "]", "{": "}"}
+        while True:
+            if not stack:
+                m = _DEPTH0_STOP.search(text, pos)
+                if m is None:
+                    pos = len(text)
+                    break
+                ch = m.group(0)
+                if ch in ",\n)]}":
+                    pos = m.start()
+                    break
+            else:
+                m = _BRACKET_OR_QUOTE.search(text, pos)
+                if m is None:
+                    o, opos = stack[-1]
+                    raise self.error(f"unbalanced '{o}' in attribute '{key}'", opos)
+                ch = m.group(0)
+            if ch == '"':
+                s = _STRING.match(text, m.start())
+                if s is None:
+                    raise self.error(f"unterminated string in attribute '{key}'", m.start())
+                pos = s.end()
+            elif ch in closers:
+                stack.append((ch, m.start()))
+                pos = m.end()
+            else:
+                if not stack or closers[stack[-1][0]] != ch:
+                    raise self.error(f"unbalanced '{ch}' in attribute '{key}'", m.start())
+                stack.pop()
+                pos = m.end()
+        value = text[start:pos].rstrip()
+        if not value:
+            raise self.error(f"attribute '{key}' has no value", start)
+        self.pos = start + len(value)
+        return value
+
+    def skip_balanced(self) -> None:
+        """Skip from '(' at self.pos to just after its matching ')', strings respected."""
+        text = self.text
+        start = self.pos
+        depth = 0
+        pos = start
+        while True:
+            m = _BRACKET_OR_QUOTE.search(text, pos)
+            if m is None:
+                raise self.error("unbalanced '(': no matching ')'", start)
+            ch = m.group(0)
+            if ch == '"':
+                s = _STRING.match(text, m.start())
+                if s is None:
+                    raise self.error("unterminated string", m.start())
+                pos = s.end()
+                continue
+            pos = m.end()
+            if ch in "([{":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    if ch != ")":
+                        raise self.error(f"unbalanced '{ch}' inside parentheses", m.start())
+                    self.pos = pos
+                    return
+                if depth < 0:
+                    raise self.error(f"unbalanced '{ch}'", m.start())
+
+    def parse_attribute(self, inst: HloInstruction, key: str, key_pos: int,
+                        control_refs: list) -> None:
+        value_pos = self.pos
+        value = self.raw_value(key)
+        op = inst.opcode
+        try:
+            if key == "metadata":
+                inst.metadata = value
+            elif key == "dimensions":
+                inst.dimensions = self.int_list(value, key)
+            elif key == "slice" and op is HloOpcode.SLICE:
+                self.set_slice(inst, value)
+            elif key == "replica_groups":
+                inst.replica_groups = self.parse_replica_groups(value)
+            elif key == "channel_id":
+                if not value.isdigit():
+                    raise ValueError(f"channel_id must be a non-negative integer, got '{value}'")
+                inst.channel_id = int(value)
+            elif key in _BOOL_ATTRS:
+                if value not in ("true", "false"):
+                    raise ValueError(f"{key} must be true or false, got '{value}'")
+                setattr(inst, key, value == "true")
+            elif key == "index" and op is HloOpcode.GET_TUPLE_ELEMENT:
+                if not value.isdigit():
+                    raise ValueError(f"index must be a non-negative integer, got '{value}'")
+                inst.tuple_index = int(value)
+            elif key == "iota_dimension" and op is HloOpcode.IOTA:
+                if not value.isdigit():
+                    raise ValueError(f"iota_dimension must be a non-negative integer, got '{value}'")
+                inst.iota_dimension = int(value)
+            elif key == "direction" and op is HloOpcode.COMPARE:
+                if value not in _COMPARISON_DIRECTIONS:
+                    raise ValueError(f"unknown comparison direction '{value}' (expected one of "
+                                     + ", ".join(sorted(_COMPARISON_DIRECTIONS)) + ")")
+                inst.comparison_direction = value
+            elif key == "type" and op is HloOpcode.COMPARE:
+                if value not in _COMPARISON_TYPES:
+                    raise ValueError(f"unknown comparison type '{value}'")
+                inst.comparison_type = value
+            elif key in _COMPUTATION_ATTRS:
+                self.comp_refs.append((inst, key, self.name_list(value, value_pos)))
+            elif key == "control-predecessors":
+                control_refs.append((inst, self.name_list(value, value_pos)))
+            else:
+                inst.attributes[key] = value
+        except ValueError as err:
+            raise self.error(str(err), value_pos) from None
+
+    def int_list(self, value: str, key: str) -> tuple[int, ...]:
+        m = _INT_LIST.fullmatch(value)
+        if m is None:
+            raise ValueError(f"{key} must be a list of integers like {{0,1}}, got '{value}'")
+        return tuple(int(x) for x in m.group(1).split(",")) if m.group(1) else ()
+
+    def name_list(self, value: str, value_pos: int) -> list[tuple[str, int]]:
+        inner, offset = (value[1:-1], 1) if value.startswith("{") and value.endswith("}") \
+            else (value, 0)
+        out = []
+        for part in _NAME_IN_LIST.finditer(inner):
+            out.append((part.group(1), value_pos + offset + part.start(1)))
+        rest = _NAME_IN_LIST.sub("", inner).replace(",", "").strip()
+        if rest:
+            raise ValueError(f"expected computation or instruction names, got '{value}'")
+        return out
+
+    def set_slice(self, inst: HloInstruction, value: str) -> None:
+        if not (value.startswith("{") and value.endswith("}")):
+            raise ValueError(f"slice must look like {{[0:4], [0:8:2]}}, got '{value}'")
+        starts, limits, strides = [], [], []
+        body = value[1:-1]
+        pos = 0
+        for m in _SLICE_DIM.finditer(body):
+            if body[pos:m.start()].strip(" ,"):
+                raise ValueError(f"slice must look like {{[0:4], [0:8:2]}}, got '{value}'")
+            starts.append(int(m.group(1)))
+            limits.append(int(m.group(2)))
+            strides.append(int(m.group(3)) if m.group(3) is not None else 1)
+            pos = m.end()
+        if body[pos:].strip(" ,"):
+            raise ValueError(f"slice must look like {{[0:4], [0:8:2]}}, got '{value}'")
+        inst.slice_starts, inst.slice_limits = tuple(starts), tuple(limits)
+        inst.slice_strides = tuple(strides)
+
+    def parse_replica_groups(self, value: str) -> ReplicaGroups:
+        v = value.strip()
+        if v.startswith("{"):
+            inner = v[1:-1].strip()
+            if not inner:
+                return ReplicaGroups.empty()
+            groups = []
+            for g in _GROUP.finditer(inner):
+                groups.append([int(x) for x in g.group(1).split(",")] if g.group(1) else [])
+            if _GROUP.sub("", inner).replace(",", "").strip() or not groups:
+                raise ValueError(f"replica_groups must look like {{{{0,1}},{{2,3}}}}, got '{value}'")
+            return ReplicaGroups.from_groups(groups)
+        if (m := _IOTA_GROUPS.fullmatch(v)) is not None:
+            dims = [int(x) for x in m.group(3).split(",")]
+            perm = [int(x) for x in m.group(4).split(",")] if m.group(4) else None
+            return ReplicaGroups.iota(int(m.group(1)), int(m.group(2)), dims, perm)
+        if (m := _MESH_GROUPS.fullmatch(v)) is not None:
+            axes = [(a.group(1), int(a.group(2))) for a in _MESH_AXIS.finditer(m.group(1))]
+            return ReplicaGroups.mesh(axes, [a.group(1) for a in _MESH_NAME.finditer(m.group(2))])
+        raise ValueError(f"unrecognised replica_groups '{value}' (expected {{{{0,1}},{{2,3}}}}, "
+                         "[G,S]<=[dims]T(perm) or mesh[...] {...})")
+
+    # --- computation references ------------------------------------------------------------
+
+    def resolve_computation_refs(self, module: HloModule) -> None:
+        by_name = {c.name: c for c in module.computations}
+        for inst, key, names in self.comp_refs:
+            comps = []
+            for name, pos in names:
+                comp = by_name.get(name)
+                if comp is None:
+                    raise self.error(f"unknown computation '{name}'", pos)
+                if comp is module.entry:
+                    raise self.error(f"the entry computation '{name}' cannot be called", pos)
+                comps.append(comp)
+            if key in ("to_apply", "condition", "body"):
+                if len(comps) != 1:
+                    raise self.error(f"{key} names exactly one computation", names[0][1]
+                                     if names else 0)
+                setattr(inst, key, comps[0])
+            elif key in ("true_computation", "false_computation", "branch_computations"):
+                if inst.branch_computations is None:
+                    inst.branch_computations = [None, None] if key != "branch_computations" \
+                        else []  # type: ignore[list-item]
+                if key == "branch_computations":
+                    inst.branch_computations = comps
+                else:
+                    inst.branch_computations[0 if key == "true_computation" else 1] = comps[0]
+            elif key in ("select", "scatter"):
+                if inst.calls is None:
+                    inst.calls = [None, None]  # type: ignore[list-item]
+                inst.calls[0 if key == "select" else 1] = comps[0]
+            else:
+                inst.calls = comps
+                if inst.opcode is HloOpcode.FUSION:
+                    for c in comps:
+                        c.is_fusion_computation = True
+
+
+_NAME_IN_LIST = re.compile(r"%?(" + _NAME + r")")
+_OPERAND_NAME = re.compile(r"%?(" + _NAME + r")")
+_OPERAND_WITH_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?\s+%?" + _NAME)
+_GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
+_DEPTH0_STOP = re.compile(r'[,\n(){}\[\]"]')

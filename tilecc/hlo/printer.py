@@ -1,0 +1,231 @@
+"""Printer: HloModule -> the text XLA's `HloModule::ToString()` produces (the long form).
+
+Contract: the output is XLA's long form -- `%` before every name, computation signatures
+`%name (p: s32[]) -> s32[] {`, no operand shapes -- which jaxlib's `hlo_module_from_text`
+accepts, and which equals XLA's own `to_string()` on modules XLA printed (tested on every
+fixture). Printing is stable: print(parse(print(m))) == print(m).
+- Instructions print in their stored order when that order defines every operand (and
+  control predecessor) before its use; otherwise in def-use post-order.
+- Attributes print in XLA's order: opcode-specific typed ones (slice, index, iota_dimension,
+  direction/type, channel_id, replica_groups, constrain_layout, dimensions,
+  use_global_device_ids), the other opcode-specific ones verbatim in the order read, called
+  computations, sharding / frontend_attributes / statistics, control-predecessors,
+  metadata, then backend_config. Defaults (false flags, stride 1) are omitted.
+- A constant prints the literal text it was read from; a literal set in code prints via
+  tilecc.hlo.literal.format_literal.
+"""
+
+from __future__ import annotations
+
+from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
+from tilecc.hlo.literal import format_literal
+from tilecc.hlo.opcodes import HloOpcode
+from tilecc.hlo.types import Shape
+
+# Verbatim attributes XLA prints after the called computations, before metadata.
+_TRAILING = ("sharding", "parameter_replication", "frontend_attributes", "origin",
+             "statistics")
+# Verbatim attributes XLA prints after metadata.
+_AFTER_METADATA = ("backend_config", "result_accuracy")
+_NOT_OPCODE_SPECIFIC = frozenset(_TRAILING + _AFTER_METADATA)
+
+
+def print_module(module: HloModule) -> str:
+    """The module as XLA's long-form text (see the module docstring)."""
+    header = "HloModule " + module.name
+    for key in _header_keys(module):
+        header += f", {key}={_header_value(module, key)}"
+    parts = [header, "\n\n"]
+    if module.stack_frames:
+        parts += [module.stack_frames, "\n\n\n"]
+    shape_texts: dict[int, str] = {}
+    for comp in module.computations:
+        parts.append(print_computation(comp, comp is module.entry, shape_texts))
+        parts.append("\n\n")
+    return "".join(parts)
+
+
+def _header_keys(module: HloModule) -> list[str]:
+    keys = [k for k in module.header_order if _header_value(module, k) is not None]
+    for key in ("replica_count", "num_partitions"):
+        if key not in keys and getattr(module, key) != 1:
+            keys.append(key)
+    for key in ("entry_computation_layout", "input_output_alias", "frontend_attributes"):
+        if key not in keys and getattr(module, key) is not None:
+            keys.append(key)
+    keys += [k for k in module.header_attributes if k not in keys]
+    return keys
+
+
+def _header_value(module: HloModule, key: str) -> str | None:
+    if key in ("replica_count", "num_partitions", "entry_computation_layout",
+               "input_output_alias", "frontend_attributes"):
+        value = getattr(module, key)
+        return None if value is None else str(value)
+    return module.header_attributes.get(key)
+
+
+def shape_without_layout(shape: Shape) -> str:
+    """Signature spelling: `s32[2,3]`, `(s32[], f32[2])` (XLA prints no layouts there)."""
+    if shape.is_tuple:
+        return "(" + ", ".join(shape_without_layout(s) for s in shape.tuple_shapes) + ")"
+    return shape.with_layout(None).to_text()
+
+
+def instructions_in_print_order(comp: HloComputation) -> list[HloInstruction]:
+    """Stored order if it defines before use, else def-use post-order."""
+    insts = comp.instructions
+    seen: set[int] = set()
+    for inst in insts:
+        for op in inst.operands:
+            if id(op) not in seen:
+                return comp.post_order()
+        for op in inst.control_predecessors:
+            if id(op) not in seen:
+                return comp.post_order()
+        seen.add(id(inst))
+    return insts
+
+
+def print_computation(comp: HloComputation, is_entry: bool = False,
+                      shape_texts: dict[int, str] | None = None) -> str:
+    cache = {} if shape_texts is None else shape_texts
+    params = ", ".join(f"{p.name}: {shape_without_layout(p.shape)}" for p in comp.parameters)
+    result = shape_without_layout(comp.root.shape) if comp.root is not None else "()"
+    head = f"{'ENTRY ' if is_entry else ''}%{comp.name} ({params}) -> {result}"
+    if comp.execution_thread is not None:
+        head += f', execution_thread="{comp.execution_thread}"'
+    lines = [head + " {"]
+    root = comp.root
+    for inst in instructions_in_print_order(comp):
+        lines.append(print_instruction(inst, inst is root, cache))
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def print_instruction(inst: HloInstruction, is_root: bool = False,
+                      shape_texts: dict[int, str] | None = None) -> str:
+    """One line: `  [ROOT ]%name = shape opcode(operands), attributes`."""
+    shape = inst.shape
+    if shape_texts is None:
+        shape_text = shape.to_text()
+    else:
+        shape_text = shape_texts.get(id(shape))
+        if shape_text is None:
+            shape_text = shape_texts[id(shape)] = shape.to_text()
+    opcode = inst.opcode
+    if opcode is HloOpcode.CONSTANT:
+        if inst.literal_text is not None:
+            args = inst.literal_text
+        else:
+            lit = inst.literal
+            args = "" if lit is None else format_literal(lit, shape)
+    elif opcode is HloOpcode.PARAMETER:
+        args = str(inst.parameter_number)
+    else:
+        args = ", ".join(["%" + op.name for op in inst.operands])
+    line = f"  {'ROOT ' if is_root else ''}%{inst.name} = {shape_text} {opcode.mnemonic}({args})"
+    return line + _attributes_text(inst)
+
+
+def _attributes_text(inst: HloInstruction) -> str:
+    out: list[str] = []
+    _TYPED_PRINTERS.get(inst.opcode, _print_collective)(inst, out)
+    attrs = inst.attributes
+    if attrs:
+        out += [f"{k}={v}" for k, v in attrs.items() if k not in _NOT_OPCODE_SPECIFIC]
+    _called_computations(inst, out)
+    if attrs:
+        out += [f"{k}={attrs[k]}" for k in _TRAILING if k in attrs]
+    if inst.control_predecessors:
+        out.append("control-predecessors={"
+                   + ", ".join("%" + p.name for p in inst.control_predecessors) + "}")
+    if inst.metadata is not None:
+        out.append("metadata=" + inst.metadata)
+    if attrs:
+        out += [f"{k}={attrs[k]}" for k in _AFTER_METADATA if k in attrs]
+    return "".join(", " + a for a in out)
+
+
+def _called_computations(inst: HloInstruction, out: list[str]) -> None:
+    op = inst.opcode
+    if inst.to_apply is not None:
+        out.append("to_apply=%" + inst.to_apply.name)
+    if inst.condition is not None:
+        out.append("condition=%" + inst.condition.name)
+    if inst.body is not None:
+        out.append("body=%" + inst.body.name)
+    branches = inst.branch_computations
+    if branches:
+        pred_form = (len(branches) == 2 and inst.operands
+                     and inst.operands[0].shape.element_type.name == "PRED")
+        if pred_form:
+            out.append(f"true_computation=%{branches[0].name}")
+            out.append(f"false_computation=%{branches[1].name}")
+        else:
+            out.append("branch_computations={" + ", ".join("%" + c.name for c in branches) + "}")
+    calls = inst.calls
+    if calls:
+        if op is HloOpcode.SELECT_AND_SCATTER:
+            out.append(f"select=%{calls[0].name}")
+            out.append(f"scatter=%{calls[1].name}")
+        elif op is HloOpcode.CUSTOM_CALL:
+            out.append("called_computations={" + ", ".join("%" + c.name for c in calls) + "}")
+        elif len(calls) == 1:
+            out.append("calls=%" + calls[0].name)
+        else:
+            out.append("calls={" + ", ".join("%" + c.name for c in calls) + "}")
+
+
+def _ints(values: tuple[int, ...]) -> str:
+    return "{" + ",".join(map(str, values)) + "}"
+
+
+def _print_slice(inst: HloInstruction, out: list[str]) -> None:
+    if inst.slice_starts is None or inst.slice_limits is None:
+        return
+    strides = inst.slice_strides or (1,) * len(inst.slice_starts)
+    dims = [f"[{a}:{b}]" if s == 1 else f"[{a}:{b}:{s}]"
+            for a, b, s in zip(inst.slice_starts, inst.slice_limits, strides)]
+    out.append("slice={" + ", ".join(dims) + "}")
+
+
+def _print_gte(inst: HloInstruction, out: list[str]) -> None:
+    if inst.tuple_index is not None:
+        out.append(f"index={inst.tuple_index}")
+
+
+def _print_iota(inst: HloInstruction, out: list[str]) -> None:
+    if inst.iota_dimension is not None:
+        out.append(f"iota_dimension={inst.iota_dimension}")
+
+
+def _print_compare(inst: HloInstruction, out: list[str]) -> None:
+    if inst.comparison_direction is not None:
+        out.append(f"direction={inst.comparison_direction}")
+    if inst.comparison_type is not None:
+        out.append(f"type={inst.comparison_type}")
+
+
+def _print_collective(inst: HloInstruction, out: list[str]) -> None:
+    # XLA: channel_id (HloChannelInstruction), replica_groups and constrain_layout
+    # (HloCollectiveInstruction), then the op's own: dimensions, use_global_device_ids.
+    # Also the default for every other opcode (most have only `dimensions`).
+    if inst.channel_id is not None:
+        out.append(f"channel_id={inst.channel_id}")
+    if inst.replica_groups is not None:
+        out.append("replica_groups=" + inst.replica_groups.to_text())
+    if inst.constrain_layout:
+        out.append("constrain_layout=true")
+    if inst.dimensions is not None:
+        out.append("dimensions=" + _ints(inst.dimensions))
+    if inst.use_global_device_ids:
+        out.append("use_global_device_ids=true")
+
+
+_TYPED_PRINTERS = {
+    HloOpcode.SLICE: _print_slice,
+    HloOpcode.GET_TUPLE_ELEMENT: _print_gte,
+    HloOpcode.IOTA: _print_iota,
+    HloOpcode.COMPARE: _print_compare,
+}
