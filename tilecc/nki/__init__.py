@@ -1,0 +1,25 @@
+"""An NKI-compatible frontend: write kernels in Python, trace them to KLR, run them.
+
+A kernel written against the public NKI API runs after changing its imports:
+
+    import tilecc.nki as nki
+    import tilecc.nki.isa as nisa
+    import tilecc.nki.language as nl
+
+    @nki.jit
+    def kernel(a): ...
+
+    out = nki.simulate(kernel)(a_numpy)      # trace -> KLR -> BIR -> simulator -> numpy
+
+`trace_kernel` gives the KLR Kernel without running it. Errors in a kernel are KernelError
+(a ParseError located at the kernel's source line).
+"""
+
+from __future__ import annotations
+
+from tilecc.nki import isa, language
+from tilecc.nki.driver import ArgSpec, JitKernel, TracedKernel, jit, simulate, trace_kernel
+from tilecc.nki.errors import KernelError
+
+__all__ = ["isa", "language", "jit", "simulate", "trace_kernel", "ArgSpec", "JitKernel",
+           "TracedKernel", "KernelError"]

@@ -1,0 +1,131 @@
+"""Running a kernel: trace it to KLR, lower it to BIR, simulate it, return numpy arrays.
+
+Contract: `trace_kernel(fn, *args, **kwargs)` calls the kernel function once with every
+array-like argument (anything with .shape and .dtype: numpy arrays, `ArgSpec`) replaced by
+an HBM input tensor named after its parameter, other arguments passed through as
+compile-time constants, and returns a `TracedKernel` (the KLR Kernel plus the logical shapes
+of its inputs and outputs). `simulate(kernel)(*arrays)` uses NKI's simulator convention:
+numpy inputs in, numpy outputs out (one array, or a tuple when the kernel returns several),
+after KLR -> BIR codegen, the BIR verifier and the BIR machine simulator.
+`jit(fn)` wraps a function so that calling it with numpy arrays does the same.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tilecc.errors import TileccError
+from tilecc.klr import ast
+from tilecc.nki.dtypes import canonical_dtype, dtype_info
+from tilecc.nki.tracer import Trace, tracing
+
+
+@dataclass(frozen=True, slots=True)
+class ArgSpec:
+    """Shape and dtype of a kernel argument when tracing without data (`tilecc trace`)."""
+    shape: tuple[int, ...]
+    dtype: Any
+
+
+@dataclass(slots=True)
+class TracedKernel:
+    kernel: ast.Kernel
+    input_shapes: dict[str, tuple[int, ...]]     # KLR input name -> logical shape
+    output_shapes: list[tuple[int, ...]]         # per returned tensor, in return order
+    returns_tuple: bool
+
+
+def _is_array(value: object) -> bool:
+    return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, type)
+
+
+def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> TracedKernel:
+    target = getattr(fn, "fn", fn)
+    try:
+        bound = inspect.signature(target).bind(*args, **kwargs)
+    except TypeError as err:
+        raise TileccError(f"kernel {target.__name__}: {err}") from None
+    trace = Trace(f"{target.__module__}.{target.__qualname__}")
+    shapes: dict[str, tuple[int, ...]] = {}
+    with tracing(trace):
+        call_args: dict[str, object] = {}
+        for name, value in bound.arguments.items():
+            if not _is_array(value):
+                call_args[name] = value
+                continue
+            try:
+                dtype = canonical_dtype(value.dtype)  # type: ignore[attr-defined]
+            except ValueError as err:
+                raise TileccError(f"kernel {target.__name__}: argument {name}: {err}") from None
+            shape = tuple(int(s) for s in value.shape)  # type: ignore[attr-defined]
+            if not shape:
+                raise TileccError(f"kernel {target.__name__}: argument {name} is a 0-d array; "
+                                  f"pass scalars as Python numbers")
+            view = trace.add_input(name, shape, dtype)
+            shapes[view.name] = shape
+            call_args[name] = view
+        result = target(**call_args)
+        kernel = trace.finish(result)
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    return TracedKernel(kernel, shapes, [r.alloc.shape for r in results], isinstance(result, (tuple, list)))
+
+
+def run_traced(traced: TracedKernel, arrays: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Lower, verify and simulate a traced kernel on its inputs (by KLR input name)."""
+    from tilecc.bir.verifier import verify_program
+    from tilecc.codegen.klr_to_bir import codegen_kernel
+    from tilecc.sim.execute import simulate as simulate_program
+
+    program = codegen_kernel(traced.kernel)
+    verify_program(program)
+    inputs = {}
+    for tensor in traced.kernel.inputs:
+        array = np.asarray(arrays[tensor.name])
+        inputs[tensor.name] = array.reshape((tensor.shape.par_dim, *tensor.shape.free_dims))
+    outputs = simulate_program(program, inputs)
+    return [np.asarray(outputs[tensor.name]).reshape(shape)
+            for tensor, shape in zip(traced.kernel.outputs, traced.output_shapes)]
+
+
+def simulate(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """`simulate(kernel)(*arrays, **constants)`: the kernel's outputs as numpy arrays."""
+    def run(*args: object, **kwargs: object) -> Any:
+        traced = trace_kernel(kernel, *args, **kwargs)
+        target = getattr(kernel, "fn", kernel)
+        bound = inspect.signature(target).bind(*args, **kwargs)
+        arrays = {}
+        for tensor in traced.kernel.inputs:
+            value = bound.arguments[tensor.name]
+            expected = dtype_info(canonical_dtype(value.dtype)).numpy  # type: ignore[attr-defined]
+            arrays[tensor.name] = np.asarray(value, dtype=expected)
+        outputs = run_traced(traced, arrays)
+        return tuple(outputs) if traced.returns_tuple else outputs[0]
+    return run
+
+
+class JitKernel:
+    """A kernel function marked with @jit: calling it with numpy arrays simulates it."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+
+    def __call__(self, *args: object, **kwargs: object) -> Any:
+        return simulate(self.fn)(*args, **kwargs)
+
+    def trace(self, *args: object, **kwargs: object) -> ast.Kernel:
+        return trace_kernel(self.fn, *args, **kwargs).kernel
+
+
+def jit(fn: Callable[..., Any] | None = None, **options: object) -> Any:
+    """`@jit` or `@jit(...)` (NKI's options such as mode= are accepted and ignored)."""
+    if fn is None:
+        return lambda inner: JitKernel(inner)
+    return JitKernel(fn)

@@ -1,0 +1,47 @@
+"""Errors a kernel author sees: located at the kernel's own source line.
+
+Contract: every rule the frontend checks (partition dim over 128, shape mismatch, wrong
+operand kind, an ALU op an instruction does not allow, a dtype an op does not accept) raises
+KernelError. Its location is the innermost stack frame that is not inside `tilecc.nki`,
+i.e. the line of the kernel (or of a helper the kernel called) that made the bad call, so
+`str(err)` reads `kernel.py:12:5: error: nisa.tensor_scalar: ...` and the CLI shows the
+line with a caret like any other ParseError.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+from pathlib import Path
+
+from tilecc.errors import ParseError
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent) + os.sep
+
+
+class KernelError(ParseError):
+    """A kernel broke an NKI instruction's contract; path/line/col point at the kernel's call."""
+
+
+def kernel_frame_location() -> tuple[str, int, int, str | None]:
+    """(path, line, col, source line) of the innermost frame outside tilecc/nki."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not str(Path(filename).resolve()).startswith(_PACKAGE_DIR):
+            col = 0
+            positions = list(frame.f_code.co_positions())
+            index = frame.f_lasti // 2
+            if 0 <= index < len(positions) and positions[index][2] is not None:
+                col = positions[index][2] + 1
+            source = linecache.getline(filename, frame.f_lineno) or None
+            return filename, frame.f_lineno, col, source
+        frame = frame.f_back
+    return "<kernel>", 0, 0, None
+
+
+def kernel_error(message: str) -> KernelError:
+    """A KernelError for `message`, located at the kernel line currently executing."""
+    path, line, col, source = kernel_frame_location()
+    return KernelError(path, line, col, message, source_line=source)

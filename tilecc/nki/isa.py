@@ -1,0 +1,207 @@
+"""`nki.isa` for tilecc: the compute, copy and fill instructions of spec 003, traced to KLR.
+
+Contract: each function has the signature and defaults of the public NKI 2.x docs
+(aws-neuron-sdk nki/api/nki/isa/__init__.py): outputs are passed in `dst` (and
+`reduce_res`), nothing is returned. A call checks the documented restrictions (see
+tilecc/nki/operands.py and the named op sets in tilecc/nki/ops.py), then appends one KLR
+operator to the active trace with `dtype` = the dst dtype, as KLR's own NKI frontend does.
+Restrictions tilecc adds because KLR / BIR cannot express a form: tensor_scalar_reduce only
+with reduce_cmd=reset_reduce (KLR TensorScalarReduce is always ZeroAccumulate, spec 003)
+and without reverse0 (documented as not supported yet); activate2 reduce_op without
+abs_max / abs_min (no KLR AluOp).
+"""
+
+from __future__ import annotations
+
+from tilecc.klr import ast
+from tilecc.nki import operands as chk
+from tilecc.nki.dtypes import is_float
+from tilecc.nki.errors import kernel_error
+from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
+from tilecc.nki.tensor import NkiTensor
+from tilecc.nki.tracer import active_trace, klr_dtype
+
+tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engine.scalar
+gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
+_Engine, _DgeMode = engine, dge_mode
+
+
+def _emit(stmt: ast.Stmt) -> None:
+    active_trace().emit(stmt)
+
+
+def _ap(view: NkiTensor) -> ast.TensorRef:
+    return active_trace().access(view)
+
+
+# ---------------------------------------------------------------- data movement and fill
+
+def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oob_mode = oob_mode.error,
+             dge_mode: dge_mode = dge_mode.unknown, engine: engine = engine.unknown,
+             name: str | None = None) -> None:
+    """dst = src through a DMA engine (HBM or SBUF on both sides, equal element counts)."""
+    d = chk.tile("dma_copy", "dst", dst, ("hbm", "sbuf"))
+    s = chk.tile("dma_copy", "src", src, ("hbm", "sbuf"))
+    if d.partitions * d.free_elements != s.partitions * s.free_elements:
+        raise kernel_error(f"nisa.dma_copy: dst {list(d.shape)} and src {list(s.shape)} must hold "
+                           f"the same number of elements")
+    if engine is not _Engine.unknown and dge_mode is not _DgeMode.hwdge:
+        raise kernel_error("nisa.dma_copy: engine is only valid with dge_mode=nisa.dge_mode.hwdge")
+    _emit(ast.NcDmaCopy(_ap(d), _ap(s)))
+
+
+def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None) -> None:
+    """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM)."""
+    d, s = chk.tile("tensor_copy", "dst", dst), chk.tile("tensor_copy", "src", src)
+    chk.same_elements("tensor_copy", ("src", s), ("dst", d))
+    eng = klr_engine("tensor_copy", engine, (_Engine.vector, _Engine.scalar,
+                                          _Engine.gpsimd, _Engine.unknown))
+    if eng is ast.Engine.pool and "psum" in (d.buffer, s.buffer):
+        raise kernel_error("nisa.tensor_copy: GpSimd Engine cannot access PSUM")
+    _emit(ast.NcCopy(_ap(d), _ap(s), klr_dtype(d.dtype), eng))
+
+
+def memset(dst: object, value: int | float, engine: engine = engine.unknown, name: str | None = None) -> None:
+    """Fill dst with the compile-time constant `value` (Vector or GpSimd Engine)."""
+    d = chk.tile("memset", "dst", dst)
+    eng = klr_engine("memset", engine, (_Engine.vector, _Engine.gpsimd,
+                                     _Engine.unknown))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise kernel_error(f"nisa.memset: value must be a compile-time number, got {chk.describe(value)}")
+    immediate = ast.Immediate(float(value) if is_float(d.dtype) else int(value))
+    _emit(ast.MemSet(_ap(d), immediate, klr_dtype(d.dtype), eng))
+
+
+def iota(dst: object, pattern: list[list[int]], offset: int = 0, channel_multiplier: int = 0,
+         name: str | None = None) -> None:
+    """dst[p, x...] = offset + p * channel_multiplier + sum(x_i * step_i) (GpSimd, SBUF)."""
+    d = chk.tile("iota", "dst", dst, ("sbuf",))
+    pairs = []
+    for pair in pattern:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not all(isinstance(v, int) for v in pair):
+            raise kernel_error(f"nisa.iota: pattern is a list of [step, num] int pairs, got {pattern!r}")
+        pairs.append(ast.APPair(pair[0], pair[1]))
+    if not 1 <= len(pairs) <= 4:
+        raise kernel_error(f"nisa.iota: pattern has 1 to 4 [step, num] pairs, got {len(pairs)}")
+    count = 1
+    for pair in pairs:
+        count *= pair.num
+    if count != d.free_elements:
+        raise kernel_error(f"nisa.iota: pattern covers {count} elements but dst has {d.free_elements} "
+                           f"per partition")
+    if not isinstance(offset, int) or not isinstance(channel_multiplier, int):
+        raise kernel_error("nisa.iota: offset and channel_multiplier must be int32 values")
+    _emit(ast.Iota(_ap(d), ast.DataPattern(offset, tuple(pairs), channel_multiplier), klr_dtype(d.dtype)))
+
+
+# ---------------------------------------------------------------- element-wise ALU
+
+def tensor_tensor(dst: object, data1: object, data2: object, op: object, engine: engine = engine.unknown,
+                  name: str | None = None) -> None:
+    """dst = data1 op data2, element-wise (same partitions and elements per partition)."""
+    fn = "tensor_tensor"
+    d, a, b = chk.tile(fn, "dst", dst), chk.tile(fn, "data1", data1), chk.tile(fn, "data2", data2)
+    chk.same_elements(fn, ("data1", a), ("data2", b), ("dst", d))
+    alu = chk.alu_op(fn, "op", op, a.dtype, binary=True)
+    chk.integer_dtypes(fn, alu, ("data1", a), ("data2", b), ("dst", d))
+    chk.not_both_psum(fn, ("data1", a), ("data2", b))
+    eng = klr_engine(fn, engine, (_Engine.vector, _Engine.gpsimd,
+                               _Engine.unknown))
+    if alu is ast.AluOp.pow and "psum" in (a.buffer, b.buffer, d.buffer):
+        raise kernel_error("nisa.tensor_tensor: nl.power runs on GpSimd Engine, which cannot access PSUM")
+    _emit(ast.TensorTensor(_ap(d), _ap(a), _ap(b), alu, klr_dtype(d.dtype), eng))
+
+
+def tensor_scalar(dst: object, data: object, op0: object, operand0: object, reverse0: bool = False,
+                  op1: object = None, operand1: object = None, reverse1: bool = False,
+                  engine: engine = engine.unknown, name: str | None = None) -> None:
+    """dst = (data op0 operand0) op1 operand1; operands are scalars or [P, 1] tiles."""
+    fn = "tensor_scalar"
+    d, x = chk.tile(fn, "dst", dst), chk.tile(fn, "data", data)
+    chk.same_elements(fn, ("data", x), ("dst", d))
+    alu0 = chk.alu_op(fn, "op0", op0, x.dtype)
+    alu1 = None if op1 is None else chk.alu_op(fn, "op1", op1, x.dtype)
+    if (op1 is None) != (operand1 is None):
+        raise kernel_error("nisa.tensor_scalar: op1 and operand1 must both be given or both be None")
+    bitvec = alu0 in ast.BITWISE_ALU_OPS
+    if alu1 is not None and (alu1 in ast.BITWISE_ALU_OPS) != bitvec:
+        raise kernel_error(f"nisa.tensor_scalar: op0 ({op0!r}) and op1 ({op1!r}) must both be bitvec or "
+                           f"both be arithmetic operators")
+    chk.integer_dtypes(fn, alu0, ("data", x), ("dst", d))
+    eng = klr_engine(fn, engine, tuple(_Engine))
+    _check_tensor_scalar_engine(eng, bitvec, alu0, alu1)
+    imm0 = _maybe_unary_operand(fn, "operand0", op0, operand0, x, bitvec)
+    imm1 = None if operand1 is None else _maybe_unary_operand(fn, "operand1", op1, operand1, x, bitvec)
+    _emit(ast.TensorScalar(_ap(d), _ap(x), imm0, alu0, imm1, alu1, chk.reverse_ops(reverse0, reverse1),
+                           eng, klr_dtype(d.dtype)))
+
+
+def _check_tensor_scalar_engine(eng: ast.Engine, bitvec: bool, alu0: ast.AluOp, alu1: ast.AluOp | None) -> None:
+    if eng in (ast.Engine.pe, ast.Engine.dma, ast.Engine.sp):
+        raise kernel_error(f"nisa.tensor_scalar: cannot run on engine {eng.name}; use vector, scalar "
+                           f"or gpsimd")
+    if bitvec and eng not in (ast.Engine.dve, ast.Engine.unassigned):
+        raise kernel_error("nisa.tensor_scalar: bitvec operators must run on Vector Engine")
+    if eng is ast.Engine.pool and (alu0 is not ast.AluOp.rsqrt or alu1 is not None):
+        raise kernel_error("nisa.tensor_scalar: GpSimd Engine is only allowed for nl.rsqrt")
+    scalar_pairs = {(ast.AluOp.mult, ast.AluOp.add), (ast.AluOp.mult, None), (ast.AluOp.add, None)}
+    if eng is ast.Engine.act and (alu0, alu1) not in scalar_pairs:
+        raise kernel_error("nisa.tensor_scalar: Scalar Engine supports op0=nl.multiply with op1=nl.add "
+                           "or None, and op0=nl.add with op1=None")
+
+
+def _maybe_unary_operand(fn: str, arg: str, op: object, value: object, data: NkiTensor,
+                         bitvec: bool) -> ast.Operand:
+    """A unary op ignores its operand: it "must be None or 0" (NKI docs)."""
+    unary = getattr(chk.op_of(fn, arg, op), "unary", False)
+    if unary:
+        if value not in (None, 0):
+            raise kernel_error(f"nisa.{fn}: {arg} must be None or 0 for the unary operator {op!r}")
+        return ast.Immediate(0 if bitvec else 0.0)
+    return chk.scalar_operand(fn, arg, value, data, integer=bitvec)
+
+
+def scalar_tensor_tensor(dst: object, data: object, op0: object, operand0: object, op1: object,
+                         operand1: object, reverse0: bool = False, reverse1: bool = False,
+                         name: str | None = None) -> None:
+    """dst = (data op0 operand0) op1 operand1; operand0 scalar / [P, 1], operand1 a tile like data."""
+    fn = "scalar_tensor_tensor"
+    d, x = chk.tile(fn, "dst", dst), chk.tile(fn, "data", data)
+    t1 = chk.tile(fn, "operand1", operand1)
+    chk.same_elements(fn, ("data", x), ("operand1", t1), ("dst", d))
+    chk.not_both_psum(fn, ("data", x), ("operand1", t1))
+    alu0 = chk.alu_op(fn, "op0", op0, x.dtype, arithmetic=True, binary=True)
+    alu1 = chk.alu_op(fn, "op1", op1, x.dtype, arithmetic=True, binary=True)
+    src0 = chk.scalar_operand(fn, "operand0", operand0, x)
+    _emit(ast.NcScalarTensorTensor(_ap(d), _ap(x), src0, _ap(t1), alu0, alu1,
+                                   chk.reverse_ops(reverse0, reverse1), klr_dtype(d.dtype)))
+
+
+def tensor_tensor_scan(dst: object, data0: object, data1: object, initial: object, op0: object,
+                       op1: object, reverse0: bool = False, reverse1: bool = False,
+                       name: str | None = None) -> None:
+    """r[i] = op1(op0(data0[i], r[i-1]), data1[i]) per partition, r[-1] = initial."""
+    fn = "tensor_tensor_scan"
+    d, a, b = chk.tile(fn, "dst", dst), chk.tile(fn, "data0", data0), chk.tile(fn, "data1", data1)
+    chk.same_elements(fn, ("data0", a), ("data1", b), ("dst", d))
+    chk.not_both_psum(fn, ("data0", a), ("data1", b))
+    alu0 = chk.alu_op(fn, "op0", op0, a.dtype, arithmetic=True, binary=True)
+    alu1 = chk.alu_op(fn, "op1", op1, a.dtype, arithmetic=True, binary=True)
+    imm0 = chk.scalar_operand(fn, "initial", initial, a)
+    _emit(ast.TensorTensorScan(_ap(d), _ap(a), _ap(b), alu0, alu1, chk.reverse_ops(reverse0, reverse1),
+                               imm0, ast.AccumCmd.Idle, klr_dtype(d.dtype)))
+
+
+# The reduction and activation families live in their own modules; nki.isa exports them all.
+from tilecc.nki.isa_activation import (activate2, activation, activation_reduce,  # noqa: E402
+                                       exponential, reciprocal)
+from tilecc.nki.isa_reduce import (tensor_partition_reduce, tensor_reduce,  # noqa: E402
+                                   tensor_scalar_cumulative, tensor_scalar_reduce)
+
+__all__ = [
+    "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
+    "gpsimd_engine", "unknown_engine", "dma_copy", "tensor_copy", "memset", "iota", "tensor_tensor",
+    "tensor_scalar", "scalar_tensor_tensor", "tensor_tensor_scan", "activation", "activation_reduce",
+    "activate2", "exponential", "reciprocal", "tensor_reduce", "tensor_partition_reduce",
+    "tensor_scalar_reduce", "tensor_scalar_cumulative",
+]

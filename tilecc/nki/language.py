@@ -1,0 +1,243 @@
+"""`nki.language` for tilecc: dtypes, buffers, tensor allocation, index grids and op names.
+
+Contract: the names a kernel written against the public NKI API uses from `nl`
+(`import tilecc.nki.language as nl`): dtypes (`nl.float32`, `nl.bfloat16`, `nl.float8_e4m3`
+...; a dtype is its name as a str, numpy dtypes are accepted wherever a dtype is), buffers
+(`nl.sbuf`, `nl.psum`, `nl.hbm`, `nl.shared_hbm`, `nl.private_hbm`), `nl.ndarray` /
+`nl.zeros` / `nl.full` / `nl.empty_like`, `nl.par_dim`, `nl.tile_size.pmax == 128`,
+`nl.arange` / `nl.mgrid` / `nl.ds` indices, the loop ranges (unrolled while tracing),
+`nl.load` / `nl.store` (DMA copies) and the operator names (`nl.add`, `nl.exp` ...) that
+nki.isa instructions take as `op` arguments. Each call records KLR statements in the
+active trace (tilecc/nki/tracer.py).
+"""
+
+from __future__ import annotations
+
+from tilecc.klr import ast
+from tilecc.nki import ops as _ops
+from tilecc.nki.dtypes import canonical_dtype
+from tilecc.nki.errors import kernel_error
+from tilecc.nki.tensor import PMAX, IndexExpr, NkiTensor
+from tilecc.nki.tracer import active_trace, klr_dtype
+
+# ---------------------------------------------------------------- dtypes and buffers
+
+bool_ = "bool_"
+int8, int16, int32 = "int8", "int16", "int32"
+uint8, uint16, uint32 = "uint8", "uint16", "uint32"
+float16, float32, bfloat16, tfloat32 = "float16", "float32", "bfloat16", "tfloat32"
+float8_e4m3, float8_e5m2, float8_e4m3fn = "float8_e4m3", "float8_e5m2", "float8_e4m3fn"
+fp32 = float32
+
+sbuf, psum, hbm = "sbuf", "psum", "hbm"
+shared_hbm, private_hbm = "shared_hbm", "private_hbm"
+_BUFFERS = {"sbuf": "sbuf", "psum": "psum", "hbm": "hbm", "shared_hbm": "hbm", "private_hbm": "hbm"}
+
+
+class tile_size:  # noqa: N801 (NKI's name)
+    """Tile size constants (NKI nl.tile_size)."""
+    pmax = PMAX
+    psum_fmax = 512
+    gemm_stationary_fmax = 128
+    gemm_moving_fmax = 512
+    bn_stats_fmax = 512
+
+
+class par_dim:  # noqa: N801 (NKI's name)
+    """Marks the partition dimension inside a shape: `(nl.par_dim(128), 512)`."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __repr__(self) -> str:
+        return f"par_dim({self.size})"
+
+
+# ---------------------------------------------------------------- allocation
+
+def _dtype(value: object) -> str:
+    try:
+        return canonical_dtype(value)
+    except ValueError as err:
+        raise kernel_error(str(err)) from None
+
+
+def _shape(shape: object) -> tuple[tuple[int, ...], int]:
+    if isinstance(shape, (int, par_dim)):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)) or not shape:
+        raise kernel_error(f"a shape is a tuple of ints, got {shape!r}")
+    marks = [axis for axis, size in enumerate(shape) if isinstance(size, par_dim)]
+    if len(marks) > 1:
+        raise kernel_error("a shape can hold one nl.par_dim")
+    sizes = tuple(size.size if isinstance(size, par_dim) else size for size in shape)
+    if any(isinstance(size, bool) or not isinstance(size, int) for size in sizes):
+        raise kernel_error(f"a shape is a tuple of ints, got {shape!r}")
+    return sizes, (marks[0] if marks else 0)
+
+
+def _buffer(buffer: object) -> str:
+    if buffer is None:
+        return "sbuf"
+    if buffer not in _BUFFERS:
+        raise kernel_error(f"buffer must be nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm or "
+                           f"nl.private_hbm, got {buffer!r}")
+    return _BUFFERS[buffer]  # type: ignore[index]
+
+
+def ndarray(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
+    """A new tensor of `shape` and `dtype` in `buffer` (default nl.sbuf)."""
+    sizes, par_axis = _shape(shape)
+    return active_trace().allocate(sizes, _dtype(dtype), _buffer(buffer), name, par_axis)
+
+
+def full(shape: object, fill_value: int | float, dtype: object, buffer: object = None,
+         name: str = "") -> NkiTensor:
+    """A new on-chip tensor filled with `fill_value` (one MemSet)."""
+    tensor = ndarray(shape, dtype, buffer, name)
+    if not tensor.alloc.on_chip:
+        raise kernel_error("nl.zeros / nl.full allocate on chip (nl.sbuf or nl.psum)")
+    trace = active_trace()
+    value = ast.Immediate(int(fill_value) if tensor.dtype.startswith(("int", "uint")) else float(fill_value))
+    trace.emit(ast.MemSet(trace.access(tensor), value, klr_dtype(tensor.dtype)))
+    return tensor
+
+
+def zeros(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
+    return full(shape, 0, dtype, buffer, name)
+
+
+def ones(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
+    return full(shape, 1, dtype, buffer, name)
+
+
+def empty_like(tensor: NkiTensor, dtype: object = None, buffer: object = None,
+               name: str = "") -> NkiTensor:
+    return ndarray(tensor.shape, tensor.dtype if dtype is None else dtype,
+                   tensor.buffer if buffer is None else buffer, name)
+
+
+def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor:
+    """Copy an HBM tensor (view) into a new SBUF tile of the same shape (one DMA copy)."""
+    if mask is not None:
+        raise kernel_error("nl.load(mask=...) is not supported by tilecc")
+    if not isinstance(src, NkiTensor):
+        raise kernel_error(f"nl.load reads a tensor, got {src!r}")
+    tile = ndarray(src.shape, src.dtype if dtype is None else dtype, sbuf)
+    trace = active_trace()
+    trace.emit(ast.NcDmaCopy(trace.access(tile), trace.access(src)))
+    return tile
+
+
+def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
+    """Copy a tile into an HBM tensor (view) of the same number of elements (one DMA copy)."""
+    from tilecc.nki import isa
+    if mask is not None:
+        raise kernel_error("nl.store(mask=...) is not supported by tilecc")
+    isa.dma_copy(dst=dst, src=value)
+
+
+# ---------------------------------------------------------------- indices and loops
+
+def arange(start: int, stop: int | None = None, step: int = 1) -> IndexExpr:
+    """An index over range(start, stop, step), for tensor[...] access patterns."""
+    if stop is None:
+        start, stop = 0, start
+    num = len(range(start, stop, step))
+    if num <= 0:
+        raise kernel_error(f"nl.arange({start}, {stop}, {step}) is empty")
+    return IndexExpr(start, ((0, step),), (num,))
+
+
+class _MGrid:
+    """`nl.mgrid[0:128, 0:512]`: one index per axis of a dense grid."""
+
+    def __getitem__(self, key: object) -> tuple[IndexExpr, ...]:
+        slices = key if isinstance(key, tuple) else (key,)
+        if not all(isinstance(s, slice) for s in slices):
+            raise kernel_error("nl.mgrid takes slices: nl.mgrid[0:128, 0:512]")
+        ranges = [range(*s.indices(s.stop)) for s in slices]  # type: ignore[union-attr]
+        sizes = tuple(len(r) for r in ranges)
+        if any(size == 0 for size in sizes):
+            raise kernel_error(f"nl.mgrid{list(sizes)} has an empty axis")
+        return tuple(IndexExpr(r.start, ((axis, r.step),), sizes) for axis, r in enumerate(ranges))
+
+
+mgrid = _MGrid()
+
+
+def ds(start: int, size: int) -> slice:
+    """A slice of `size` elements from `start` (nl.ds)."""
+    return slice(start, start + size)
+
+
+def affine_range(start: int, stop: int | None = None, step: int = 1) -> range:
+    return range(start, stop, step) if stop is not None else range(start)
+
+
+sequential_range = static_range = affine_range
+
+
+def program_id(axis: int = 0) -> int:
+    return 0
+
+
+def num_programs(axes: object = None) -> int:
+    return 1
+
+
+# ---------------------------------------------------------------- operator names
+
+_OPS = _ops.ALL_OPS
+add = _OPS["add"]
+subtract = _OPS["subtract"]
+multiply = _OPS["multiply"]
+divide = _OPS["divide"]
+maximum = _OPS["maximum"]
+minimum = _OPS["minimum"]
+power = _OPS["power"]
+fmod = _OPS["fmod"]
+mod = _OPS["mod"]
+average = _OPS["average"]
+bypass = _OPS["bypass"]
+equal = _OPS["equal"]
+not_equal = _OPS["not_equal"]
+greater = _OPS["greater"]
+greater_equal = _OPS["greater_equal"]
+less = _OPS["less"]
+less_equal = _OPS["less_equal"]
+logical_and = _OPS["logical_and"]
+logical_or = _OPS["logical_or"]
+logical_xor = _OPS["logical_xor"]
+bitwise_and = _OPS["bitwise_and"]
+bitwise_or = _OPS["bitwise_or"]
+bitwise_xor = _OPS["bitwise_xor"]
+invert = _OPS["invert"]
+bitwise_not = _OPS["bitwise_not"]
+left_shift = _OPS["left_shift"]
+right_shift = _OPS["right_shift"]
+abs = _OPS["abs"]
+rsqrt = _OPS["rsqrt"]
+exp = _OPS["exp"]
+log = _OPS["log"]
+tanh = _OPS["tanh"]
+sigmoid = _OPS["sigmoid"]
+relu = _OPS["relu"]
+gelu = _OPS["gelu"]
+gelu_apprx_tanh = _OPS["gelu_apprx_tanh"]
+gelu_apprx_sigmoid = _OPS["gelu_apprx_sigmoid"]
+gelu_dx = _OPS["gelu_dx"]
+gelu_apprx_sigmoid_dx = _OPS["gelu_apprx_sigmoid_dx"]
+silu = _OPS["silu"]
+silu_dx = _OPS["silu_dx"]
+erf = _OPS["erf"]
+erf_dx = _OPS["erf_dx"]
+mish = _OPS["mish"]
+softplus = _OPS["softplus"]
+sqrt = _OPS["sqrt"]
+square = _OPS["square"]
+sin = _OPS["sin"]
+arctan = _OPS["arctan"]
+sign = _OPS["sign"]
+copy = _OPS["copy"]
+reciprocal = _OPS["reciprocal"]

@@ -1,0 +1,292 @@
+"""Tensors and tiles of a traced kernel, and how indexing turns into access patterns.
+
+Invariants:
+- An Allocation is one named buffer: an HBM tensor (kernel argument, result, scratch) or an
+  on-chip SBUF / PSUM tensor. On chip, one logical dim is the partition dim (dim 0, or the
+  dim wrapped in `nl.par_dim`); it has at most 128 entries, and the other dims are laid out
+  row-major inside each partition. HBM tensors are row-major; their first indexed dim plays
+  the partition role when a DMA moves them.
+- An NkiTensor is a view of an Allocation: `offset` (elements; on chip, within a partition),
+  `par_start` (first partition, on chip) and `dims`, one (step, num) pair per view axis,
+  slowest first. On chip the first dim of a view is always the partition dim (step counted
+  in partitions); an integer index on it keeps it with size 1, so a tile stays partition-first.
+- Indexing accepts ints, slices (`nl.ds(start, size)` is a slice), `...`, and affine index
+  expressions built from `nl.arange` / `nl.mgrid`; the result axes of an expression index
+  are the expression's grid axes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tilecc.nki.dtypes import dtype_info
+from tilecc.nki.errors import kernel_error
+
+PMAX = 128
+SBUF_PARTITION_BYTES = 0x30000   # 192 KiB per partition (klr-bir.md, Memory)
+PSUM_PARTITION_BYTES = 0x4000    # 16 KiB per partition
+
+
+@dataclass(frozen=True, slots=True)
+class Dim:
+    step: int
+    num: int
+    is_par: bool = False   # steps over partitions (on-chip views only)
+
+
+@dataclass(eq=False)
+class Allocation:
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    buffer: str            # "hbm" | "sbuf" | "psum"
+    par_axis: int = 0
+    strides: tuple[int, ...] = field(init=False)
+    free_size: int = field(init=False)   # elements per partition (on chip) / in total (HBM)
+
+    def __post_init__(self) -> None:
+        strides = [0] * len(self.shape)
+        running = 1
+        for axis in reversed(range(len(self.shape))):
+            if self.on_chip and axis == self.par_axis:
+                strides[axis] = 1
+                continue
+            strides[axis] = running
+            running *= self.shape[axis]
+        self.strides = tuple(strides)
+        self.free_size = running
+
+    @property
+    def on_chip(self) -> bool:
+        return self.buffer != "hbm"
+
+    @property
+    def partitions(self) -> int:
+        return self.shape[self.par_axis] if self.on_chip else 1
+
+    def full_view(self) -> NkiTensor:
+        dims = tuple(Dim(stride, size, self.on_chip and axis == self.par_axis)
+                     for axis, (stride, size) in enumerate(zip(self.strides, self.shape)))
+        return NkiTensor(self, 0, 0, dims)
+
+
+def check_allocation(shape: tuple[int, ...], dtype: str, buffer: str, par_axis: int) -> None:
+    """The partition and capacity limits of an on-chip tensor (partition dim <= 128)."""
+    if any(not isinstance(size, int) or size <= 0 for size in shape):
+        raise kernel_error(f"tensor shape {shape} must be positive integers")
+    if buffer == "hbm":
+        return
+    if shape[par_axis] > PMAX:
+        raise kernel_error(f"partition dimension {shape[par_axis]} of a {buffer} tensor {shape} "
+                           f"exceeds {PMAX} (nl.tile_size.pmax)")
+    free = 1
+    for axis, size in enumerate(shape):
+        if axis != par_axis:
+            free *= size
+    limit = SBUF_PARTITION_BYTES if buffer == "sbuf" else PSUM_PARTITION_BYTES
+    if free * dtype_info(dtype).size > limit:
+        raise kernel_error(f"{buffer} tensor {shape} {dtype} needs {free * dtype_info(dtype).size} "
+                           f"bytes per partition; a {buffer} partition holds {limit}")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexExpr:
+    """offset + sum(step * k_axis) over a grid of `sizes` (from nl.arange / nl.mgrid)."""
+    offset: int
+    terms: tuple[tuple[int, int], ...]   # (grid axis, step)
+    sizes: tuple[int, ...]
+
+    def _shift(self, other: object, sign: int) -> IndexExpr:
+        if isinstance(other, int):
+            return IndexExpr(self.offset + sign * other, self.terms, self.sizes)
+        if isinstance(other, IndexExpr) and other.sizes == self.sizes:
+            steps = dict(self.terms)
+            for axis, step in other.terms:
+                steps[axis] = steps.get(axis, 0) + sign * step
+            return IndexExpr(self.offset + sign * other.offset, tuple(sorted(steps.items())), self.sizes)
+        return NotImplemented
+
+    def __add__(self, other: object) -> IndexExpr:
+        return self._shift(other, 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: object) -> IndexExpr:
+        return self._shift(other, -1)
+
+    def __mul__(self, other: object) -> IndexExpr:
+        if not isinstance(other, int):
+            return NotImplemented
+        return IndexExpr(self.offset * other, tuple((a, s * other) for a, s in self.terms), self.sizes)
+
+    __rmul__ = __mul__
+
+    def _mask(self, other: object) -> IndexExpr:
+        raise kernel_error("index masks (mask=...) are not supported by tilecc: index with "
+                           "tiles that lie inside the tensor")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _mask
+
+    def __getitem__(self, key: object) -> IndexExpr:
+        """arange(n)[:, None] -> grid axis 0 of 2; arange(n)[None, :] -> grid axis 1 of 2."""
+        if len(self.sizes) != 1 or not isinstance(key, tuple) or len(key) != 2:
+            raise kernel_error("an nl.arange index is reshaped with [:, None] or [None, :]")
+        if key[1] is None and key[0] == slice(None):
+            return IndexExpr(self.offset, tuple((0, s) for _, s in self.terms), (self.sizes[0], 1))
+        if key[0] is None and key[1] == slice(None):
+            return IndexExpr(self.offset, tuple((1, s) for _, s in self.terms), (1, self.sizes[0]))
+        raise kernel_error("an nl.arange index is reshaped with [:, None] or [None, :]")
+
+
+@dataclass(frozen=True, eq=False)
+class NkiTensor:
+    alloc: Allocation
+    offset: int
+    par_start: int
+    dims: tuple[Dim, ...]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(dim.num for dim in self.dims)
+
+    @property
+    def dtype(self) -> str:
+        return self.alloc.dtype
+
+    @property
+    def buffer(self) -> str:
+        return self.alloc.buffer
+
+    @property
+    def ndim(self) -> int:
+        return len(self.dims)
+
+    @property
+    def name(self) -> str:
+        return self.alloc.name
+
+    @property
+    def partitions(self) -> int:
+        """Partition count of the view (HBM: its first dim, the DMA partition role)."""
+        return self.dims[0].num if self.dims else 1
+
+    @property
+    def free_elements(self) -> int:
+        count = 1
+        for dim in self.dims[1:]:
+            count *= dim.num
+        return count
+
+    def __repr__(self) -> str:
+        return f"<{self.buffer} tensor {self.name}{list(self.shape)} {self.dtype}>"
+
+    def __getitem__(self, key: object) -> NkiTensor:
+        items = list(key) if isinstance(key, tuple) else [key]
+        if any(isinstance(item, IndexExpr) for item in items):
+            return self._index_grid(items)
+        return self._index_basic(items)
+
+    def _expand(self, items: list[object]) -> list[object]:
+        if items.count(Ellipsis) > 1:
+            raise kernel_error("an index can hold at most one '...'")
+        if Ellipsis in items:
+            at = items.index(Ellipsis)
+            items = items[:at] + [slice(None)] * (self.ndim - len(items) + 1) + items[at + 1:]
+        if len(items) > self.ndim:
+            raise kernel_error(f"too many indices ({len(items)}) for {self!r}")
+        return items + [slice(None)] * (self.ndim - len(items))
+
+    def _index_basic(self, items: list[object]) -> NkiTensor:
+        offset, par_start, dims = self.offset, self.par_start, []
+        for dim, item in zip(self.dims, self._expand(items)):
+            if isinstance(item, bool) or not isinstance(item, (int, slice)):
+                raise kernel_error(f"cannot index {self!r} with {item!r}: expected an int, a "
+                                   f"slice, nl.ds(...) or an nl.arange / nl.mgrid expression")
+            if isinstance(item, int):
+                index = item + dim.num if item < 0 else item
+                if not 0 <= index < dim.num:
+                    raise kernel_error(f"index {item} is out of bounds for a dimension of size "
+                                       f"{dim.num} of {self!r}")
+                start, step, num = index, 1, 1
+            else:
+                start, stop, step = item.indices(dim.num)
+                if step <= 0:
+                    raise kernel_error(f"slice step must be positive, got {step}")
+                self._check_slice(item, dim)
+                num = max(0, (stop - start + step - 1) // step)
+                if num == 0:
+                    raise kernel_error(f"slice {item} of a dimension of size {dim.num} is empty")
+            if dim.is_par:
+                par_start += start * dim.step
+                dims.append(Dim(dim.step * step, num, True))
+            else:
+                offset += start * dim.step
+                if not isinstance(item, int):
+                    dims.append(Dim(dim.step * step, num))
+        return self._make(offset, par_start, dims)
+
+    @staticmethod
+    def _check_slice(item: slice, dim: Dim) -> None:
+        for bound in (item.start, item.stop):
+            if isinstance(bound, int) and not -dim.num <= bound <= dim.num:
+                raise kernel_error(f"slice {item.start}:{item.stop} is out of bounds for a "
+                                   f"dimension of size {dim.num}")
+
+    def _index_grid(self, items: list[object]) -> NkiTensor:
+        exprs = [item for item in items if isinstance(item, IndexExpr)]
+        sizes = exprs[0].sizes
+        if any(expr.sizes != sizes for expr in exprs):
+            raise kernel_error("nl.arange / nl.mgrid indices of one access must come from one grid")
+        offset, par_start = self.offset, self.par_start
+        steps: list[dict[bool, int]] = [{} for _ in sizes]
+        for dim, item in zip(self.dims, self._expand(items)):
+            if isinstance(item, int):
+                item = IndexExpr(item, (), sizes)
+            if not isinstance(item, IndexExpr):
+                raise kernel_error("an access that uses nl.arange / nl.mgrid indices must index "
+                                   "every dimension with them or with an int")
+            for axis, step in item.terms:
+                steps[axis][dim.is_par] = steps[axis].get(dim.is_par, 0) + step * dim.step
+            low = item.offset + sum(min(0, step * (sizes[a] - 1)) for a, step in item.terms)
+            high = item.offset + sum(max(0, step * (sizes[a] - 1)) for a, step in item.terms)
+            if low < 0 or high >= dim.num:
+                raise kernel_error(f"index range [{low}, {high}] is out of bounds for a dimension "
+                                   f"of size {dim.num} of {self!r}")
+            if dim.is_par:
+                par_start += item.offset * dim.step
+            else:
+                offset += item.offset * dim.step
+        dims = []
+        for axis, size in enumerate(sizes):
+            if len(steps[axis]) > 1:
+                raise kernel_error("one index axis cannot step both partitions and free elements")
+            is_par, step = next(iter(steps[axis].items()), (False, 0))
+            dims.append(Dim(step, size, is_par))
+        if self.alloc.on_chip and not any(d.is_par for d in dims):
+            dims.insert(0, Dim(1, 1, True))
+        return self._make(offset, par_start, dims)
+
+    def _make(self, offset: int, par_start: int, dims: list[Dim]) -> NkiTensor:
+        if self.alloc.on_chip and (not dims or not dims[0].is_par):
+            raise kernel_error(f"an {self.buffer} tile must keep its partition dimension first; "
+                               f"index the dims before nl.par_dim with ints")
+        if self.alloc.on_chip and dims[0].num > 1 and dims[0].step != 1:
+            raise kernel_error("an on-chip tile must cover consecutive partitions (partition step 1)")
+        return NkiTensor(self.alloc, offset, par_start, tuple(dims))
+
+    def reshape(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:
+        """A row-major reshape of a contiguous HBM tensor (as `g.reshape((1, n))`)."""
+        shape = tuple(shape)
+        if self.alloc.on_chip:
+            raise kernel_error("reshape is supported on HBM tensors only")
+        count = 1
+        for size in shape:
+            count *= size
+        if count != self.alloc.free_size or self.offset != 0 or self.shape != self.alloc.shape:
+            raise kernel_error(f"cannot reshape {self!r} to {shape}: only a whole HBM tensor can be "
+                               f"reshaped, to the same number of elements")
+        dims, running = [], 1
+        for size in reversed(shape):
+            dims.append(Dim(running, size))
+            running *= size
+        return NkiTensor(self.alloc, 0, 0, tuple(reversed(dims)))

@@ -1,0 +1,142 @@
+"""The trace of one kernel call: allocations, KLR statements, inputs and outputs.
+
+Contract: `Trace` is the state behind nki.language / nki.isa while a kernel body runs
+(`active_trace()`); calling those APIs outside a trace is a KernelError. Every NKI
+instruction appends exactly one KLR statement (an activation with a scalar bias adds the
+MemSet that fills its [P, 1] bias tile first). `finish` turns the kernel's return value into
+the Kernel's outputs.
+
+Mapping to KLR (tilecc/klr/ast.py): every tensor becomes a TensorName of shape
+(par_dim, free_dims): on chip the partition dim and the other dims in order; in HBM the
+first dim and the rest (a 1-D HBM tensor of n elements is stored as (1, n)). A view becomes
+an AccessPattern (partition offset and count, free element offset, (step, num) pairs),
+or the TensorName itself when it is the whole tensor in its natural order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from tilecc.klr import ast
+from tilecc.nki.dtypes import dtype_info
+from tilecc.nki.errors import kernel_error
+from tilecc.nki.tensor import Allocation, NkiTensor, check_allocation
+
+_TRACES: list[Trace] = []
+
+
+def active_trace() -> Trace:
+    if not _TRACES:
+        raise kernel_error("nki.language / nki.isa calls need a kernel traced by tilecc.nki.jit "
+                           "or tilecc.nki.simulate")
+    return _TRACES[-1]
+
+
+@contextmanager
+def tracing(trace: Trace) -> Iterator[Trace]:
+    _TRACES.append(trace)
+    try:
+        yield trace
+    finally:
+        _TRACES.pop()
+
+
+def klr_shape(alloc: Allocation) -> tuple[int, ...]:
+    """(par_dim, *free_dims) of the TensorName that stores `alloc`."""
+    if alloc.on_chip:
+        rest = tuple(size for axis, size in enumerate(alloc.shape) if axis != alloc.par_axis)
+        return (alloc.shape[alloc.par_axis], *rest)
+    return (1, *alloc.shape) if len(alloc.shape) == 1 else alloc.shape
+
+
+class Trace:
+    def __init__(self, kernel_name: str) -> None:
+        self.kernel_name = kernel_name
+        self.body: list[ast.Stmt] = []
+        self.inputs: list[Allocation] = []
+        self._tensors: dict[str, ast.TensorName] = {}
+        self._allocations: dict[str, Allocation] = {}
+
+    # ---------------------------------------------------------------- allocation
+
+    def allocate(self, shape: tuple[int, ...], dtype: str, buffer: str, name: str = "",
+                 par_axis: int = 0) -> NkiTensor:
+        check_allocation(shape, dtype, buffer, par_axis)
+        alloc = Allocation(self._unique_name(name or ("out" if buffer == "hbm" else buffer)),
+                           shape, dtype, buffer, par_axis)
+        self._allocations[alloc.name] = alloc
+        return alloc.full_view()
+
+    def add_input(self, name: str, shape: tuple[int, ...], dtype: str) -> NkiTensor:
+        view = self.allocate(shape, dtype, "hbm", name)
+        self.inputs.append(view.alloc)
+        return view
+
+    def _unique_name(self, base: str) -> str:
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "t"
+        name, n = base, 0
+        while name in self._allocations:
+            n += 1
+            name = f"{base}_{n}"
+        return name
+
+    # ---------------------------------------------------------------- KLR building
+
+    def emit(self, stmt: ast.Stmt) -> None:
+        self.body.append(stmt)
+
+    def tensor_name(self, alloc: Allocation) -> ast.TensorName:
+        if (tensor := self._tensors.get(alloc.name)) is None:
+            memory = ast.Memory.hbm if alloc.buffer == "hbm" else ast.Memory[alloc.buffer]
+            tensor = ast.make_tensor(alloc.name, klr_dtype(alloc.dtype), klr_shape(alloc), memory)
+            self._tensors[alloc.name] = tensor
+        return tensor
+
+    def access(self, view: NkiTensor) -> ast.AccessPattern | ast.TensorName:
+        tensor = self.tensor_name(view.alloc)
+        if view.alloc.on_chip:
+            first, rest = view.dims[0], view.dims[1:]
+            pattern = ast.AccessPattern(tensor, first.num, tuple(ast.APPair(d.step, d.num) for d in rest),
+                                        view.par_start, view.offset)
+        else:
+            pattern = self._hbm_access(view, tensor)
+        return tensor if pattern == ast.to_pattern(tensor) else pattern
+
+    @staticmethod
+    def _hbm_access(view: NkiTensor, tensor: ast.TensorName) -> ast.AccessPattern:
+        row = tensor.shape.free_elements
+        par_offset, free_offset = divmod(view.offset, row)
+        dims = view.dims
+        if dims and (dims[0].step == row or dims[0].num == 1):
+            par_num, free_dims = dims[0].num, dims[1:]
+        else:
+            par_num, free_dims = 1, dims
+        low = free_offset + sum(min(0, d.step * (d.num - 1)) for d in free_dims)
+        high = free_offset + sum(max(0, d.step * (d.num - 1)) for d in free_dims)
+        if low < 0 or high >= row:
+            raise kernel_error(f"this access of HBM tensor {view.name}{list(view.alloc.shape)} does not "
+                               f"keep whole rows of its first dim; KLR cannot express it")
+        return ast.AccessPattern(tensor, par_num, tuple(ast.APPair(d.step, d.num) for d in free_dims),
+                                 par_offset, free_offset)
+
+    def finish(self, result: object) -> ast.Kernel:
+        results = list(result) if isinstance(result, (tuple, list)) else [result]
+        if result is None or not results:
+            raise kernel_error("the kernel must return its output tensor(s) (HBM tensors)")
+        outputs: list[ast.TensorName] = []
+        for value in results:
+            if not isinstance(value, NkiTensor) or value.alloc.on_chip:
+                raise kernel_error(f"kernel results must be HBM tensors, got {value!r}")
+            if value.shape != value.alloc.shape or value.offset != 0:
+                raise kernel_error(f"return the whole HBM tensor {value.name}, not a view of it")
+            outputs.append(self.tensor_name(value.alloc))
+        inputs = [self.tensor_name(alloc) for alloc in self.inputs]
+        return ast.Kernel(self.kernel_name, inputs, outputs, list(self.body))
+
+    def allocation(self, name: str) -> Allocation:
+        return self._allocations[name]
+
+
+def klr_dtype(dtype: str) -> ast.Dtype:
+    return ast.Dtype[dtype_info(dtype).klr]
