@@ -35,11 +35,11 @@ def print_module(module: ir.Module) -> str:
 
 
 def print_program(program: ir.Program) -> str:
-    return ast.unparse(ast.fix_missing_locations(program_node(program)))
+    return ast.unparse(program_node(program))
 
 
 def print_function(func: ir.Function) -> str:
-    return ast.unparse(ast.fix_missing_locations(function_node(func)))
+    return ast.unparse(function_node(func))
 
 
 def program_node(program: ir.Program) -> ast.ClassDef:
@@ -71,6 +71,7 @@ def function_node(func: ir.Function) -> ast.FunctionDef:
     if func.doc is not None:
         body.insert(0, ast.Expr(ast.Constant(func.doc)))
     return ast.FunctionDef(
+        lineno=0,
         name=func.name,
         args=ast.arguments(posonlyargs=[], args=params, vararg=None, kwonlyargs=[],
                            kw_defaults=[], kwarg=None, defaults=[]),
@@ -81,7 +82,11 @@ def function_node(func: ir.Function) -> ast.FunctionDef:
 
 
 def body_nodes(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
-    return [stmt_node(s) for s in body]
+    nodes = [stmt_node(s) for s in body]
+    for node in nodes:
+        # ast.unparse looks up type comments by line number; positions are otherwise unused
+        node.lineno = 0
+    return nodes
 
 
 def _block(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:

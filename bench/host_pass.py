@@ -1,0 +1,98 @@
+"""Benchmark: parse + SynthesizeAllReduceSignals + print of a generated host function.
+
+Sizes: 1k and 10k statements, one allreduce per 10 statements, over n/100 window buffers
+(10k statements -> 1k allreduces over 100 buffers). Prints the cost per statement at each
+size, the 10k/1k per-statement ratio (linear scaling means ~1.0), and the ratio against a
+peer measured in the same run on the same source: CPython's own ast.parse + ast.unparse
+(our pipeline uses ast.parse too, so the ratio is the cost of the IR, the pass and the printer).
+
+Run: .venv/bin/python bench/host_pass.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import gc
+import time
+
+from tilecc.host.parser import parse_module
+from tilecc.host.passes.synthesize_allreduce_signals import synthesize_allreduce_signals
+from tilecc.host.printer import print_module
+
+
+def generate(statements: int) -> str:
+    buffers = max(1, statements // 100)
+    lines = ["import pypto.language as pl", "import pypto.language.distributed as pld", "", "",
+             "@pl.program", "class Bench:",
+             "    @pl.function(type=pl.FunctionType.Orchestration)",
+             "    def chip(self, x: pld.DistributedTensor[[256], pl.FP32]):",
+             "        return x", "",
+             "    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)",
+             "    def host_orch(self, scale: pl.Scalar[pl.INT32]):"]
+    body: list[str] = []
+    for b in range(buffers):
+        body.append(f"buf_{b} = pld.alloc_window_buffer(256 * pl.FP32.get_byte())")
+        body.append(f"data_{b} = pld.window(buf_{b}, [256], dtype=pl.FP32)")
+    i = 0
+    while len(body) < statements:
+        b = (i // 10) % buffers
+        if i % 10 == 0:
+            body.append(f"data_{b} = pld.tensor.allreduce(data_{b}, op=pld.ReduceOp.Sum, core_num={1 + i % 4})")
+        elif i % 10 == 5:
+            body.append(f"self.chip(data_{b}, device={i % 8})")
+        else:
+            body.append(f"t_{i} = (scale + {i}) * 2 % {7 + b}")
+        i += 1
+    lines.extend("        " + line for line in body[:statements])
+    lines.append("        return scale")
+    return "\n".join(lines) + "\n"
+
+
+def best_of(repeat: int, fn) -> float:
+    """Best wall time of `repeat` runs with the cyclic GC paused, as timeit does."""
+    best = float("inf")
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+    finally:
+        gc.enable()
+    return best
+
+
+def ours(source: str) -> str:
+    module = parse_module(source, "<bench>")
+    module = module.replace_programs([synthesize_allreduce_signals(p) for p in module.programs])
+    return print_module(module)
+
+
+def peer(source: str) -> str:
+    return ast.unparse(ast.parse(source))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    rows = []
+    for n in (1_000, 10_000):
+        source = generate(n)
+        assert ours(source).count("pld.tensor.alloc_window_buffer(__allreduce_signal_world_size_") == n // 100
+        t_ours = best_of(args.repeat, lambda: ours(source))
+        t_peer = best_of(args.repeat, lambda: peer(source))
+        rows.append((n, t_ours, t_peer))
+    print(f"{'statements':>10} {'tilecc (ms)':>12} {'us/stmt':>8} {'ast peer (ms)':>14} {'us/stmt':>8} {'tilecc/peer':>12}")
+    for n, t_ours, t_peer in rows:
+        print(f"{n:>10} {t_ours * 1e3:>12.1f} {t_ours / n * 1e6:>8.2f} {t_peer * 1e3:>14.1f} "
+              f"{t_peer / n * 1e6:>8.2f} {t_ours / t_peer:>11.2f}x")
+    (n1, a1, p1), (n2, a2, p2) = rows
+    print(f"per-statement cost 10k/1k: tilecc {(a2 / n2) / (a1 / n1):.2f}x, "
+          f"ast peer {(p2 / n2) / (p1 / n1):.2f}x (1.00 = linear)")
+
+
+if __name__ == "__main__":
+    main()
