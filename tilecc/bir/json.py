@@ -1,0 +1,199 @@
+"""BIR programs as JSON: `write_program_json(p)` and `read_program_json(text, path)`.
+
+Contract: read(write(p)) == p. Document:
+  {"name", "memory_locations": [{name, kind, dtype, partitions, bytes_per_partition}],
+   "inputs" / "outputs": [{name, dtype, shape}], "instructions": [Inst]}
+An instruction is {"opcode": <class name without "Inst">, "name", "engine", "ins", "outs"}
+plus its op-specific keys (reference/klr-bir.md), enums by NAME. An access pattern argument
+is {"memref", "dtype", "offset", "ap": [[step, num], ...]}, an immediate {"dtype", "value"}
+(non-finite floats as "inf" / "-inf" / "nan"). Unknown keys are errors here (BIR JSON is
+tilecc's own format). Malformed input -> ParseError with the field path
+(`instructions[3].op0: unknown AluOpType 'mul'`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from enum import IntEnum
+from typing import Any, Callable
+
+from tilecc.bir import enums as e
+from tilecc.bir.inst import (INST_CLASSES, AccessPattern, Argument, Immediate, Inst, IOTensor,
+                             MemoryLocation, Program)
+from tilecc.errors import ParseError
+from tilecc.klr.json_head import (Bad, at, bad_at, enum_reader, expect_obj, field, json_type,
+                                  read_bool, read_int, read_nat, read_str)
+
+_HEADER = ("name", "engine", "ins", "outs")
+# class -> [(attribute, writer kind)] of the op-specific fields, in declaration order
+_OP_FIELDS: dict[type[Inst], list[tuple[str, str]]] = {
+    cls: [(f.name, str(f.type)) for f in dataclasses.fields(cls) if f.name not in _HEADER]
+    for cls in INST_CLASSES.values()}
+_ENUMS: dict[str, type[IntEnum]] = {c.__name__: c for c in (
+    e.AluOpType, e.ActivationFunctionType, e.EngineAccumulationType, e.AxisListType,
+    e.TSCMode)}
+
+
+def _w_float(x: float) -> float | str:
+    if math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def _w_arg(a: Argument) -> dict[str, Any]:
+    if isinstance(a, AccessPattern):
+        return {"memref": a.memref, "dtype": a.dtype.name, "offset": a.offset,
+                "ap": [list(p) for p in a.ap]}
+    value = _w_float(a.value) if isinstance(a.value, float) else a.value
+    return {"dtype": a.dtype.name, "value": value}
+
+
+def _w_inst(inst: Inst) -> dict[str, Any]:
+    doc: dict[str, Any] = {"opcode": type(inst).__name__[4:], "name": inst.name,
+                           "engine": inst.engine.name, "ins": [_w_arg(a) for a in inst.ins],
+                           "outs": [_w_arg(a) for a in inst.outs]}
+    for attr, kind in _OP_FIELDS[type(inst)]:
+        v = getattr(inst, attr)
+        if isinstance(v, IntEnum):
+            doc[attr] = v.name
+        elif isinstance(v, float):
+            doc[attr] = _w_float(v)
+        elif isinstance(v, tuple):
+            doc[attr] = [list(p) for p in v]
+        else:
+            doc[attr] = v
+    return doc
+
+
+def program_to_doc(p: Program) -> dict[str, Any]:
+    return {
+        "name": p.name,
+        "memory_locations": [{"name": m.name, "kind": m.kind.name, "dtype": m.dtype.name,
+                              "partitions": m.partitions,
+                              "bytes_per_partition": m.bytes_per_partition}
+                             for m in p.memory_locations],
+        "inputs": [{"name": t.name, "dtype": t.dtype.name, "shape": list(t.shape)}
+                   for t in p.inputs],
+        "outputs": [{"name": t.name, "dtype": t.dtype.name, "shape": list(t.shape)}
+                    for t in p.outputs],
+        "instructions": [_w_inst(i) for i in p.instructions],
+    }
+
+
+def write_program_json(p: Program, indent: int | None = None) -> str:
+    return json.dumps(program_to_doc(p), indent=indent,
+                      separators=None if indent else (",", ":"))
+
+
+# ---------------------------------------------------------------- reader
+
+def read_program_json(text: str, path: str = "<string>") -> Program:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as err:
+        lines = text.splitlines()
+        src = lines[err.lineno - 1] if 0 < err.lineno <= len(lines) else None
+        raise ParseError(path, err.lineno, err.colno, f"invalid JSON: {err.msg}",
+                         source_line=src) from None
+    try:
+        return _program(doc)
+    except Bad as bad:
+        raise ParseError(path, 0, 0, bad.message, field=bad.path() or "$") from None
+
+
+def _list(value: Any, read: Callable[[Any], Any]) -> list[Any]:
+    if not isinstance(value, list):
+        raise Bad(f"expected an array, found {json_type(value)}")
+    return [at(i, read, v) for i, v in enumerate(value)]
+
+
+def _only_keys(obj: dict[str, Any], allowed: set[str] | tuple[str, ...]) -> None:
+    for key in obj:
+        if key not in allowed:
+            raise bad_at(key, "unknown key")
+
+
+def _program(doc: Any) -> Program:
+    obj = expect_obj(doc, "a BIR program")
+    _only_keys(obj, ("name", "memory_locations", "inputs", "outputs", "instructions"))
+    return Program(field(obj, "name", read_str),
+                   field(obj, "memory_locations", lambda v: _list(v, _memloc)),
+                   field(obj, "inputs", lambda v: _list(v, _io)),
+                   field(obj, "outputs", lambda v: _list(v, _io)),
+                   field(obj, "instructions", lambda v: _list(v, _inst)))
+
+
+_dtype = enum_reader(e.BirDtype)
+
+
+def _memloc(value: Any) -> MemoryLocation:
+    obj = expect_obj(value, "a memory location")
+    _only_keys(obj, ("name", "kind", "dtype", "partitions", "bytes_per_partition"))
+    return MemoryLocation(field(obj, "name", read_str), field(obj, "kind",
+                                                              enum_reader(e.MemoryKind)),
+                          field(obj, "dtype", _dtype), field(obj, "partitions", read_nat),
+                          field(obj, "bytes_per_partition", read_nat))
+
+
+def _io(value: Any) -> IOTensor:
+    obj = expect_obj(value, "a kernel tensor")
+    _only_keys(obj, ("name", "dtype", "shape"))
+    return IOTensor(field(obj, "name", read_str), field(obj, "dtype", _dtype),
+                    tuple(field(obj, "shape", lambda v: _list(v, read_nat))))
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Bad(f"expected a float, found {json_type(value)}")
+    return float(value)
+
+
+def _pairs(value: Any) -> tuple[tuple[int, int], ...]:
+    def pair(v: Any) -> tuple[int, int]:
+        if not (isinstance(v, list) and len(v) == 2):
+            raise Bad(f"expected [step, num], found {json_type(v)}")
+        return at(0, read_int, v[0]), at(1, read_nat, v[1])
+    return tuple(_list(value, pair))
+
+
+def _ap(value: Any) -> AccessPattern:
+    obj = expect_obj(value, "an access pattern")
+    _only_keys(obj, ("memref", "dtype", "offset", "ap"))
+    return AccessPattern(field(obj, "memref", read_str), field(obj, "dtype", _dtype),
+                         field(obj, "offset", read_nat), field(obj, "ap", _pairs))
+
+
+def _arg(value: Any) -> Argument:
+    obj = expect_obj(value, "an argument")
+    if "memref" in obj:
+        return _ap(obj)
+    _only_keys(obj, ("dtype", "value"))
+    dtype = field(obj, "dtype", _dtype)
+    if dtype == e.BirDtype.float32:
+        return Immediate(dtype, field(obj, "value", _float))
+    return Immediate(dtype, field(obj, "value", read_int))
+
+
+_FIELD_READERS: dict[str, Callable[[Any], Any]] = {
+    "bool": read_bool, "int": read_int, "float": _float,
+    "float | None": lambda v: None if v is None else _float(v),
+    "tuple[tuple[int, int], ...]": _pairs,
+    **{name: enum_reader(cls) for name, cls in _ENUMS.items()}}
+
+
+def _inst(value: Any) -> Inst:
+    obj = expect_obj(value, "an instruction")
+    opcode = field(obj, "opcode", read_str)
+    cls = INST_CLASSES.get(opcode)
+    if cls is None:
+        raise bad_at("opcode", f"unknown opcode '{opcode}'")
+    spec = _OP_FIELDS[cls]
+    _only_keys(obj, {"opcode", *_HEADER, *(attr for attr, _ in spec)})
+    args = {attr: field(obj, attr, _FIELD_READERS[kind]) for attr, kind in spec}
+    return cls(field(obj, "name", read_str), field(obj, "engine", enum_reader(e.EngineType)),
+               field(obj, "ins", lambda v: _list(v, _arg)),
+               field(obj, "outs", lambda v: _list(v, _ap)), **args)

@@ -1,0 +1,283 @@
+"""The birverifier checks of spec 003 plus the structural invariants of `bir.inst`.
+
+Contract: `verify_program(p)` returns None or raises VerifyError naming the instruction
+(`instruction 4 'TensorTensor-4' (TensorTensor): ...`) or the memory location. Checks:
+- memory locations: unique names; SB / PSUM at most 128 partitions and at most
+  192 KiB (SB) / 16 KiB (PSUM) per partition; bytes a multiple of the dtype size;
+  program inputs / outputs name HBM locations whose shape fills them;
+- every access pattern: its memref exists, same dtype, partition pair first with the
+  row length as step, at most 128 partitions (SB / PSUM), start partition 0/32/64/96
+  (NKI: more than 64 partitions start at 0, 33..64 at 0 or 64), every free index
+  inside the row; immediates are float32 floats or int32 ints;
+- checkTensorTensor: two tile inputs of one dtype (checkTensorTensorInputType),
+  acc == Idle, engine != Unassigned, equal element counts;
+- checkTensorReduce: the cross-lane axes (C, XYZWC) have no negate and 32-multiple
+  partition and element counts; a free-axis reduce folds at most the pairs it has;
+- checkScalarTensorTensor: [tensor0, scalar, tensor1] with a [P,1] or immediate scalar
+  and tensor1 the size of tensor0; scalar operands of TensorScalarPtr / Cache are
+  immediates or [P,1] tiles and is_tensor_scalar_addr says which.
+"""
+
+from __future__ import annotations
+
+from tilecc.bir import inst as b
+from tilecc.bir.enums import (BIR_DTYPE_SIZE, CROSS_LANE_AXES, BirDtype,
+                              EngineAccumulationType, EngineType, MemoryKind)
+from tilecc.errors import VerifyError
+
+MAX_PARTITIONS = 128
+PARTITION_BYTES = {MemoryKind.SB: 0x30000, MemoryKind.PSUM: 0x4000}
+_INT32 = (-(2 ** 31), 2 ** 31 - 1)
+
+
+def verify_program(p: b.Program) -> None:
+    locs: dict[str, b.MemoryLocation] = {}
+    for loc in p.memory_locations:
+        _check_location(loc, locs)
+        locs[loc.name] = loc
+    for io in p.inputs + p.outputs:
+        _check_io(io, locs)
+    for index, inst in enumerate(p.instructions):
+        InstChecker(index, inst, locs).check()
+
+
+def _check_location(loc: b.MemoryLocation, seen: dict[str, b.MemoryLocation]) -> None:
+    where = f"memory location '{loc.name}'"
+    if loc.name in seen:
+        raise VerifyError(f"{where} is declared twice")
+    if loc.bytes_per_partition % BIR_DTYPE_SIZE[loc.dtype]:
+        raise VerifyError(f"{where}: {loc.bytes_per_partition} bytes per partition is not a "
+                          f"multiple of the {loc.dtype.name} size")
+    if loc.kind in PARTITION_BYTES:
+        if not 0 < loc.partitions <= MAX_PARTITIONS:
+            raise VerifyError(f"{where}: {loc.partitions} partitions (1..{MAX_PARTITIONS})")
+        if loc.bytes_per_partition > PARTITION_BYTES[loc.kind]:
+            raise VerifyError(f"{where}: {loc.bytes_per_partition} bytes per partition exceed "
+                              f"the {PARTITION_BYTES[loc.kind]} of {loc.kind.name}")
+
+
+def _check_io(io: b.IOTensor, locs: dict[str, b.MemoryLocation]) -> None:
+    loc = locs.get(io.name)
+    if loc is None or loc.kind != MemoryKind.HBM:
+        raise VerifyError(f"kernel tensor '{io.name}' is not an HBM memory location")
+    free = 1
+    for d in io.shape[1:]:
+        free *= d
+    if (loc.dtype != io.dtype or not io.shape or loc.partitions != io.shape[0]
+            or loc.bytes_per_partition != free * BIR_DTYPE_SIZE[io.dtype]):
+        raise VerifyError(f"kernel tensor '{io.name}' ({io.dtype.name} {list(io.shape)}) does "
+                          f"not match its memory location")
+
+
+class InstChecker:
+    def __init__(self, index: int, inst: b.Inst, locs: dict[str, b.MemoryLocation]) -> None:
+        self.inst = inst
+        self.locs = locs
+        self.where = f"instruction {index} '{inst.name}' ({type(inst).__name__[4:]})"
+
+    def fail(self, message: str) -> VerifyError:
+        return VerifyError(f"{self.where}: {message}")
+
+    def check(self) -> None:
+        inst = self.inst
+        for arg in inst.ins:
+            self.check_arg(arg)
+        for out in inst.outs:
+            self.check_arg(out)
+        drains = (b.InstDveReadAccumulator, b.InstReadActivationAccumulator)
+        if not inst.outs and not isinstance(inst, drains):
+            raise self.fail("has no output")
+        check = _CHECKS.get(type(inst))
+        if check is not None:
+            check(self)
+
+    # ------------------------------------------------------------ arguments
+    def check_arg(self, arg: b.Argument) -> None:
+        if isinstance(arg, b.Immediate):
+            ok = (isinstance(arg.value, float) if arg.dtype == BirDtype.float32 else
+                  arg.dtype == BirDtype.int32 and isinstance(arg.value, int)
+                  and _INT32[0] <= arg.value <= _INT32[1])
+            if not ok:
+                raise self.fail(f"immediate {arg.value!r} is not a valid {arg.dtype.name}")
+            return
+        loc = self.locs.get(arg.memref)
+        if loc is None:
+            raise self.fail(f"unknown memory location '{arg.memref}'")
+        if arg.dtype != loc.dtype:
+            raise self.fail(f"access of '{arg.memref}' as {arg.dtype.name}, the location holds "
+                            f"{loc.dtype.name}")
+        if not arg.ap:
+            raise self.fail(f"access of '{arg.memref}' has no partition pair")
+        row = loc.bytes_per_partition // BIR_DTYPE_SIZE[loc.dtype]
+        (pstep, pnum), free = arg.ap[0], arg.ap[1:]
+        if pnum > 1 and pstep != row:
+            raise self.fail(f"access of '{arg.memref}': partition step {pstep} is not the row "
+                            f"length {row}")
+        start, first = divmod(arg.offset, row) if row else (0, 0)
+        if loc.kind != MemoryKind.HBM:
+            if pnum > MAX_PARTITIONS:
+                raise self.fail(f"access of '{arg.memref}': {pnum} partitions exceed "
+                                f"{MAX_PARTITIONS}")
+            if start not in allowed_starts(pnum):
+                raise self.fail(f"access of '{arg.memref}': {pnum} partitions cannot start at "
+                                f"partition {start} (0/32/64/96; >64 at 0; 33..64 at 0 or 64)")
+        if start + pnum > loc.partitions:
+            raise self.fail(f"access of '{arg.memref}': partitions {start}..{start + pnum - 1} "
+                            f"outside its {loc.partitions}")
+        lo = hi = first
+        for step, num in free:
+            if num == 0:
+                lo = hi = first
+                break
+            span = step * (num - 1)
+            lo, hi = lo + min(span, 0), hi + max(span, 0)
+        if lo < 0 or hi >= max(row, 1):
+            raise self.fail(f"access of '{arg.memref}': free elements {lo}..{hi} outside the "
+                            f"row of {row}")
+
+    def tile(self, arg: b.Argument, what: str) -> b.AccessPattern:
+        if not isinstance(arg, b.AccessPattern):
+            raise self.fail(f"{what} must be a tile, found an immediate")
+        return arg
+
+    def scalar(self, arg: b.Argument, what: str) -> None:
+        """An immediate or a [P,1] per-partition tile."""
+        if isinstance(arg, b.AccessPattern) and elements(arg) != arg.ap[0][1]:
+            raise self.fail(f"{what} must be an immediate or a [P,1] tile, found "
+                            f"{[n for _, n in arg.ap]}")
+
+    def count(self, n_ins: tuple[int, ...], n_outs: int) -> None:
+        if len(self.inst.ins) not in n_ins or len(self.inst.outs) != n_outs:
+            raise self.fail(f"expected {'/'.join(map(str, n_ins))} inputs and {n_outs} outputs, "
+                            f"found {len(self.inst.ins)} and {len(self.inst.outs)}")
+
+    # ------------------------------------------------------------ per opcode
+    def check_tensor_tensor(self) -> None:
+        inst = self.inst
+        assert isinstance(inst, b.InstTensorTensor)
+        self.count((2,), 1)
+        a, c = self.tile(inst.ins[0], "input 0"), self.tile(inst.ins[1], "input 1")
+        if a.dtype != c.dtype:
+            raise self.fail(f"inputs differ in dtype ({a.dtype.name}, {c.dtype.name})")
+        if inst.acc != EngineAccumulationType.Idle:
+            raise self.fail(f"acc must be Idle, found {inst.acc.name}")
+        if inst.engine == EngineType.Unassigned:
+            raise self.fail("engine must be assigned")
+        if not elements(a) == elements(c) == elements(inst.outs[0]):
+            raise self.fail("inputs and output differ in element count")
+
+    def check_tensor_reduce(self) -> None:
+        inst = self.inst
+        assert isinstance(inst, b.InstTensorReduce)
+        self.count((1,), 1)
+        src = self.tile(inst.ins[0], "input")
+        if inst.axis in CROSS_LANE_AXES:
+            if inst.negate:
+                raise self.fail("Cross-lane-reduce cannot negate")
+            pnum = src.ap[0][1]
+            if pnum % 32 or (elements(src) // max(pnum, 1)) % 32:
+                raise self.fail(f"Cross-lane-reduce needs partition and element counts in "
+                                f"multiples of 32, found {[n for _, n in src.ap]}")
+        elif inst.axis + 1 > len(src.ap) - 1:
+            raise self.fail(f"axis {inst.axis.name} folds {inst.axis + 1} free dims, the input "
+                            f"has {len(src.ap) - 1}")
+
+    def check_tensor_scalar_ptr(self) -> None:
+        inst = self.inst
+        assert isinstance(inst, b.InstTensorScalarPtr)
+        if inst.is_tensor_tensor_scan or inst.is_scalar_tensor_tensor:
+            self.count((3,), 1)
+            t0, t1 = self.tile(inst.ins[0], "tensor0"), self.tile(inst.ins[2], "tensor1")
+            if not inst.is_tensor_tensor_scan:
+                self.scalar(inst.ins[1], "scalar")
+                if inst.acc != EngineAccumulationType.Idle:
+                    raise self.fail(f"acc must be Idle, found {inst.acc.name}")
+            if elements(t0) != elements(t1):
+                raise self.fail("tensor0 and tensor1 differ in element count")
+            return
+        reduce = inst.acc == EngineAccumulationType.ZeroAccumulate
+        self.count((2, 3), 2 if reduce else 1)
+        self.tile(inst.ins[0], "input")
+        for i, arg in enumerate(inst.ins[1:]):
+            self.scalar(arg, f"scalar {i}")
+        has_tile = any(isinstance(a, b.AccessPattern) for a in inst.ins[1:])
+        if reduce:
+            self.scalar(inst.outs[1], "reduce output")
+        elif inst.is_tensor_scalar_addr != has_tile:
+            raise self.fail(f"is_tensor_scalar_addr is {inst.is_tensor_scalar_addr} but the "
+                            f"scalars {'include' if has_tile else 'have no'} tiles")
+
+    def check_tensor_scalar_cache(self) -> None:
+        inst = self.inst
+        assert isinstance(inst, b.InstTensorScalarCache)
+        self.count((2, 3), 1)
+        self.tile(inst.ins[0], "input")
+        for i, arg in enumerate(inst.ins[1:]):
+            self.scalar(arg, f"scalar {i}")
+
+    def check_activation(self) -> None:
+        inst = self.inst
+        assert isinstance(inst, b.InstActivation)
+        if inst.is_activate2:
+            self.count((4, 5), 1)
+        else:
+            base = 3 if inst.scale is None else 2
+            self.count((base, base + 1), 1)
+            self.scalar(inst.ins[1], "bias")
+            if inst.scale is None:
+                self.scalar(self.tile(inst.ins[2], "scale"), "scale")
+        self.tile(inst.ins[0], "input")
+
+    def check_single(self) -> None:
+        self.count((1,), 1)
+        self.tile(self.inst.ins[0], "input")
+
+    def check_exponential(self) -> None:
+        self.count((3,), 1)
+        self.scalar(self.inst.ins[0], "max value")
+        self.scalar(self.inst.ins[1], "reduce init")
+        self.tile(self.inst.ins[2], "input")
+
+    def check_memset(self) -> None:
+        self.count((1,), 1)
+        if not isinstance(self.inst.ins[0], b.Immediate):
+            raise self.fail("the value must be an immediate")
+
+    def check_iota(self) -> None:
+        self.count((0,), 1)
+
+    def check_drain(self) -> None:
+        self.count((1,), 0)
+        self.scalar(self.tile(self.inst.ins[0], "accumulator"), "accumulator")
+
+
+def allowed_starts(pnum: int) -> tuple[int, ...]:
+    if pnum > 64:
+        return (0,)
+    if pnum > 32:
+        return (0, 64)
+    return (0, 32, 64, 96)
+
+
+def elements(ap: b.AccessPattern) -> int:
+    n = 1
+    for _, num in ap.ap:
+        n *= num
+    return n
+
+
+_CHECKS = {
+    b.InstTensorTensor: InstChecker.check_tensor_tensor,
+    b.InstTensorReduce: InstChecker.check_tensor_reduce,
+    b.InstTensorScalarPtr: InstChecker.check_tensor_scalar_ptr,
+    b.InstTensorScalarCache: InstChecker.check_tensor_scalar_cache,
+    b.InstActivation: InstChecker.check_activation,
+    b.InstReciprocal: InstChecker.check_single,
+    b.InstDMACopy: InstChecker.check_single,
+    b.InstTensorCopy: InstChecker.check_single,
+    b.InstExponential: InstChecker.check_exponential,
+    b.InstMemset: InstChecker.check_memset,
+    b.InstIota: InstChecker.check_iota,
+    b.InstDveReadAccumulator: InstChecker.check_drain,
+    b.InstReadActivationAccumulator: InstChecker.check_drain,
+}

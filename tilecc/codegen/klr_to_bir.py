@@ -1,0 +1,312 @@
+"""KlirToBirCodegen: KLR kernel -> BIR program, one leaf per KLR operator (spec 003).
+
+Contract: `KlirToBirCodegen().codegen_kernel(kernel)` returns a Program whose instructions
+are the kernel's operators in order, each lowered by its leaf as spec 003's shared skeleton
+does: the instruction is named `<Op>-<id>` from one counter per codegen instance (the KLR
+class name; TensorTensor instead gets the builder's `<out>=TensorTensor_<op>(<in0>, <in1>)`
+and takes no id), operands are bound in the spec's positional order (see bir.inst), enums
+go through codegen.enum_maps, and the mode / flag fields are stamped as the spec gives.
+Every tensor becomes one MemoryLocation (its address: partitions x bytes per partition;
+HBM for kernel arguments); an access becomes an AccessPattern with the partition pair
+[row length, partitions] first and the flat element offset partition * row + free offset.
+Choices the spec leaves open (documented, tested): the zero-bias tensor is
+`COMPILER-GENERATED-zero_bias_act_0` (SB, float32, 128 x 1) zeroed by
+`COMPILER-GENERATED-memset_zero_bias_0`, both created on the first bias-less activation
+of the codegen instance and shared by all later ones; leaves without an engine rule keep
+Unassigned; an operator `dtype` must be None or dst's dtype (BIR carries dtypes on the
+accesses only); a reduce_res without reduce_op, TensorScalarReduce without reduce_op or
+with another reduce_cmd than ZeroAccumulate, and a TensorScalar with only one of imm1 /
+op1 are rejected with CodegenError rather than silently dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from tilecc.bir import inst as b
+from tilecc.bir.enums import (AluOpType, AxisListType, BirDtype, EngineAccumulationType,
+                              EngineType, MemoryKind, TSCMode)
+from tilecc.codegen import enum_maps as m
+from tilecc.errors import CodegenError
+from tilecc.klr import ast as k
+
+ZERO_BIAS_NAME = "COMPILER-GENERATED-zero_bias_act_0"
+ZERO_BIAS_MEMSET_NAME = "COMPILER-GENERATED-memset_zero_bias_0"
+
+
+class KlirToBirCodegen:
+    def __init__(self) -> None:
+        self.next_id = 0
+        self.locations: dict[str, b.MemoryLocation] = {}
+        self.tensors: dict[str, k.TensorName] = {}
+        self.insts: list[b.Inst] = []
+        self.zero_bias: b.MemoryLocation | None = None
+        self.leaves: dict[type, Callable[[Any], None]] = {
+            k.NcActivate: self.codegen_activation, k.ActivationReduce: self.codegen_activation,
+            k.Activate2: self.codegen_activate2, k.Exponential: self.codegen_exponential,
+            k.Reciprocal: self.codegen_reciprocal, k.TensorScalar: self.codegen_tensor_scalar,
+            k.TensorScalarReduce: self.codegen_tensor_scalar_reduce,
+            k.TensorScalarCumulative: self.codegen_tensor_scalar_cumulative,
+            k.NcScalarTensorTensor: self.codegen_scalar_tensor_tensor,
+            k.TensorTensor: self.codegen_tensor_tensor,
+            k.TensorTensorScan: self.codegen_tensor_tensor_scan,
+            k.TensorReduce: self.codegen_tensor_reduce,
+            k.TensorPartitionReduce: self.codegen_tensor_partition_reduce,
+            k.NcDmaCopy: self.codegen_dma_copy, k.NcCopy: self.codegen_copy,
+            k.MemSet: self.codegen_memset, k.Iota: self.codegen_iota,
+        }
+
+    # ------------------------------------------------------------ driver
+    def codegen_kernel(self, kernel: k.Kernel) -> b.Program:
+        inputs = [self.kernel_arg(t) for t in kernel.inputs]
+        outputs = [self.kernel_arg(t) for t in kernel.outputs]
+        for index, op in enumerate(kernel.body):
+            leaf = self.leaves.get(type(op))
+            if leaf is None:
+                raise CodegenError(f"body[{index}]: no BIR lowering for {type(op).__name__}")
+            try:
+                self.check_dtype(op)
+                leaf(op)
+            except CodegenError as err:
+                raise CodegenError(f"body[{index}] ({type(op).__name__}): {err}") from None
+        return b.Program(kernel.name, list(self.locations.values()), inputs, outputs,
+                         self.insts)
+
+    def kernel_arg(self, t: k.TensorName) -> b.IOTensor:
+        if t.address.memory not in k.HBM_MEMORIES:
+            raise CodegenError(f"kernel argument '{t.name}' must be in HBM")
+        self.location(t)
+        return b.IOTensor(t.name, m.codegen_dtype(t.dtype), (t.shape.par_dim,) + t.shape.free_dims)
+
+    def check_dtype(self, op: Any) -> None:
+        dtype = getattr(op, "dtype", None)
+        if dtype is not None and dtype != k.access_tensor(op.dst).dtype:
+            raise CodegenError(f"dtype {k.Dtype(dtype).name} differs from the dtype of dst "
+                               f"'{k.access_tensor(op.dst).name}'")
+
+    def returned_id(self) -> int:
+        """returnAndIncrementId: the one counter behind every `<Op>-<id>` name."""
+        i = self.next_id
+        self.next_id += 1
+        return i
+
+    def emit(self, inst: b.Inst) -> b.Inst:
+        self.insts.append(inst)
+        return inst
+
+    def name(self, op: Any) -> str:
+        return f"{type(op).__name__}-{self.returned_id()}"
+
+    # ------------------------------------------------------------ operands
+    def location(self, t: k.TensorName) -> b.MemoryLocation:
+        loc = self.locations.get(t.name)
+        if loc is not None:
+            if self.tensors[t.name] != t:
+                raise CodegenError(f"tensor '{t.name}' is used with two different definitions")
+            return loc
+        loc = b.MemoryLocation(t.name, m.codegen_memory(t.address.memory),
+                               m.codegen_dtype(t.dtype), t.address.par_size,
+                               t.address.free_size)
+        self.locations[t.name] = loc
+        self.tensors[t.name] = t
+        return loc
+
+    def tensor_ref(self, access: k.Access) -> b.AccessPattern:
+        """codegenTensorRef: the access as a physical pattern, partition pair first."""
+        ap = k.to_pattern(access)
+        loc = self.location(ap.tensor)
+        row = loc.bytes_per_partition // k.DTYPE_SIZE[ap.tensor.dtype]
+        pairs = ((row, ap.par_num),) + tuple((p.step, p.num) for p in ap.pattern)
+        return b.AccessPattern(loc.name, loc.dtype, ap.par_offset * row + ap.free_offset, pairs)
+
+    def operand(self, operand: k.Operand) -> b.Argument:
+        """addOperandToInst: an immediate becomes an ImmediateValue, a tensor an AP."""
+        if isinstance(operand, k.Immediate):
+            return immediate(operand)
+        return self.tensor_ref(operand)
+
+    def act_bias_tensor(self, partitions: int) -> b.AccessPattern:
+        """getActBiasTensor: the lazily created, shared zero-bias SB tensor (unit AP)."""
+        if self.zero_bias is None:
+            self.zero_bias = b.MemoryLocation(ZERO_BIAS_NAME, MemoryKind.SB, BirDtype.float32,
+                                              128, 4)
+            self.locations[ZERO_BIAS_NAME] = self.zero_bias
+            whole = b.AccessPattern(ZERO_BIAS_NAME, BirDtype.float32, 0, ((1, 128), (1, 1)))
+            self.emit(b.InstMemset(ZERO_BIAS_MEMSET_NAME, EngineType.Unassigned,
+                                   [b.Immediate(BirDtype.float32, 0.0)], [whole]))
+        return b.AccessPattern(ZERO_BIAS_NAME, BirDtype.float32, 0, ((1, partitions), (1, 1)))
+
+    # ------------------------------------------------------------ activation engine
+    def codegen_activation(self, op: k.NcActivate) -> None:
+        out, src = self.tensor_ref(op.dst), self.tensor_ref(op.src)
+        func = m.codegen_activation_func(op.activation_func)
+        bias = (self.act_bias_tensor(src.ap[0][1]) if op.bias is None
+                else self.tensor_ref(op.bias))
+        ins: list[b.Argument] = [src, bias]
+        scale: float | None
+        if isinstance(op.scale, k.Immediate):
+            if not isinstance(op.scale.value, float):
+                raise CodegenError("scale for activation must be a float32")
+            scale = op.scale.value
+        else:
+            scale = None
+            ins.append(self.tensor_ref(op.scale))
+        inst = b.InstActivation(self.name(op), EngineType.Activation, ins, [out], scale=scale,
+                                func=func, acc=m.codegen_accum_cmd(op.accumulator_cmd))
+        if op.reduce_op is not None:
+            if op.reduce_op != k.AluOp.add:
+                raise CodegenError("Accumulation is the only supported op on activation_reduce")
+            if op.reduce_res is not None:
+                ins.append(self.tensor_ref(op.reduce_res))
+        elif op.reduce_res is not None:
+            raise CodegenError("reduce_res is given without a reduce_op")
+        self.emit(inst)
+
+    def codegen_activate2(self, op: k.Activate2) -> None:
+        inst = b.InstActivation(self.name(op), EngineType.Activation, [], [],
+                                func=m.codegen_activation_func(op.activation_func),
+                                is_activate2=True, op0=m.codegen_alu_op(op.op0),
+                                op1=m.codegen_alu_op(op.op1),
+                                reduce_op=m.codegen_alu_op(op.reduce_op),
+                                acc=m.codegen_accum_cmd(op.reduce_cmd),
+                                reverse0=op.reverse0, reverse1=op.reverse1)
+        inst.outs.append(self.tensor_ref(op.dst))
+        inst.ins.append(self.tensor_ref(op.src))
+        inst.ins.extend(self.operand(o) for o in (op.imm0, op.imm1, op.relu_param))
+        if op.reduce_res is not None:
+            inst.ins.append(self.tensor_ref(op.reduce_res))
+        self.emit(inst)
+
+    def codegen_exponential(self, op: k.Exponential) -> None:
+        inst = self.emit(b.InstExponential(self.name(op), EngineType.DVE, [], [],
+                                           reduce_cmd=m.codegen_accum_cmd(op.reducecmd)))
+        inst.outs.append(self.tensor_ref(op.dst))
+        inst.ins.extend((self.operand(op.max_value), self.operand(op.reduce_init),
+                         self.tensor_ref(op.src)))
+        if op.reduce_res is not None:
+            self.emit(b.InstDveReadAccumulator(
+                f"DveReadAccumulator-{self.returned_id()}", EngineType.DVE,
+                [self.tensor_ref(op.reduce_res)], [], acc=EngineAccumulationType.Accumulate))
+
+    def codegen_reciprocal(self, op: k.Reciprocal) -> None:
+        out, src = self.tensor_ref(op.dst), self.tensor_ref(op.src)
+        self.emit(b.InstReciprocal(self.name(op), EngineType.Unassigned, [src], [out]))
+
+    # ------------------------------------------------------------ tensor-scalar family
+    def codegen_tensor_scalar(self, op: k.TensorScalar) -> None:
+        if (op.imm1 is None) != (op.op1 is None):
+            raise CodegenError("imm1 and op1 must be given together")
+        out, src = self.tensor_ref(op.dst), self.tensor_ref(op.src)
+        ins = [src, self.operand(op.imm0)]
+        op1 = AluOpType.bypass
+        if op.imm1 is not None and op.op1 is not None:
+            ins.append(self.operand(op.imm1))
+            op1 = m.codegen_alu_op(op.op1)
+        rev0, rev1 = m.set_tensor_scalar_reverse_ops(op.reverse)
+        self.emit(b.InstTensorScalarPtr(
+            self.name(op), m.codegen_engine(op.engine), ins, [out],
+            op0=m.codegen_alu_op(op.op0), reverse0=rev0, op1=op1, reverse1=rev1,
+            is_tensor_scalar_addr=any(isinstance(a, b.AccessPattern) for a in ins[1:])))
+
+    def codegen_tensor_scalar_reduce(self, op: k.TensorScalarReduce) -> None:
+        if op.reduce_op is None:
+            raise CodegenError("TensorScalarReduce needs a reduce_op")
+        if op.reduce_cmd != k.AccumCmd.ZeroAccumulate or op.reduce_init is not None:
+            raise CodegenError("TensorScalarReduce lowers with acc = ZeroAccumulate only "
+                               "(reduce_cmd ZeroAccumulate, no reduce_init)")
+        out, src = self.tensor_ref(op.dst), self.tensor_ref(op.src)
+        ins = [src, self.operand(op.operand0)]
+        self.emit(b.InstTensorScalarPtr(
+            self.name(op), EngineType.Unassigned, ins, [out, self.tensor_ref(op.reduce_res)],
+            op0=m.codegen_alu_op(op.op0), reverse0=op.reverse0,
+            op1=m.codegen_alu_op(op.reduce_op), acc=EngineAccumulationType.ZeroAccumulate))
+
+    def codegen_tensor_scalar_cumulative(self, op: k.TensorScalarCumulative) -> None:
+        if op.reduce_cmd == k.AccumCmd.LoadAccumulate and op.imm1 is None:
+            raise CodegenError("LoadAccumulate takes its initial value from imm1, which is absent")
+        out, src = self.tensor_ref(op.dst), self.tensor_ref(op.src)
+        ins = [src, self.operand(op.imm0)]
+        if op.imm1 is not None:
+            ins.append(self.operand(op.imm1))
+        rev0, rev1 = m.set_tensor_scalar_reverse_ops(op.reverse)
+        self.emit(b.InstTensorScalarCache(
+            self.name(op), EngineType.DVE, ins, [out], op0=m.codegen_alu_op(op.op0),
+            reverse0=rev0, op1=m.codegen_alu_op(op.op1), reverse1=rev1,
+            mode=TSCMode.Cumulative, acc=m.codegen_accum_cmd(op.reduce_cmd)))
+
+    def codegen_scalar_tensor_tensor(self, op: k.NcScalarTensorTensor) -> None:
+        out = self.tensor_ref(op.dst)
+        ins = [self.tensor_ref(op.data), self.operand(op.src0), self.operand(op.src1)]
+        rev0, rev1 = m.set_tensor_scalar_reverse_ops(op.reverse_operands)
+        self.emit(b.InstTensorScalarPtr(
+            self.name(op), EngineType.Unassigned, ins, [out], op0=m.codegen_alu_op(op.op0),
+            reverse0=rev0, op1=m.codegen_alu_op(op.op1), reverse1=rev1,
+            is_scalar_tensor_tensor=True))
+
+    # ------------------------------------------------------------ tensor-tensor
+    def codegen_tensor_tensor(self, op: k.TensorTensor) -> None:
+        out, in0, in1 = (self.tensor_ref(op.dst), self.tensor_ref(op.src0),
+                         self.tensor_ref(op.src1))
+        alu = m.codegen_alu_op(op.op)
+        name = f"{out.memref}=TensorTensor_{alu.name}({in0.memref}, {in1.memref})"
+        self.emit(b.InstTensorTensor(name, m.codegen_engine(op.engine), [in0, in1], [out],
+                                     op=alu))
+
+    def codegen_tensor_tensor_scan(self, op: k.TensorTensorScan) -> None:
+        out, in0, in1 = (self.tensor_ref(op.dst), self.tensor_ref(op.src0),
+                         self.tensor_ref(op.src1))
+        rev0, rev1 = m.set_tensor_scalar_reverse_ops(op.reverse_operands)
+        self.emit(b.InstTensorScalarPtr(
+            self.name(op), EngineType.Unassigned, [in0, self.operand(op.imm0), in1], [out],
+            op0=m.codegen_alu_op(op.op0), reverse0=rev0, op1=m.codegen_alu_op(op.op1),
+            reverse1=rev1, acc=m.codegen_accum_cmd(op.accumulator_cmd),
+            is_tensor_tensor_scan=True, is_scalar_tensor_tensor=True))
+
+    # ------------------------------------------------------------ reduce
+    def codegen_tensor_reduce(self, op: k.TensorReduce) -> None:
+        out, src = self.tensor_ref(op.dst), self.tensor_ref(op.src)
+        self.emit(b.InstTensorReduce(self.name(op), EngineType.Unassigned, [src], [out],
+                                     op=m.codegen_alu_op(op.op),
+                                     axis=m.codegen_tensor_sub_dim(op.op_dim),
+                                     negate=op.negated))
+
+    def codegen_tensor_partition_reduce(self, op: k.TensorPartitionReduce) -> None:
+        out, src = self.tensor_ref(op.dst), self.tensor_ref(op.data)
+        # spec 003: axis and negate are codegen constants (C, false), not KLR fields
+        self.emit(b.InstTensorReduce(self.name(op), EngineType.Unassigned, [src], [out],
+                                     op=m.codegen_alu_op(op.op), axis=AxisListType.C,
+                                     negate=False))
+
+    # ------------------------------------------------------------ data movement
+    def codegen_dma_copy(self, op: k.NcDmaCopy) -> None:
+        out, src = self.tensor_ref(op.dst), self.tensor_ref(op.src)
+        engine = m.codegen_engine(op.engine)
+        compute = AluOpType.add if op.compute_op == k.DgeComputeOp.add else AluOpType.bypass
+        self.emit(b.InstDMACopy(self.name(op), engine if engine else EngineType.DMA, [src],
+                                [out], compute_op=compute))
+
+    def codegen_copy(self, op: k.NcCopy) -> None:
+        out, src = self.tensor_ref(op.dst), self.tensor_ref(op.src)
+        self.emit(b.InstTensorCopy(self.name(op), m.codegen_engine(op.engine), [src], [out]))
+
+    def codegen_memset(self, op: k.MemSet) -> None:
+        out = self.tensor_ref(op.dst)
+        self.emit(b.InstMemset(self.name(op), m.codegen_engine(op.engine),
+                               [immediate(op.value)], [out]))
+
+    def codegen_iota(self, op: k.Iota) -> None:
+        out = self.tensor_ref(op.dst)
+        pattern = tuple((p.step, p.num) for p in op.pattern.pattern)
+        self.emit(b.InstIota(self.name(op), EngineType.Unassigned, [], [out],
+                             offset=op.pattern.offset, pattern=pattern,
+                             channel_multiplier=op.pattern.channel_multiplier))
+
+
+def immediate(imm: k.Immediate) -> b.Immediate:
+    if isinstance(imm.value, float):
+        return b.Immediate(BirDtype.float32, imm.value)
+    return b.Immediate(BirDtype.int32, imm.value)
+
+
+def codegen_kernel(kernel: k.Kernel) -> b.Program:
+    return KlirToBirCodegen().codegen_kernel(kernel)

@@ -1,0 +1,31 @@
+"""`tilecc codegen KERNEL.klr.json [-o OUT.bir.json]`: lower a KLR kernel to verified BIR JSON.
+
+Contract: reads KLR JSON (HEAD form or the klr 0.0.12 tool's), runs KlirToBirCodegen and the
+BIR verifier, and writes the program as indented BIR JSON to OUT (default stdout). Any bad
+input is one error line and exit 1; the output file is written atomically, so a failure
+never leaves a partial file.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tilecc.bir.json import write_program_json
+from tilecc.bir.verifier import verify_program
+from tilecc.codegen.klr_to_bir import KlirToBirCodegen
+from tilecc.fileio import write_text_atomic
+from tilecc.klr.read import read_kernel_file
+
+HELP = "lower a KLR kernel (JSON) to BIR JSON, verified"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kernel", help="KLR kernel as JSON (KLR HEAD or klr 0.0.12 form); - = stdin")
+    parser.add_argument("-o", "--output", default="-", help="BIR JSON output file (default stdout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    program = KlirToBirCodegen().codegen_kernel(read_kernel_file(args.kernel))
+    verify_program(program)
+    write_text_atomic(args.output, write_program_json(program, indent=1) + "\n")
+    return 0
