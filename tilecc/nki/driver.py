@@ -75,25 +75,33 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
     return TracedKernel(kernel, shapes, [r.alloc.shape for r in results], isinstance(result, (tuple, list)))
 
 
-def run_traced(traced: TracedKernel, arrays: dict[str, np.ndarray]) -> list[np.ndarray]:
-    """Lower, verify and simulate a traced kernel on its inputs (by KLR input name)."""
-    from tilecc.bir.verifier import verify_program
-    from tilecc.codegen.klr_to_bir import codegen_kernel
-    from tilecc.sim.execute import simulate as simulate_program
-
-    program = codegen_kernel(traced.kernel)
-    verify_program(program)
+def run_traced(traced: TracedKernel, arrays: dict[str, np.ndarray], backend: str = "bir") -> list[np.ndarray]:
+    """Run a traced kernel on its inputs (by KLR input name): backend "bir" lowers, verifies
+    and simulates the BIR program; "klr" runs the KLR reference interpreter instead."""
     inputs = {}
     for tensor in traced.kernel.inputs:
         array = np.asarray(arrays[tensor.name])
         inputs[tensor.name] = array.reshape((tensor.shape.par_dim, *tensor.shape.free_dims))
-    outputs = simulate_program(program, inputs)
+    if backend == "klr":
+        from tilecc.klr.interp import interpret_kernel
+        outputs = interpret_kernel(traced.kernel, inputs)
+    else:
+        from tilecc.bir.verifier import verify_program
+        from tilecc.codegen.klr_to_bir import codegen_kernel
+        from tilecc.sim.execute import simulate as simulate_program
+        program = codegen_kernel(traced.kernel)
+        verify_program(program)
+        outputs = simulate_program(program, inputs)
     return [np.asarray(outputs[tensor.name]).reshape(shape)
             for tensor, shape in zip(traced.kernel.outputs, traced.output_shapes)]
 
 
-def simulate(kernel: Callable[..., Any]) -> Callable[..., Any]:
-    """`simulate(kernel)(*arrays, **constants)`: the kernel's outputs as numpy arrays."""
+def simulate(kernel: Callable[..., Any], backend: str = "bir") -> Callable[..., Any]:
+    """`simulate(kernel)(*arrays, **constants)`: the kernel's outputs as numpy arrays.
+    backend="klr" runs the traced KLR on the reference interpreter (a differential check)."""
+    if backend not in ("bir", "klr"):
+        raise TileccError(f"unknown backend {backend!r}: expected 'bir' or 'klr'")
+
     def run(*args: object, **kwargs: object) -> Any:
         traced = trace_kernel(kernel, *args, **kwargs)
         target = getattr(kernel, "fn", kernel)
@@ -103,7 +111,7 @@ def simulate(kernel: Callable[..., Any]) -> Callable[..., Any]:
             value = bound.arguments[tensor.name]
             expected = dtype_info(canonical_dtype(value.dtype)).numpy  # type: ignore[attr-defined]
             arrays[tensor.name] = np.asarray(value, dtype=expected)
-        outputs = run_traced(traced, arrays)
+        outputs = run_traced(traced, arrays, backend)
         return tuple(outputs) if traced.returns_tuple else outputs[0]
     return run
 

@@ -274,6 +274,22 @@ class NkiTensor:
             raise kernel_error("an on-chip tile must cover consecutive partitions (partition step 1)")
         return NkiTensor(self.alloc, offset, par_start, tuple(dims))
 
+    def broadcast_to(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:
+        """Repeat size-1 dims (step 0) to `shape`; on chip only free dims can be broadcast."""
+        shape = tuple(shape)
+        if len(shape) != self.ndim:
+            raise kernel_error(f"cannot broadcast {self!r} to {shape}: the rank must stay {self.ndim}")
+        dims = []
+        for dim, size in zip(self.dims, shape):
+            if size == dim.num:
+                dims.append(dim)
+            elif dim.num == 1 and not dim.is_par:
+                dims.append(Dim(0, size))
+            else:
+                what = "a partition dim" if dim.is_par else f"a dim of size {dim.num}"
+                raise kernel_error(f"cannot broadcast {what} of {self!r} to {size}")
+        return NkiTensor(self.alloc, self.offset, self.par_start, tuple(dims))
+
     def reshape(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:
         """A row-major reshape of a contiguous HBM tensor (as `g.reshape((1, n))`)."""
         shape = tuple(shape)
