@@ -82,9 +82,16 @@ def program_to_doc(p: Program) -> dict[str, Any]:
     }
 
 
-def write_program_json(p: Program, indent: int | None = None) -> str:
-    return json.dumps(program_to_doc(p), indent=indent,
-                      separators=None if indent else (",", ":"))
+def write_program_json(p: Program, pretty: bool = False) -> str:
+    """Compact JSON, or `pretty`: one memory location / tensor / instruction per line."""
+    doc = program_to_doc(p)
+    if not pretty:
+        return json.dumps(doc, separators=(",", ":"))
+    parts = [f' "name": {json.dumps(doc["name"])}']
+    for key in ("memory_locations", "inputs", "outputs", "instructions"):
+        items = ",\n".join("  " + json.dumps(item) for item in doc[key])
+        parts.append(f' "{key}": [\n{items}\n ]' if items else f' "{key}": []')
+    return "{\n" + ",\n".join(parts) + "\n}"
 
 
 # ---------------------------------------------------------------- reader

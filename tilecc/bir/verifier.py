@@ -12,7 +12,8 @@ Contract: `verify_program(p)` returns None or raises VerifyError naming the inst
 - checkTensorTensor: two tile inputs of one dtype (checkTensorTensorInputType),
   acc == Idle, engine != Unassigned, equal element counts;
 - checkTensorReduce: the cross-lane axes (C, XYZWC) have no negate and 32-multiple
-  partition and element counts; a free-axis reduce folds at most the pairs it has;
+  partition and element counts; a free-axis reduce folds at most the pairs it has; the
+  output has the input's elements divided by the folded ones;
 - checkScalarTensorTensor: [tensor0, scalar, tensor1] with a [P,1] or immediate scalar
   and tensor1 the size of tensor0; scalar operands of TensorScalarPtr / Cache are
   immediates or [P,1] tiles and is_tensor_scalar_addr says which.
@@ -178,9 +179,17 @@ class InstChecker:
             if pnum % 32 or (elements(src) // max(pnum, 1)) % 32:
                 raise self.fail(f"Cross-lane-reduce needs partition and element counts in "
                                 f"multiples of 32, found {[n for _, n in src.ap]}")
-        elif inst.axis + 1 > len(src.ap) - 1:
-            raise self.fail(f"axis {inst.axis.name} folds {inst.axis + 1} free dims, the input "
-                            f"has {len(src.ap) - 1}")
+            folded = pnum
+        else:
+            if inst.axis + 1 > len(src.ap) - 1:
+                raise self.fail(f"axis {inst.axis.name} folds {inst.axis + 1} free dims, the "
+                                f"input has {len(src.ap) - 1}")
+            folded = 1
+            for _, num in src.ap[len(src.ap) - inst.axis - 1:]:
+                folded *= num
+        if elements(inst.outs[0]) * folded != elements(src):
+            raise self.fail(f"output of {elements(inst.outs[0])} elements does not match "
+                            f"{elements(src)} input elements folded by {folded}")
 
     def check_tensor_scalar_ptr(self) -> None:
         inst = self.inst

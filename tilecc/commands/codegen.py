@@ -27,5 +27,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     program = KlirToBirCodegen().codegen_kernel(read_kernel_file(args.kernel))
     verify_program(program)
-    write_text_atomic(args.output, write_program_json(program, indent=1) + "\n")
+    write_text_atomic(args.output, write_program_json(program, pretty=True) + "\n")
     return 0
