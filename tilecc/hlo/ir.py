@@ -214,8 +214,11 @@ class HloComputation:
     def add_instruction(self, inst: HloInstruction, name: str | None = None) -> HloInstruction:
         """Append `inst`; it gets `name` (or its own, or its opcode's) made unique in the module.
 
-        A parameter is also registered in `parameters` at its parameter_number.
+        A parameter is also registered in `parameters` at its parameter_number. Adding an
+        instruction that is already in this computation returns it unchanged.
         """
+        if inst.parent is self:
+            return inst
         if inst.parent is not None:
             raise VerifyError(f"{inst.name} already belongs to computation {inst.parent.name}")
         wanted = name or inst.name or inst.opcode.mnemonic

@@ -288,6 +288,65 @@ class _Parser:
 
     def parse_instruction(self, scope: dict[str, HloInstruction],
                           control_refs: list) -> tuple[HloInstruction, bool, int]:
+        """One instruction. XLA-printed lines take the fast path: one regex for the head and
+        operand names, one per plain attribute; anything else takes the general path."""
+        text = self.text
+        m = _FAST_INST.match(text, self.pos)
+        if m is None:
+            return self.parse_instruction_general(scope, control_refs)
+        name = m.group(2)
+        opcode = lookup_opcode(m.group(4))
+        shape = self.shape_cache.get(m.group(3))
+        if opcode is None or shape is None or name in TYPE_BY_NAME or name == "ROOT":
+            return self.parse_instruction_general(scope, control_refs)
+        operands = []
+        if m.group(5):
+            for op_name in m.group(5).split(","):
+                op = scope.get(op_name.strip().lstrip("%"))
+                if op is None:
+                    return self.parse_instruction_general(scope, control_refs)
+                operands.append(op)
+        arity = opcode.arity
+        if arity is not None and len(operands) != arity:
+            return self.parse_instruction_general(scope, control_refs)
+        inst = HloInstruction(name, opcode, shape, operands)
+        pos = m.end()
+        seen: set[str] = set()
+        while True:
+            a = _FAST_ATTR.match(text, pos)
+            if a is None:
+                break
+            key = a.group(1)
+            if key in seen:
+                return self.parse_instruction_general(scope, control_refs)
+            seen.add(key)
+            self.set_attribute(inst, key, a.group(2), a.start(2), control_refs)
+            pos = a.end()
+        self.pos = pos
+        end = _LINE_END.match(text, pos)
+        if end is None:
+            # Something the fast path does not read (nested value, comment ...): start over.
+            self.pos = m.start()
+            self.undo_references(inst, control_refs)
+            return self.parse_instruction_general(scope, control_refs)
+        required = _REQUIRED.get(opcode)
+        if required is not None and not seen.issuperset(required):
+            self.pos = m.start()
+            self.undo_references(inst, control_refs)
+            return self.parse_instruction_general(scope, control_refs)
+        self.pos = end.end()
+        inst.register_as_user()
+        return inst, m.group(1) is not None, m.start(2)
+
+    def undo_references(self, inst: HloInstruction, control_refs: list) -> None:
+        """Forget the computation / control references a discarded fast-path parse recorded."""
+        while self.comp_refs and self.comp_refs[-1][0] is inst:
+            self.comp_refs.pop()
+        while control_refs and control_refs[-1][0] is inst:
+            control_refs.pop()
+
+    def parse_instruction_general(self, scope: dict[str, HloInstruction],
+                                  control_refs: list) -> tuple[HloInstruction, bool, int]:
         text = self.text
         m = _INST_HEAD.match(text, self.pos)
         if m is None:
@@ -335,7 +394,7 @@ class _Parser:
                 raise self.error(f"attribute '{key}' is given twice", key_pos)
             seen.add(key)
             self.pos = m.end()
-            self.parse_attribute(inst, key, key_pos, control_refs)
+            self.parse_attribute(inst, key, control_refs)
         self.check_instruction_end(inst)
         for req in _REQUIRED.get(opcode, ()):
             if req not in seen:
@@ -578,10 +637,13 @@ class _Parser:
                 if depth < 0:
                     raise self.error(f"unbalanced '{ch}'", m.start())
 
-    def parse_attribute(self, inst: HloInstruction, key: str, key_pos: int,
-                        control_refs: list) -> None:
+    def parse_attribute(self, inst: HloInstruction, key: str, control_refs: list) -> None:
         value_pos = self.pos
-        value = self.raw_value(key)
+        self.set_attribute(inst, key, self.raw_value(key), value_pos, control_refs)
+
+    def set_attribute(self, inst: HloInstruction, key: str, value: str, value_pos: int,
+                      control_refs: list) -> None:
+        """Store one attribute: typed fields for what tilecc reads, verbatim otherwise."""
         op = inst.opcode
         try:
             if key == "metadata":
@@ -725,3 +787,11 @@ _OPERAND_NAME = re.compile(r"%?(" + _NAME + r")")
 _OPERAND_WITH_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?\s+%?" + _NAME)
 _GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
 _DEPTH0_STOP = re.compile(r'[,\n(){}\[\]"]')
+_FAST_INST = re.compile(
+    r"\s*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=[ \t]*"
+    r"([a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?)[ \t]+([a-z][a-z0-9\-]*)\("
+    r"((?:%?" + _NAME + r"(?:,[ \t]*%?" + _NAME + r")*)?)\)")
+_FAST_ATTR = re.compile(
+    r",[ \t]*([A-Za-z_][\w\-]*)=([^,{}()\[\]\"\s]+|\{(?:\{[\d,]*\},?)*\}"
+    r'|\{[^{}"]*(?:"(?:[^"\\\n]|\\.)*"[^{}"]*)*\})(?=[,\s]|$)')
+_LINE_END = re.compile(r"[ \t]*(?:\n|$|(?=\}))")

@@ -1,0 +1,132 @@
+"""Benchmark: tilecc's HLO parser and printer against XLA's C++ ones (via jaxlib), same text.
+
+For modules of 1k, 10k and 100k instructions (elementwise ops, reduces with to_apply,
+all-reduces; with and without metadata) it prints, per size:
+  tilecc parse time, XLA parse time (hlo_module_from_text) and their ratio,
+  tilecc print time, XLA print time (to_string) and their ratio,
+  the cost per instruction relative to the 1k module (linearity), and
+  the peak Python memory per instruction while parsing (tracemalloc).
+Targets: parse <= 3x XLA, print <= 5x XLA, per-instruction cost at 100k within 1.3x of
+1k, <= 2 KB per instruction. Times are the best of several runs.
+
+Usage: python bench/hlo_parse.py [--sizes 1000,10000,100000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+import tracemalloc
+from typing import Callable
+
+from tilecc.hlo.parser import parse_module
+from tilecc.hlo.printer import print_module
+
+_ELEMENTWISE = ("add", "multiply", "maximum", "subtract", "minimum")
+
+
+def generate_module(n_instructions: int, with_metadata: bool) -> str:
+    """A module with about n_instructions instructions, printed the way XLA prints."""
+    lines = ["HloModule bench, entry_computation_layout={(f32[128,256]{1,0}, s32[])->f32[]}",
+             "",
+             "%add_f32 (x: f32[], y: f32[]) -> f32[] {",
+             "  %x = f32[] parameter(0)",
+             "  %y = f32[] parameter(1)",
+             "  ROOT %sum = f32[] add(%x, %y)",
+             "}",
+             "",
+             "%add_s32 (a: s32[], b: s32[]) -> s32[] {",
+             "  %a = s32[] parameter(0)",
+             "  %b = s32[] parameter(1)",
+             "  ROOT %sum.1 = s32[] add(%a, %b)",
+             "}",
+             "",
+             "ENTRY %main (p0: f32[128,256], p1: s32[]) -> f32[] {",
+             "  %p0 = f32[128,256]{1,0} parameter(0)",
+             "  %p1 = s32[] parameter(1)",
+             "  %zero = f32[] constant(0)"]
+    meta = ""
+    prev, last_scalar, last_int = "p0", "zero", "p1"
+    body = n_instructions - 10
+    for i in range(body):
+        if with_metadata:
+            meta = (f', metadata={{op_name="jit(train_step)/jvp(mlp)/layer_{i % 7}/op_{i}" '
+                    f'source_file="/home/user/project/model.py" source_line={100 + i % 50}}}')
+        kind = i % 10
+        if kind == 8:
+            lines.append(f"  %r.{i} = f32[] reduce(%{prev}, %{last_scalar}), dimensions={{0,1}}, "
+                         f"to_apply=%add_f32{meta}")
+            last_scalar = f"r.{i}"
+        elif kind == 9:
+            lines.append(f"  %ar.{i} = s32[] all-reduce(%{last_int}), channel_id={i}, "
+                         f"replica_groups={{{{0,1,2,3}}}}, use_global_device_ids=true, "
+                         f"to_apply=%add_s32{meta}")
+            last_int = f"ar.{i}"
+        else:
+            op = _ELEMENTWISE[i % len(_ELEMENTWISE)]
+            lines.append(f"  %e.{i} = f32[128,256]{{1,0}} {op}(%{prev}, %p0){meta}")
+            prev = f"e.{i}"
+    lines.append(f"  %conv = f32[] convert(%{last_int})")
+    lines.append(f"  ROOT %out = f32[] add(%{last_scalar}, %conv)")
+    lines.append("}")
+    return "\n".join(lines) + "\n\n"
+
+
+def best_time(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def peak_bytes(fn: Callable[[], object]) -> tuple[int, object]:
+    gc.collect()
+    tracemalloc.start()
+    result = fn()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak, result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    from jax._src.lib import xla_client  # the peer: XLA's C++ parser and printer
+
+    sizes = [int(s) for s in args.sizes.split(",")]
+    header = (f"{'instr':>7} {'meta':>4} {'KB':>7} | {'parse ms':>9} {'XLA ms':>8} {'ratio':>6} | "
+              f"{'print ms':>9} {'XLA ms':>8} {'ratio':>6} | {'us/instr':>8} {'vs 1k':>6} | "
+              f"{'B/instr':>7}")
+    print(header)
+    print("-" * len(header))
+    base_cost: dict[bool, float] = {}
+    for with_metadata in (False, True):
+        for size in sizes:
+            text = generate_module(size, with_metadata)
+            module = parse_module(text)
+            n = module.instruction_count()
+            t_parse = best_time(lambda: parse_module(text), args.repeat)
+            t_xla_parse = best_time(lambda: xla_client.hlo.hlo_module_from_text(text),
+                                    args.repeat)
+            xla_module = xla_client.hlo.hlo_module_from_text(text)
+            t_print = best_time(lambda: print_module(module), args.repeat)
+            t_xla_print = best_time(lambda: xla_module.to_string(), args.repeat)
+            del module
+            peak, _ = peak_bytes(lambda: parse_module(text))
+            cost = t_parse / n * 1e6
+            base = base_cost.setdefault(with_metadata, cost)
+            print(f"{n:>7} {'yes' if with_metadata else 'no':>4} {len(text) / 1024:>7.0f} | "
+                  f"{t_parse * 1e3:>9.1f} {t_xla_parse * 1e3:>8.1f} {t_parse / t_xla_parse:>6.2f} | "
+                  f"{t_print * 1e3:>9.1f} {t_xla_print * 1e3:>8.1f} {t_print / t_xla_print:>6.2f} | "
+                  f"{cost:>8.2f} {cost / base:>6.2f} | {peak / n:>7.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
