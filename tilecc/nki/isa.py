@@ -107,9 +107,25 @@ def tensor_tensor(dst: object, data1: object, data2: object, op: object, engine:
     chk.not_both_psum(fn, ("data1", a), ("data2", b))
     eng = klr_engine(fn, engine, (_Engine.vector, _Engine.gpsimd,
                                _Engine.unknown))
-    if alu is ast.AluOp.pow and "psum" in (a.buffer, b.buffer, d.buffer):
+    in_psum = "psum" in (a.buffer, b.buffer, d.buffer)
+    if alu is ast.AluOp.pow and (in_psum or eng is ast.Engine.dve):
         raise kernel_error("nisa.tensor_tensor: nl.power runs on GpSimd Engine, which cannot access PSUM")
+    if eng is ast.Engine.pool and in_psum:
+        raise kernel_error("nisa.tensor_tensor: GpSimd Engine cannot access PSUM")
+    if eng is ast.Engine.unassigned:
+        eng = _tensor_tensor_engine(alu, (a, b, d), in_psum)
     _emit(ast.TensorTensor(_ap(d), _ap(a), _ap(b), alu, klr_dtype(d.dtype), eng))
+
+
+def _tensor_tensor_engine(alu: ast.AluOp, tiles: tuple[NkiTensor, ...], in_psum: bool) -> ast.Engine:
+    """The engine NKI picks for engine=unknown (docs): nl.power and all-int32/uint32 tiles
+    go to GpSimd (exact integer math) unless a tile is in PSUM; everything else to Vector.
+    BIR requires TensorTensor's engine to be assigned (birverifier checkTensorTensor)."""
+    if alu is ast.AluOp.pow:
+        return ast.Engine.pool
+    if not in_psum and all(t.dtype in ("int32", "uint32") for t in tiles):
+        return ast.Engine.pool
+    return ast.Engine.dve
 
 
 def tensor_scalar(dst: object, data: object, op0: object, operand0: object, reverse0: bool = False,

@@ -13,10 +13,12 @@ active trace (tilecc/nki/tracer.py).
 
 from __future__ import annotations
 
+import re
+
 from tilecc.klr import ast
 from tilecc.nki import ops as _ops
 from tilecc.nki.dtypes import canonical_dtype
-from tilecc.nki.errors import kernel_error
+from tilecc.nki.errors import kernel_error, kernel_frame_location
 from tilecc.nki.tensor import PMAX, IndexExpr, NkiTensor
 from tilecc.nki.tracer import active_trace, klr_dtype
 
@@ -86,9 +88,21 @@ def _buffer(buffer: object) -> str:
 
 
 def ndarray(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
-    """A new tensor of `shape` and `dtype` in `buffer` (default nl.sbuf)."""
+    """A new tensor of `shape` and `dtype` in `buffer` (default nl.sbuf); without a name it
+    is named after the variable it is assigned to (`row_max = nl.ndarray(...)`)."""
     sizes, par_axis = _shape(shape)
-    return active_trace().allocate(sizes, _dtype(dtype), _buffer(buffer), name, par_axis)
+    return active_trace().allocate(sizes, _dtype(dtype), _buffer(buffer), name or _assigned_name(),
+                                   par_axis)
+
+
+_ASSIGNMENT = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
+
+
+def _assigned_name() -> str:
+    """The variable on the left of the kernel line being executed, if it is a plain assignment."""
+    source = kernel_frame_location()[3] or ""
+    match = _ASSIGNMENT.match(source)
+    return match.group(1) if match else ""
 
 
 def full(shape: object, fill_value: int | float, dtype: object, buffer: object = None,

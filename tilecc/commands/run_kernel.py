@@ -1,0 +1,46 @@
+"""`tilecc run kernel.py:fn --input NAME=a.npy ... --out DIR`: run an NKI kernel written in
+Python end to end (argument parsing: tilecc/commands/run.py).
+
+Contract: traces the function with the inputs, lowers the KLR to BIR, verifies it,
+simulates it and writes DIR/<output>.npy for every tensor the kernel returns (DIR is
+created if missing; each file is written atomically). Prints one line per output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+
+import numpy as np
+
+from tilecc.errors import TileccError
+from tilecc.fileio import write_bytes_atomic
+from tilecc.nki.driver import run_traced, trace_kernel
+from tilecc.nki.loader import kernel_failure, load_inputs, load_kernel
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.replicas is not None:
+        raise TileccError("--replicas applies to HLO modules, not to kernels")
+    kernel = load_kernel(args.target)
+    arrays = load_inputs(args.input, kernel)
+    try:
+        traced = trace_kernel(kernel, **arrays)
+    except TileccError:
+        raise
+    except Exception as err:
+        raise kernel_failure(err) from None
+    outputs = run_traced(traced, {t.name: arrays[t.name] for t in traced.kernel.inputs})
+    out_dir = Path(args.out)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise TileccError(f"{out_dir}: cannot create: {err.strerror or err}") from None
+    for tensor, array in zip(traced.kernel.outputs, outputs):
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        path = out_dir / f"{tensor.name}.npy"
+        write_bytes_atomic(str(path), buffer.getvalue())
+        print(f"{path}: {array.dtype}{list(array.shape)}")
+    return 0

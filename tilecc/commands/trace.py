@@ -1,0 +1,41 @@
+"""`tilecc trace kernel.py:fn --input NAME=FILE.npy ... [-o OUT.klr.json]`: trace an NKI
+kernel written in Python to KLR JSON (KLR HEAD form, tilecc/klr/read.py).
+
+Contract: imports the file, traces the function once with HBM inputs of the .npy files'
+shapes and dtypes (the data is not read), and writes the KLR kernel atomically to OUT
+(default stdout). A kernel error is one line `kernel.py:LINE:COL: error: ...` with the
+source line, and exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tilecc.errors import TileccError
+from tilecc.fileio import write_text_atomic
+from tilecc.klr.read import write_kernel_json
+from tilecc.nki.driver import ArgSpec, trace_kernel
+from tilecc.nki.loader import kernel_failure, load_inputs, load_kernel
+
+HELP = "trace an NKI kernel written in Python (file.py:function) to KLR JSON"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", help="kernel.py:function")
+    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                        help="shape and dtype of the argument NAME (repeatable)")
+    parser.add_argument("-o", "--output", default="-", help="KLR JSON output file (default stdout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    kernel = load_kernel(args.target)
+    arrays = load_inputs(args.input, kernel, mmap=True)
+    specs = {name: ArgSpec(tuple(a.shape), a.dtype) for name, a in arrays.items()}
+    try:
+        traced = trace_kernel(kernel, **specs)
+    except TileccError:
+        raise
+    except Exception as err:
+        raise kernel_failure(err) from None
+    write_text_atomic(args.output, write_kernel_json(traced.kernel) + "\n")
+    return 0

@@ -1,0 +1,95 @@
+"""Loading a kernel for the command line: `kernel.py:function` and `--input NAME=FILE.npy`.
+
+Contract: `load_kernel(target)` imports the file as a fresh module (its folder first on
+sys.path, so sibling helper modules import) and returns the named function (a @jit kernel
+or a plain function); `load_inputs(specs, fn, mmap)` maps each NAME to a numpy array and
+checks NAME against the function's parameters, every parameter without a default
+needing one. `kernel_failure(err)` turns an exception raised inside a kernel into a
+KernelError at the kernel line that raised it. Every problem is a TileccError, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import linecache
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tilecc.errors import ParseError, TileccError
+from tilecc.nki.errors import _PACKAGE_DIR, KernelError
+
+
+def split_target(target: str) -> tuple[str, str]:
+    path, sep, function = target.rpartition(":")
+    if not sep or not path.endswith(".py") or not function.isidentifier():
+        raise TileccError(f"{target}: expected FILE.py:FUNCTION")
+    return path, function
+
+
+def load_kernel(target: str) -> Callable[..., Any]:
+    path, function = split_target(target)
+    file = Path(path)
+    if not file.is_file():
+        raise TileccError(f"{path}: no such file")
+    spec = importlib.util.spec_from_file_location(file.stem, file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(file.resolve().parent))
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as err:
+        raise ParseError(path, err.lineno or 0, err.offset or 0, f"syntax error: {err.msg}",
+                         source_line=err.text) from None
+    except TileccError:
+        raise
+    except Exception as err:  # the module's own code failed while importing
+        raise kernel_failure(err, f"importing {path} failed") from None
+    finally:
+        sys.path.remove(str(file.resolve().parent))
+    kernel = getattr(module, function, None)
+    if not callable(kernel):
+        raise TileccError(f"{path}: no function {function!r}")
+    return kernel  # type: ignore[no-any-return]
+
+
+def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False) -> dict[str, np.ndarray]:
+    target = getattr(kernel, "fn", kernel)
+    params = inspect.signature(target).parameters
+    arrays: dict[str, np.ndarray] = {}
+    for spec in specs:
+        name, sep, file = spec.partition("=")
+        if not sep or not name or not file:
+            raise TileccError(f"--input {spec!r}: expected NAME=FILE.npy")
+        if name not in params:
+            raise TileccError(f"--input {name}: {target.__name__} has no parameter {name!r} "
+                              f"(parameters: {', '.join(params)})")
+        try:
+            arrays[name] = np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
+        except (OSError, ValueError) as err:
+            raise TileccError(f"--input {name}: cannot read {file}: {err}") from None
+    missing = [p.name for p in params.values()
+               if p.default is inspect.Parameter.empty and p.name not in arrays
+               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if missing:
+        raise TileccError(f"{target.__name__}: no --input for parameter(s) {', '.join(missing)}")
+    return arrays
+
+
+def kernel_failure(err: BaseException, what: str = "the kernel raised") -> KernelError:
+    """A KernelError at the innermost traceback frame outside tilecc.nki (the kernel's line)."""
+    frames = [f for f in traceback.extract_tb(err.__traceback__)
+              if not str(Path(f.filename).resolve()).startswith(_PACKAGE_DIR)]
+    frame = frames[-1] if frames else None
+    message = f"{what} {type(err).__name__}: {err}"
+    if frame is None:
+        return KernelError("<kernel>", 0, 0, message)
+    source = linecache.getline(frame.filename, frame.lineno or 0) or None
+    col = (frame.colno or 0) + 1 if frame.colno is not None else 0
+    return KernelError(frame.filename, frame.lineno or 0, col, message, source_line=source)
