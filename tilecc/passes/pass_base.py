@@ -1,0 +1,165 @@
+"""The pass framework: HloPass, XLA's OpExpanderPass driver, PassPipeline and the registry.
+
+Contract:
+- `HloPass.run(module) -> bool` rewrites `module` in place and returns whether it changed.
+- `OpExpanderPass` has XLA's semantics (xla/hlo/transforms/expanders/op_expander_pass.cc,
+  spec 000 "xla::OpExpanderPass::Run"): for every non-fusion computation, walk the
+  instructions in post-order and COLLECT every match of `instruction_matches_pattern`
+  (and of the optional `extra_filter`) first; then `expand_instruction` each match and
+  `replace_instruction(old, new)`, which moves all uses to the replacement, copies the
+  metadata onto it when it has none, and removes the old instruction and the operands that
+  became dead. A gate therefore never sees a half-rewritten graph. An expansion returning
+  None leaves that instruction alone (XLA: "no change").
+- `PassPipeline` runs named steps in order; with `verify=True` it runs the HLO verifier
+  before the first and after every pass (a failure names the pass); with `dump_dir` it
+  writes the module before and after each pass as `NN-<pass>.before.hlo` / `.after.hlo`.
+- `PASS_REGISTRY`: the `--passes` table. Each entry has the CLI name, the spec's registry
+  name (accepted as an alias), the spec's registry order and the class (imported lazily, so
+  the table does not import every pass module). `lookup_pass(name)` raises PassError
+  listing the valid names.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tilecc.errors import PassError, VerifyError
+from tilecc.hlo.ir import HloInstruction, HloModule
+
+
+class HloPass:
+    """A module-to-module rewrite; subclasses set `name` and implement `run`."""
+
+    name = "hlo-pass"
+
+    def run(self, module: HloModule) -> bool:
+        raise NotImplementedError
+
+
+class OpExpanderPass(HloPass):
+    """Gate + rewrite driver (XLA's OpExpanderPass); subclasses implement the two hooks."""
+
+    def __init__(self, extra_filter: Callable[[HloInstruction], bool] | None = None) -> None:
+        self.extra_filter = extra_filter
+
+    def instruction_matches_pattern(self, inst: HloInstruction) -> bool:
+        raise NotImplementedError
+
+    def expand_instruction(self, inst: HloInstruction) -> HloInstruction | None:
+        raise NotImplementedError
+
+    def matches(self, module: HloModule) -> list[HloInstruction]:
+        """Every instruction the pass would expand, in the order `run` expands them."""
+        found: list[HloInstruction] = []
+        for comp in module.non_fusion_computations():
+            for inst in comp.post_order():
+                if self.instruction_matches_pattern(inst) and (
+                        self.extra_filter is None or self.extra_filter(inst)):
+                    found.append(inst)
+        return found
+
+    def run(self, module: HloModule) -> bool:
+        changed = False
+        for inst in self.matches(module):
+            comp = inst.parent
+            assert comp is not None, f"{inst.name} was removed before its expansion"
+            new = self.expand_instruction(inst)
+            if new is None:
+                continue
+            comp.replace_instruction(inst, new)
+            changed = True
+        return changed
+
+
+def verify_or_raise(module: HloModule, when: str) -> None:
+    """Run the HLO verifier; re-raise its error with `when` ("after pass X") in front."""
+    from tilecc.hlo.verifier import verify_module
+    try:
+        verify_module(module)
+    except VerifyError as err:
+        raise VerifyError(f"{when}: {err}") from None
+
+
+class PassPipeline:
+    """Named passes run in order, with optional verification and before/after dumps."""
+
+    def __init__(self, passes: list[HloPass], *, verify: bool = True,
+                 dump_dir: Path | None = None) -> None:
+        self.passes = passes
+        self.verify = verify
+        self.dump_dir = dump_dir
+
+    def run(self, module: HloModule) -> list[tuple[str, bool]]:
+        """Run every pass; returns (pass name, changed) per pass, in order."""
+        if self.verify:
+            verify_or_raise(module, "input module")
+        results: list[tuple[str, bool]] = []
+        for index, hlo_pass in enumerate(self.passes, start=1):
+            self._dump(module, index, hlo_pass.name, "before")
+            changed = hlo_pass.run(module)
+            self._dump(module, index, hlo_pass.name, "after")
+            if self.verify:
+                verify_or_raise(module, f"after pass {hlo_pass.name}")
+            results.append((hlo_pass.name, changed))
+        return results
+
+    def _dump(self, module: HloModule, index: int, name: str, when: str) -> None:
+        if self.dump_dir is None:
+            return
+        from tilecc.fileio import write_text_atomic
+        from tilecc.hlo.printer import print_module
+        try:
+            self.dump_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise PassError(f"{self.dump_dir}: cannot create dump directory: "
+                            f"{err.strerror or err}") from None
+        write_text_atomic(str(self.dump_dir / f"{index:02d}-{name}.{when}.hlo"),
+                          print_module(module))
+
+
+@dataclass(frozen=True, slots=True)
+class PassInfo:
+    """One row of the `--passes` table."""
+
+    cli_name: str
+    spec_name: str
+    registry_order: int
+    module: str
+    class_name: str
+
+    def pass_class(self) -> type[HloPass]:
+        cls = getattr(importlib.import_module(self.module), self.class_name)
+        assert issubclass(cls, HloPass)
+        return cls
+
+    def create(self) -> HloPass:
+        return self.pass_class()()
+
+
+# Spec 000: "DecomposeIntAllReduce (registry order 88, aws_neuron_decompose_int_all_reduce)
+# and DecomposeScalarReduce (registry order 74, aws_neuron_decompose_scalar_reduce)".
+PASS_REGISTRY: tuple[PassInfo, ...] = (
+    PassInfo("decompose-int-all-reduce", "aws_neuron_decompose_int_all_reduce", 88,
+             "tilecc.passes.decompose_int_all_reduce", "DecomposeIntAllReduce"),
+    PassInfo("decompose-scalar-reduce", "aws_neuron_decompose_scalar_reduce", 74,
+             "tilecc.passes.decompose_scalar_reduce", "DecomposeScalarReduce"),
+)
+
+
+def lookup_pass(name: str) -> PassInfo:
+    """The registry row for a CLI name or spec registry name; PassError listing the valid ones."""
+    for info in PASS_REGISTRY:
+        if name in (info.cli_name, info.spec_name):
+            return info
+    valid = ", ".join(f"{i.cli_name} (alias {i.spec_name})" for i in PASS_REGISTRY)
+    raise PassError(f"unknown pass '{name}'; valid passes: {valid}")
+
+
+def build_pipeline(names: list[str], *, verify: bool = True,
+                   dump_dir: Path | None = None) -> PassPipeline:
+    """A pipeline of the named passes in the order given."""
+    return PassPipeline([lookup_pass(n).create() for n in names], verify=verify,
+                        dump_dir=dump_dir)
