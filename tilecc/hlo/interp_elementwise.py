@@ -10,10 +10,12 @@ Integer semantics (XLA's elemental IR emitter, checked against XLA CPU in tests)
   INT_MIN / -1 is INT_MIN. remainder has the dividend's sign; x % 0 is x; INT_MIN % -1 is 0.
 - shift amounts are read as unsigned: an amount >= the bit width gives 0 for shift-left and
   shift-right-logical and the sign fill (0 or -1) for shift-right-arithmetic.
-- power with a negative exponent is 1 for base 1, +-1 for base -1, else 0.
+- power uses only the exponent's low 6 bits; an exponent negative as a signed value gives
+  1 for base 1, +-1 for base -1 (all ones, also for unsigned types) and 0 otherwise.
 - convert float -> integer truncates toward zero, saturates at the type's range and maps
   NaN to 0; integer -> integer keeps the low bits; anything -> pred is `x != 0`.
-Float semantics: f32 / f64 compute in their own precision; f16, bf16 and the fp8 types are
+Float semantics: f32 / f64 compute in their own precision with subnormal operands and
+results flushed to signed zero (XLA CPU runs with DAZ / FTZ); f16, bf16 and the fp8 types are
 widened to f32 for each op and rounded back (what XLA CPU's float normalization does).
 """
 
@@ -50,14 +52,31 @@ def _compute_dtype(t: PrimitiveType) -> np.dtype:
     return numpy_dtype(t)
 
 
-def _float_op(fn: Callable[..., Array]) -> Callable[..., Array]:
-    """Wrap a numpy float function: widen narrow floats to f32, round the result back."""
+def _float_op(fn: Callable[..., Array], flush_operands: bool = True) -> Callable[..., Array]:
+    """Wrap a numpy float function: widen narrow floats to f32, flush subnormal operands
+    (unless the op is one XLA CPU evaluates without denormals-are-zero), flush a subnormal
+    result, round back to the type."""
     def apply(t: PrimitiveType, *args: Array) -> Array:
         if not is_floating(t):
             raise InterpError(f"a float operation got element type {primitive_type_name(t)}")
         wide = _compute_dtype(t)
-        return np.asarray(fn(*(a.astype(wide, copy=False) for a in args))).astype(numpy_dtype(t))
+        widened = [a.astype(wide, copy=False) for a in args]
+        if flush_operands:
+            widened = [flush_subnormals(a) for a in widened]
+        return flush_subnormals(np.asarray(fn(*widened))).astype(numpy_dtype(t))
     return apply
+
+
+def widen_flushed(t: PrimitiveType, x: Array) -> Array:
+    """x in its compute precision with subnormals flushed (what XLA CPU compares / converts)."""
+    return flush_subnormals(x.astype(_compute_dtype(t), copy=False))
+
+
+def flush_subnormals(x: Array) -> Array:
+    """XLA CPU runs with denormals-are-zero and flush-to-zero: a subnormal f32 / f64 operand
+    or result becomes a signed zero."""
+    tiny = np.finfo(x.dtype).tiny
+    return np.where(np.abs(x) < tiny, np.copysign(np.zeros((), x.dtype), x), x)
 
 
 def _bits(t: PrimitiveType) -> int:
@@ -123,23 +142,24 @@ def _shift_right_arithmetic(t: PrimitiveType, a: Array, b: Array) -> Array:
 
 
 def _int_power(t: PrimitiveType, base: Array, exponent: Array) -> Array:
-    """Exponentiation by squaring on the wrapping type, XLA's rule for negative exponents."""
+    """XLA's exponentiation by squaring: only the low 6 exponent bits count (any larger
+    exponent overflows anyway); an exponent that is negative when read as signed -- for
+    unsigned types too -- gives 1 for base 1, +-1 for base -1 (all ones), else 0."""
     dtype = base.dtype
     result = np.ones_like(base)
-    square = base.copy()
-    e = _unsigned_view(np.ascontiguousarray(np.where(exponent < 0, 0, exponent).astype(dtype)))
-    for _ in range(_bits(t)):
-        if not e.any():
-            break
+    square = np.array(base, copy=True)
+    e = _unsigned_view(np.ascontiguousarray(exponent))
+    for _ in range(6):
         result = np.where(e & 1, result * square, result).astype(dtype)
         square = (square * square).astype(dtype)
         e = e >> 1
-    if is_signed_integral(t):
-        negative = exponent < 0
-        odd = (exponent & 1) != 0
-        at_negative = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
-        result = np.where(negative, at_negative, result).astype(dtype)
-    return result
+    signed_exponent = _signed_view(np.ascontiguousarray(exponent))
+    signed_base = _signed_view(np.ascontiguousarray(base))
+    odd = (signed_exponent & 1) != 0
+    at_negative = np.where(signed_base == 1, 1,
+                           np.where(signed_base == -1, np.where(odd, -1, 1), 0))
+    negative = signed_exponent < 0
+    return np.where(negative, at_negative.astype(signed_base.dtype).view(dtype), result)
 
 
 def _count_leading_zeros(t: PrimitiveType, x: Array) -> Array:
@@ -158,7 +178,7 @@ def _count_leading_zeros(t: PrimitiveType, x: Array) -> Array:
 
 def _sign(t: PrimitiveType, x: Array) -> Array:
     if is_floating(t):
-        wide = x.astype(_compute_dtype(t))
+        wide = widen_flushed(t, x)
         out = np.where((wide == 0) | np.isnan(wide), wide, np.copysign(1.0, wide))
         return out.astype(x.dtype)
     if is_unsigned(t):
@@ -201,9 +221,9 @@ _UNARY_FLOAT: dict[Op, Callable[..., Array]] = {
 _BINARY_FLOAT: dict[Op, Callable[..., Array]] = {
     Op.ADD: _float_op(np.add), Op.SUBTRACT: _float_op(np.subtract),
     Op.MULTIPLY: _float_op(np.multiply), Op.DIVIDE: _float_op(np.divide),
-    Op.REMAINDER: _float_op(np.fmod), Op.POWER: _float_op(np.power),
+    Op.REMAINDER: _float_op(np.fmod), Op.POWER: _float_op(np.power, False),
     Op.MAXIMUM: _float_op(np.maximum), Op.MINIMUM: _float_op(np.minimum),
-    Op.ATAN2: _float_op(np.arctan2),
+    Op.ATAN2: _float_op(np.arctan2, False),
 }
 
 _BINARY_INT: dict[Op, Callable[..., Array]] = {
@@ -275,14 +295,16 @@ def compare(direction: str, comparison_type: str | None, t: PrimitiveType,
     if is_floating(t):
         if comparison_type == "TOTALORDER":
             return fn(_total_order_key(a), _total_order_key(b))
-        wide = _compute_dtype(t)
-        return fn(a.astype(wide, copy=False), b.astype(wide, copy=False))
+        return fn(widen_flushed(t, a), widen_flushed(t, b))
     return fn(a, b)
 
 
 def convert(x: Array, source: PrimitiveType, target: PrimitiveType) -> Array:
     """XLA's convert: see the module contract for the integer and pred rules."""
     dtype = numpy_dtype(target)
+    if is_floating(source) and not (target == PrimitiveType.PRED and
+                                    source in _NARROW_FLOAT_TYPES):
+        x = widen_flushed(source, x)  # XLA CPU tests bf16 / f16 against 0 bit-exactly
     if target == PrimitiveType.PRED:
         return x != 0
     if source == PrimitiveType.PRED or not is_floating(source) or is_floating(target):
