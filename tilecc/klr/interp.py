@@ -146,7 +146,9 @@ def alu(op: k.AluOp, x: np.ndarray | np.generic, y: np.ndarray | np.generic) -> 
 
 
 def binary(op: k.AluOp, left: np.ndarray, right: np.ndarray | np.generic, swap: bool) -> np.ndarray:
-    return alu(op, right, left) if swap else alu(op, left, right)
+    """`left op right` (swapped if asked), always of left's shape."""
+    out = alu(op, right, left) if swap else alu(op, left, right)
+    return np.broadcast_to(out, np.shape(left))
 
 
 def identity_of(op: k.AluOp) -> float:
@@ -307,6 +309,8 @@ def accumulate(regs: np.ndarray, lane: slice, cmd: k.AccumCmd, op: k.AluOp, new_
     count = new_rows.shape[0]
     if cmd == Cmd.Idle:
         return
+    if ALU[op][0]:
+        raise InterpError(f"accumulator registers are float32: {op.name} cannot accumulate")
     if cmd == Cmd.Zero:
         regs[lane] = identity_of(op)
     elif cmd == Cmd.ZeroAccumulate:
@@ -394,7 +398,15 @@ def run_tensor_scalar_reduce(s: State, op: k.TensorScalarReduce) -> None:
     s.write(op.reduce_res, s.dve[lane].reshape(-1, 1))
 
 
+def arithmetic_only(what: str, *ops: k.AluOp) -> None:
+    """Scans and running folds live in the float32 registers: no bitwise ops."""
+    for alu_op in ops:
+        if ALU[alu_op][0]:
+            raise InterpError(f"{what} runs in float32 registers: {alu_op.name} is bitwise")
+
+
 def run_cumulative(s: State, op: k.TensorScalarCumulative) -> None:
+    arithmetic_only("tensor_scalar_cumulative", op.op0, op.op1)
     src = s.read(op.src)
     r0, r1 = rev_flags(op.reverse)
     t = rows(binary(op.op0, src, s.operand(op.imm0, src), r0))
@@ -436,6 +448,7 @@ def run_tensor_tensor(s: State, op: k.TensorTensor) -> None:
 
 
 def run_scan(s: State, op: k.TensorTensorScan) -> None:
+    arithmetic_only("tensor_tensor_scan", op.op0, op.op1)
     a, b = s.read(op.src0), s.read(op.src1)
     if a.shape != b.shape:
         raise InterpError(f"tensor_tensor_scan shapes differ: {list(a.shape)} vs {list(b.shape)}")

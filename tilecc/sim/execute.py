@@ -78,7 +78,11 @@ def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
 
 
 def stage(entry: AluEntry, data: Value, operand: Value | np.generic, reverse: bool) -> Value:
-    return apply_alu(entry, operand, data) if reverse else apply_alu(entry, data, operand)
+    """One ALU stage over `data`'s shape (a reversed bypass passes the operand, broadcast)."""
+    result = apply_alu(entry, operand, data) if reverse else apply_alu(entry, data, operand)
+    if result.shape != data.shape:
+        result = np.broadcast_to(result, data.shape)
+    return result
 
 
 def lanes(m: Machine, ap: AccessPattern) -> slice:
@@ -228,13 +232,22 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
     return None
 
 
+def arithmetic_only(what: str, op0: object, op1: object) -> tuple[AluEntry, AluEntry]:
+    """Scans and running folds keep their state in float32 registers: no bitvec ops."""
+    entries = alu_entry(op0), alu_entry(op1)
+    for entry in entries:
+        if entry.kind == "bitvec":
+            raise SimError(f"{what} runs in float32 registers: {entry.name} is a bitvec op")
+    return entries
+
+
 def tensor_tensor_scan(m: Machine, inst: InstTensorScalarPtr) -> None:
     """r_i = (src0_i op0 r_{i-1}) op1 src1_i per partition; one vector step per column."""
     src0 = read(m, inst.ins[0], "scan first tensor")
     src1 = read(m, inst.ins[2], "scan second tensor")
     if src0.shape != src1.shape:
         raise SimError(f"scan tensors differ in shape: {src0.shape} vs {src1.shape}")
-    op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
+    op0, op1 = arithmetic_only("tensor_tensor_scan", inst.op0, inst.op1)
     dst = inst.outs[0]
     lane = lanes(m, dst)
     if inst.acc in (Acc.Accumulate, Acc.AddAccumulate):
@@ -256,7 +269,7 @@ def exec_tensor_scalar_cache(m: Machine, inst: InstTensorScalarCache) -> None:
         raise SimError(f"TensorScalarCache mode {inst.mode.name} is not implemented "
                        "(the codegen emits Cumulative only)")
     src = read(m, inst.ins[0], "cumulative input")
-    op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
+    op0, op1 = arithmetic_only("cumulative", inst.op0, inst.op1)
     if op1.identity is None:
         raise SimError(f"op1 {op1.name} cannot accumulate")
     t = rows_of(to_f32(stage(op0, src, scalar(m, inst.ins[1], src), inst.reverse0)))

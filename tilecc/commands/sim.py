@@ -1,0 +1,79 @@
+"""`tilecc sim PROGRAM.bir.json --input NAME=FILE.npy ... --out DIR`: run a BIR program.
+
+Contract: reads the BIR JSON program (bir/json.py), loads one .npy per kernel input (NAME
+is the input's name; a tensor that is both input and output is given as an input and keeps
+the values the kernel does not write), runs the simulator and writes `DIR/<name>.npy` for
+each kernel output in the output's dtype, atomically (DIR is created if missing). numpy
+stores bfloat16 / fp8 arrays as raw records ('<V2' / '|V1'): such a file is accepted as an
+input of that dtype and read back with `np.load(f).view(ml_dtypes.bfloat16)`. A wrong
+name, shape or dtype, an unreadable file or a simulator fault is one line on stderr and
+exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+
+import numpy as np
+
+from tilecc.bir.json import read_program_json
+from tilecc.errors import SimError, TileccError
+from tilecc.fileio import read_bytes, read_text, write_bytes_atomic
+from tilecc.sim.dtypes import numpy_dtype
+from tilecc.sim.execute import simulate
+
+HELP = "run a BIR program (JSON) on the simulator with .npy inputs"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("program", help="BIR program as JSON (tilecc codegen output)")
+    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                        help="value of kernel input NAME (repeat for each input)")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="folder that receives <output name>.npy per kernel output")
+
+
+def load_npy(path: str, name: str) -> np.ndarray:
+    try:
+        return np.load(io.BytesIO(read_bytes(path)), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        raise TileccError(f"{path}: not a .npy array for input {name!r}: {err}") from None
+
+
+def parse_inputs(specs: list[str], expected: dict[str, np.dtype]) -> dict[str, np.ndarray]:
+    inputs: dict[str, np.ndarray] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise TileccError(f"--input {spec!r}: expected NAME=FILE.npy")
+        if name in inputs:
+            raise TileccError(f"--input {name!r} is given twice")
+        if name not in expected:
+            raise SimError(f"--input {name!r}: the kernel has no input of that name "
+                           f"(inputs: {', '.join(sorted(expected)) or 'none'})")
+        value = load_npy(path, name)
+        want = expected[name]
+        # numpy writes ml_dtypes arrays as raw records of the same size
+        if value.dtype.kind == "V" and value.dtype.itemsize == want.itemsize:
+            value = value.view(want)
+        inputs[name] = value
+    return inputs
+
+
+def run(args: argparse.Namespace) -> int:
+    program = read_program_json(read_text(args.program), args.program)
+    expected = {t.name: numpy_dtype(t.dtype) for t in program.inputs}
+    outputs = simulate(program, parse_inputs(args.input, expected))
+    out_dir = Path(args.out)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise TileccError(f"{out_dir}: cannot create the output folder: {err.strerror or err}") from None
+    for name, value in outputs.items():
+        buffer = io.BytesIO()
+        np.save(buffer, value, allow_pickle=False)
+        write_bytes_atomic(str(out_dir / f"{name}.npy"), buffer.getvalue())
+        print(f"{out_dir / (name + '.npy')}: {value.dtype}{list(value.shape)}")
+    return 0
