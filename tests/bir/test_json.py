@@ -1,0 +1,89 @@
+"""BIR JSON: read(write(p)) == p for every instruction class; malformed documents."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from tilecc.bir import inst as b
+from tilecc.bir.enums import (ActivationFunctionType, AluOpType, AxisListType, BirDtype,
+                              EngineAccumulationType, EngineType, MemoryKind, TSCMode)
+from tilecc.bir.json import read_program_json, write_program_json
+from tilecc.errors import ParseError
+
+F32 = BirDtype.float32
+AP = b.AccessPattern("x", F32, 3, ((64, 2), (-1, 4), (0, 2)))
+
+
+def every_inst() -> b.Program:
+    insts: list[b.Inst] = [
+        b.InstActivation("A", EngineType.Activation, [AP, b.Immediate(F32, -math.inf)], [AP],
+                         scale=None, func=ActivationFunctionType.Unknown,
+                         acc=EngineAccumulationType.LoadAccumulate, is_activate2=True,
+                         op0=AluOpType.mod_int, reverse1=True, reduce_op=AluOpType.max),
+        b.InstReadActivationAccumulator("R", EngineType.Activation, [AP], []),
+        b.InstReciprocal("Rc", EngineType.Unassigned, [AP], [AP]),
+        b.InstTensorReduce("TR", EngineType.Pool, [AP], [AP], op=AluOpType.average,
+                           axis=AxisListType.C, negate=True),
+        b.InstTensorScalarPtr("TS", EngineType.DVE, [AP, b.Immediate(BirDtype.int32, -7)], [AP],
+                              is_tensor_tensor_scan=True, negate_second_output=True),
+        b.InstTensorScalarCache("TC", EngineType.DVE, [AP], [AP], mode=TSCMode.TensorScan),
+        b.InstTensorTensor("TT", EngineType.SP, [AP, AP], [AP], op=AluOpType.pow),
+        b.InstDveReadAccumulator("D", EngineType.DVE, [AP], []),
+        b.InstExponential("E", EngineType.DVE, [AP], [AP],
+                          reduce_cmd=EngineAccumulationType.AddAccumulate),
+        b.InstMemset("M", EngineType.Pool, [b.Immediate(F32, math.nan)], [AP]),
+        b.InstDMACopy("C", EngineType.DMA, [AP], [AP], compute_op=AluOpType.add),
+        b.InstTensorCopy("T", EngineType.ALL, [AP], [AP]),
+        b.InstIota("I", EngineType.Pool, [], [AP], offset=-3, pattern=((1, 4), (-2, 2)),
+                   channel_multiplier=5),
+    ]
+    assert {type(i) for i in insts} == set(b.INST_CLASSES.values())
+    return b.Program("k", [b.MemoryLocation("x", MemoryKind.PSUM, F32, 2, 256)],
+                     [b.IOTensor("x", F32, (2, 64))], [b.IOTensor("x", F32, (2, 64))], insts)
+
+
+def test_round_trip_every_instruction() -> None:
+    p = every_inst()
+    for pretty in (False, True):
+        text = write_program_json(p, pretty=pretty)
+        q = read_program_json(text)
+        assert write_program_json(q, pretty=pretty) == text
+        a, m = q.instructions[0], q.instructions[9]
+        assert isinstance(a, b.InstActivation) and a.ins[1].value == -math.inf  # type: ignore[union-attr]
+        assert math.isnan(m.ins[0].value)  # type: ignore[union-attr]
+    # NaN != NaN, so compare everything but the memset's value directly
+    p.instructions[9] = q.instructions[9] = b.InstMemset("M", EngineType.Pool, [], [AP])
+    assert q == p
+
+
+def test_enums_are_written_by_name() -> None:
+    doc = json.loads(write_program_json(every_inst()))
+    first = doc["instructions"][0]
+    assert (first["opcode"], first["func"], first["acc"], first["engine"]) == (
+        "Activation", "Unknown", "LoadAccumulate", "Activation")
+    assert doc["instructions"][3]["axis"] == "C"
+    assert doc["memory_locations"][0]["kind"] == "PSUM"
+
+
+@pytest.mark.parametrize("edit, field, message", [
+    (lambda d: d["instructions"][6].update(op="mul"), "instructions[6].op",
+     "unknown AluOpType 'mul'"),
+    (lambda d: d["instructions"][0].update(opcode="Conv"), "instructions[0].opcode",
+     "unknown opcode 'Conv'"),
+    (lambda d: d["instructions"][2].update(bogus=1), "instructions[2].bogus", "unknown key"),
+    (lambda d: d["instructions"][2]["ins"][0].update(ap=[[1]]), "instructions[2].ins[0].ap[0]",
+     "expected [step, num]"),
+    (lambda d: d["instructions"][3].pop("negate"), "instructions[3]", "missing field 'negate'"),
+    (lambda d: d["memory_locations"][0].update(partitions=-1),
+     "memory_locations[0].partitions", "natural number"),
+])
+def test_malformed(edit, field: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    doc = json.loads(write_program_json(every_inst()))
+    edit(doc)
+    with pytest.raises(ParseError) as info:
+        read_program_json(json.dumps(doc), "p.bir.json")
+    assert info.value.field == field and message in info.value.message
+    assert str(info.value).startswith(f"p.bir.json:{field}: error:")
