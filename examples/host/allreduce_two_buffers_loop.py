@@ -53,4 +53,4 @@ class TwoBufferTraining:
             pld.tensor.allreduce(stats, op=pld.ReduceOp.Max, core_num=4)
             step = step + 1
         stats = pld.tensor.allreduce(stats, user_signal, op=pld.ReduceOp.Max)
-        return pld.tensor.allreduce(grads, op=pld.ReduceOp.Sum, mode="ring")
+        return pld.tensor.allreduce(grads, op=pld.ReduceOp.Sum, mode="mesh")

@@ -263,6 +263,7 @@ def test_reserved_names_across_two_host_functions():
         data_buf = pld.alloc_window_buffer(1024)
         __allreduce_signal_buf_0 = pld.alloc_window_buffer(pld.world_size() * 4)
         __allreduce_result_2 = pld.window(data_buf, [256], dtype=pl.FP32)
+        __allreduce_result_0 = __allreduce_result_2
         data = pld.window(data_buf, [256], dtype=pl.FP32)
         data = pld.tensor.allreduce(data, op=pld.ReduceOp.Sum)
         return pld.tensor.allreduce(data, op=pld.ReduceOp.Sum)
@@ -280,6 +281,7 @@ def test_reserved_names_across_two_host_functions():
         data_buf = pld.tensor.alloc_window_buffer(1024)
         __allreduce_signal_buf_0 = pld.tensor.alloc_window_buffer(pld.system.world_size() * 4)
         __allreduce_result_2 = pld.tensor.window(data_buf, [256], dtype=pl.FP32)
+        __allreduce_result_0 = __allreduce_result_2
         data = pld.tensor.window(data_buf, [256], dtype=pl.FP32)
         data = pld.tensor.allreduce(data, __allreduce_signal_1, op=pld.ReduceOp.Sum)
         __allreduce_result_3 = pld.tensor.allreduce(data, __allreduce_signal_1, op=pld.ReduceOp.Sum)

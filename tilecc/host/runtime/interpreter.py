@@ -1,0 +1,343 @@
+"""Execute a host program on N ranks: one thread per rank runs the host orchestrator (SPMD).
+
+Contract: `run_host(module, program, function, world_size, args)` runs `function` on every
+rank with the same host arguments (numpy arrays are shared host memory) and returns the
+per-rank return values. Semantics of the pieces:
+- `self.f(..., device=r)` runs chip-level function f only on the rank whose id is r (so
+  `for r in pl.range(pld.world_size())` dispatches each rank's own work); windows passed to
+  it become that rank's numpy views.
+- `pld.tensor.alloc_window_buffer` / `pld.tensor.window` allocate and view symmetric window
+  memory (world.py); `pld.tensor.allreduce(data, signal, ...)` is the credit-barrier mesh
+  allreduce (collectives.py). An allreduce without a signal is refused: the signal comes
+  from SynthesizeAllReduceSignals.
+- Loops: `pl.range` / `pl.parallel` / `pl.unroll` with (stop) or (start, stop[, step]);
+  `init_values=` binds the loop-carried names, and `pl.yield_(...)` gives their next values.
+- Chip / InCore ops: pl.load, pl.store, pl.tensor.create and elementwise pl.add / sub / mul
+  / div / maximum / minimum (result in the first tensor operand's dtype).
+- Module constants (`SIZE = 64` outside the program) are visible to every function.
+Anything else raises InterpError naming the op; a failure on one rank aborts all ranks.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from tilecc.errors import InterpError, TileccError
+from tilecc.host import ir
+from tilecc.host.runtime.collectives import allreduce
+from tilecc.host.runtime.world import BufferPtr, Window, World
+
+DTYPES = {"FP32": np.float32, "FP16": np.float16, "BF16": ml_dtypes.bfloat16, "INT8": np.int8,
+          "INT16": np.int16, "INT32": np.int32, "INT64": np.int64, "UINT8": np.uint8, "BOOL": np.bool_}
+ELEMENTWISE: dict[str, Callable[..., Any]] = {
+    "pl.add": np.add, "pl.sub": np.subtract, "pl.mul": np.multiply, "pl.div": np.divide,
+    "pl.maximum": np.maximum, "pl.minimum": np.minimum}
+LOOPS = ("pl.range", "pl.parallel", "pl.unroll")
+BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a ** b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "@": lambda a, b: a @ b}
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "is": lambda a, b: a is b, "is not": lambda a, b: a is not b,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def module_constants(module: ir.Module) -> dict[str, Any]:
+    """Top-level `NAME = <int / float / str expression of earlier constants>` assignments."""
+    constants: dict[str, Any] = {}
+
+    def evaluate(node: ast.expr) -> Any:
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in constants:
+            return constants[node.id]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -evaluate(node.operand)
+        if isinstance(node, ast.BinOp):
+            token = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
+                     ast.Div: "/", ast.Pow: "**"}.get(type(node.op))
+            if token is not None:
+                return BINARY[token](evaluate(node.left), evaluate(node.right))
+        raise ValueError("not a constant expression")
+
+    for item in module.items:
+        if not isinstance(item, ir.Verbatim):
+            continue
+        body = ast.parse(item.source).body
+        if len(body) == 1 and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
+                and isinstance(body[0].targets[0], ast.Name):
+            try:
+                constants[body[0].targets[0].id] = evaluate(body[0].value)
+            except (ValueError, ArithmeticError):
+                continue
+    return constants
+
+
+def _local(value: Any, world: World, rank: int) -> Any:
+    return value.local(world, rank) if isinstance(value, Window) else value
+
+
+class RankInterpreter:
+    """Runs functions of one program on one rank."""
+
+    def __init__(self, program: ir.Program, world: World, rank: int, constants: dict[str, Any]) -> None:
+        self.program = program
+        self.world = world
+        self.rank = rank
+        self.constants = constants
+        self.yielded: tuple[Any, ...] | None = None
+
+    # ------------------------------------------------------------ functions
+
+    def call(self, func: ir.Function, args: Sequence[Any]) -> Any:
+        if len(args) != len(func.params):
+            raise InterpError(f"`{func.name}` takes {len(func.params)} arguments, got {len(args)}")
+        env = {p.name: a for p, a in zip(func.params, args)}
+        try:
+            self.exec_body(func.body, env)
+        except _Return as ret:
+            return ret.value
+        return None
+
+    def exec_body(self, body: tuple[ir.Stmt, ...], env: dict[str, Any]) -> None:
+        for stmt in body:
+            self.exec_stmt(stmt, env)
+
+    def bind(self, target: ir.Var | ir.TupleExpr, value: Any, env: dict[str, Any]) -> None:
+        if isinstance(target, ir.Var):
+            env[target.name] = value
+            return
+        values = tuple(value)
+        if len(values) != len(target.items):
+            raise InterpError(f"cannot unpack {len(values)} values into {len(target.items)} names")
+        for var, item in zip(target.items, values):
+            env[var.name] = item  # type: ignore[union-attr]
+
+    def exec_stmt(self, stmt: ir.Stmt, env: dict[str, Any]) -> None:
+        if isinstance(stmt, ir.Assign):
+            self.bind(stmt.target, self.eval(stmt.value, env), env)
+        elif isinstance(stmt, ir.ExprStmt):
+            self.eval(stmt.expr, env)
+        elif isinstance(stmt, ir.Return):
+            values = tuple(self.eval(v, env) for v in stmt.values)
+            raise _Return(values[0] if len(values) == 1 else (values or None))
+        elif isinstance(stmt, ir.For):
+            self.exec_for(stmt, env)
+        elif isinstance(stmt, ir.While):
+            while self.eval(stmt.cond, env):
+                try:
+                    self.exec_body(stmt.body, env)
+                except _Break:
+                    break
+                except _Continue:
+                    continue
+        elif isinstance(stmt, ir.If):
+            self.exec_body(stmt.then if self.eval(stmt.cond, env) else stmt.orelse, env)
+        elif isinstance(stmt, ir.With):
+            self.exec_body(stmt.body, env)   # scopes (pl.incore() ...) do not change values
+        elif isinstance(stmt, ir.Break):
+            raise _Break()
+        elif isinstance(stmt, ir.Continue):
+            raise _Continue()
+
+    def exec_for(self, stmt: ir.For, env: dict[str, Any]) -> None:
+        call = stmt.iterable
+        if not isinstance(call, ir.OpCall) or call.op not in LOOPS:
+            raise InterpError(f"cannot execute a loop over {getattr(call, 'op', call)!r}")
+        bounds = [int(self.eval(a, env)) for a in call.args]
+        if not 1 <= len(bounds) <= 3:
+            raise InterpError(f"{call.op} takes 1 to 3 bounds, got {len(bounds)}")
+        init = call.kwarg("init_values")
+        if stmt.iter_args is not None:
+            values = tuple(self.eval(init, env)) if init is not None else ()
+            self.bind(ir.TupleExpr(stmt.iter_args), values, env)
+        for index in range(*bounds):
+            env[stmt.index.name] = index
+            self.yielded = None
+            try:
+                self.exec_body(stmt.body, env)
+            except _Break:
+                break
+            except _Continue:
+                pass
+            if stmt.iter_args is not None and self.yielded is not None:
+                self.bind(ir.TupleExpr(stmt.iter_args), self.yielded, env)
+
+    # ------------------------------------------------------------ expressions
+
+    def eval(self, expr: ir.Expr, env: dict[str, Any]) -> Any:
+        if isinstance(expr, ir.Var):
+            if expr.name in env:
+                return env[expr.name]
+            if expr.name in self.constants:
+                return self.constants[expr.name]
+            raise InterpError(f"rank {self.rank}: variable `{expr.name}` is used before it is defined")
+        if isinstance(expr, ir.Const):
+            return expr.value
+        if isinstance(expr, ir.Symbol):
+            return self.symbol(expr.path)
+        if isinstance(expr, ir.OpCall):
+            return self.op(expr, env)
+        if isinstance(expr, ir.FuncCall):
+            return self.dispatch(expr, env)
+        if isinstance(expr, ir.BinOp):
+            return BINARY[expr.op](self.eval(expr.left, env), self.eval(expr.right, env))
+        if isinstance(expr, ir.UnaryOp):
+            value = self.eval(expr.operand, env)
+            return {"-": lambda v: -v, "+": lambda v: +v, "~": lambda v: ~v, "not": lambda v: not v}[expr.op](value)
+        if isinstance(expr, ir.Compare):
+            left = self.eval(expr.left, env)
+            for op, comparator in zip(expr.ops, expr.comparators):
+                right = self.eval(comparator, env)
+                if not COMPARE[op](left, right):
+                    return False
+                left = right
+            return True
+        if isinstance(expr, ir.BoolOp):
+            result: Any = expr.op == "and"
+            for value in expr.values:
+                result = self.eval(value, env)
+                if (expr.op == "and") != bool(result):
+                    return result
+            return result
+        if isinstance(expr, ir.IfExp):
+            return self.eval(expr.then if self.eval(expr.cond, env) else expr.orelse, env)
+        if isinstance(expr, ir.TupleExpr):
+            return tuple(self.eval(e, env) for e in expr.items)
+        if isinstance(expr, ir.ListExpr):
+            return [self.eval(e, env) for e in expr.items]
+        if isinstance(expr, ir.Subscript):
+            value = _local(self.eval(expr.value, env), self.world, self.rank)
+            return value[self.eval(expr.index, env)]
+        if isinstance(expr, ir.Slice):
+            return slice(*(self.eval(e, env) if e is not None else None for e in (expr.lower, expr.upper, expr.step)))
+        if isinstance(expr, ir.Attr) and expr.attr == "shape":
+            value = self.eval(expr.value, env)
+            return tuple(value.shape)
+        raise InterpError(f"rank {self.rank}: cannot execute expression {expr!r}")
+
+    def symbol(self, path: str) -> Any:
+        head, _, last = path.rpartition(".")
+        if head == "pl" and last in DTYPES:
+            return np.dtype(DTYPES[last])
+        if head == "pld.ReduceOp":
+            return last
+        return path
+
+    def dispatch(self, call: ir.FuncCall, env: dict[str, Any]) -> Any:
+        kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
+        if set(kwargs) - {"device"}:
+            raise InterpError(f"`self.{call.func}(...)`: unsupported keywords {sorted(set(kwargs) - {'device'})}")
+        if "device" in kwargs and int(kwargs["device"]) != self.rank:
+            return None
+        try:
+            func = self.program.function(call.func)
+        except KeyError:
+            raise InterpError(f"program `{self.program.name}` has no function `{call.func}`") from None
+        args = [self.eval(a, env) for a in call.args]
+        if not func.is_host_orchestrator:
+            args = [_local(a, self.world, self.rank) for a in args]
+        return self.call(func, args)
+
+    def op(self, call: ir.OpCall, env: dict[str, Any]) -> Any:
+        args = [self.eval(a, env) for a in call.args]
+        kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
+        op = call.op
+        if op == "pld.system.world_size":
+            return self.world.world_size
+        if op == "pld.system.rank":
+            return self.rank
+        if op.endswith(".get_byte") and isinstance(dtype := self.symbol(op[: -len(".get_byte")]), np.dtype):
+            return dtype.itemsize
+        if op == "pld.tensor.alloc_window_buffer":
+            return self.world.alloc(self.rank, str(kwargs.get("name", "")), int(args[0]))
+        if op == "pld.tensor.window":
+            if not isinstance(args[0], BufferPtr):
+                raise InterpError(f"pld.tensor.window needs a window buffer, got {type(args[0]).__name__}")
+            return self.world.window(args[0], kwargs["dtype"], tuple(int(d) for d in args[1]))
+        if op == "pld.tensor.allreduce":
+            if len(args) != 2:
+                raise InterpError("pld.tensor.allreduce without a signal cannot run: run the "
+                                  "synthesize-allreduce-signals pass first (tilecc host-opt)")
+            data, signal = args
+            if not isinstance(data, Window) or not isinstance(signal, Window):
+                raise InterpError("pld.tensor.allreduce needs window tensors (pld.tensor.window) for data and signal")
+            return allreduce(self.world, self.rank, data, signal, kwargs.get("op", "Sum"),
+                             kwargs.get("mode", "mesh"), int(kwargs.get("core_num", 1)))
+        if op == "pl.yield_":
+            self.yielded = tuple(args)
+            return args[0] if len(args) == 1 else tuple(args)
+        if op == "pl.load":
+            src = _local(args[0], self.world, self.rank)
+            return src[tuple(slice(o, o + s) for o, s in zip(args[1], args[2]))].copy()
+        if op == "pl.store":
+            dst = _local(args[2], self.world, self.rank)
+            dst[tuple(slice(o, o + s) for o, s in zip(args[1], np.shape(args[0])))] = args[0]
+            return args[2]
+        if op == "pl.tensor.create":
+            return np.zeros(tuple(args[0]), dtype=kwargs.get("dtype", np.float32))
+        if (fn := ELEMENTWISE.get(op)) is not None:
+            operands = [_local(a, self.world, self.rank) for a in args]
+            result = fn(*operands)
+            first = next((a for a in operands if isinstance(a, np.ndarray)), None)
+            return result.astype(first.dtype) if first is not None else result
+        raise InterpError(f"rank {self.rank}: the host runtime does not implement op `{op}`")
+
+
+def run_host(module: ir.Module, program: str, function: str, world_size: int,
+             args: Sequence[Any] = (), timeout: float = 20.0, world: World | None = None) -> list[Any]:
+    """Run `program.function` on `world_size` ranks; returns each rank's return value.
+    Pass `world` to inspect window memory (signals, data) afterwards."""
+    prog = module.program(program)
+    func = prog.function(function)
+    world = world if world is not None else World(world_size, timeout)
+    if world.world_size != world_size:
+        raise InterpError(f"world of {world.world_size} ranks given for a run on {world_size}")
+    constants = module_constants(module)
+    results: list[Any] = [None] * world_size
+    errors: list[BaseException | None] = [None] * world_size
+
+    def run_rank(rank: int) -> None:
+        try:
+            results[rank] = RankInterpreter(prog, world, rank, constants).call(func, list(args))
+        except BaseException as err:  # noqa: BLE001 - reported below, after every rank stopped
+            errors[rank] = err
+            world.fail(f"rank {rank} failed: {err}")
+
+    threads = [threading.Thread(target=run_rank, args=(r,), daemon=True) for r in range(world_size)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    first = next(((r, e) for r, e in enumerate(errors) if e is not None
+                  and not str(e).startswith(f"rank {r}: aborted")), None)
+    if first is None:
+        first = next(((r, e) for r, e in enumerate(errors) if e is not None), None)
+    if first is not None:
+        rank, err = first
+        if isinstance(err, TileccError):
+            raise err
+        raise InterpError(f"rank {rank}: {type(err).__name__}: {err}") from err
+    return results
