@@ -1,0 +1,70 @@
+"""random_inputs: deterministic per seed, full range, extremes present, one slice per device."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from tilecc.errors import InterpError
+from tilecc.hlo.parser import parse_module
+from tilecc.hlo.random_inputs import random_inputs
+
+TEXT = """HloModule r
+ENTRY e {
+  a = s32[64,64] parameter(0)
+  b = u8[4096] parameter(1)
+  c = f32[4096] parameter(2)
+  d = bf16[4096] parameter(3)
+  e = pred[4096] parameter(4)
+  f = s64[4096] parameter(5)
+  ROOT t = (s32[64,64], u8[4096], f32[4096], bf16[4096], pred[4096], s64[4096]) tuple(a, b, c, d, e, f)
+}
+"""
+
+
+def test_shapes_dtypes_and_determinism() -> None:
+    module = parse_module(TEXT)
+    first = random_inputs(module, 3, seed=11)
+    again = random_inputs(module, 3, seed=11)
+    other = random_inputs(module, 3, seed=12)
+    dtypes = [np.int32, np.uint8, np.float32, ml_dtypes.bfloat16, np.bool_, np.int64]
+    for x, y, z, dtype in zip(first, again, other, dtypes):
+        assert x.dtype == np.dtype(dtype) and x.shape[0] == 3
+        assert x.tobytes() == y.tobytes()
+        assert x.tobytes() != z.tobytes()
+    assert first[0].shape == (3, 64, 64)
+    assert not np.array_equal(first[0][0], first[0][1])  # devices get their own values
+
+
+@pytest.mark.parametrize("index, dtype", [(0, np.int32), (1, np.uint8), (5, np.int64)])
+def test_integer_extremes_and_spread(index: int, dtype: type) -> None:
+    x = random_inputs(parse_module(TEXT), 2, seed=3)[index]
+    info = np.iinfo(dtype)
+    values = set(x.reshape(-1).tolist())
+    assert {int(info.min), int(info.max), 0, 1}.issubset(values)
+    if info.min < 0:
+        assert -1 in values
+    # the rest covers the full range, not just small numbers
+    assert (x.astype(np.float64) > info.max / 2).any() and (x.astype(np.float64) < info.min / 2 + 1).any()
+
+
+@pytest.mark.parametrize("index", [2, 3])
+def test_float_specials(index: int) -> None:
+    x = random_inputs(parse_module(TEXT), 2, seed=5)[index].astype(np.float64)
+    assert np.isnan(x).any() and np.isposinf(x).any() and np.isneginf(x).any()
+    assert (x == 0).any() and (np.signbit(x) & (x == 0)).any()
+    finite = x[np.isfinite(x) & (x != 0)]
+    assert np.abs(finite).max() > 1e30 and np.abs(finite).min() < 1e-30
+
+
+def test_pred_has_both_values() -> None:
+    x = random_inputs(parse_module(TEXT), 1, seed=0)[4]
+    assert x.any() and not x.all()
+
+
+def test_token_parameter_is_rejected() -> None:
+    module = parse_module("HloModule t\nENTRY e { p = token[] parameter(0)\n"
+                          "  ROOT c = s32[] constant(1) }")
+    with pytest.raises(InterpError, match="cannot make random values"):
+        random_inputs(module, 1, seed=0)

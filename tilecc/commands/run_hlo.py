@@ -1,0 +1,119 @@
+"""`tilecc run IN.hlo --replicas N [--input NAME=FILE.npy ...] [--seed S] --out DIR`.
+
+Contract: parses IN.hlo (or stdin for `-`), runs its entry computation with the numpy
+interpreter on N replicas (default: the module's replica_count) times the module's
+num_partitions devices, and writes DIR/out<k>.npy for each output k (the elements of a
+tuple root are outputs 0, 1, ...; a non-tuple root is output 0), each with a leading
+device axis (device = replica * partitions + partition; with one partition, the replica).
+- `--input NAME=FILE.npy`: NAME is the parameter's name or `p<i>` (its number). An array
+  shaped (devices, *dims) holds one slice per device; an array shaped exactly like the
+  parameter is given to every device; anything else, an unknown name, a parameter given
+  twice or a dtype other than the parameter's is a one-line error (exit 1).
+- Parameters without an input get seeded random values (random_inputs, `--seed`).
+- Each output file is written atomically; prints one line per output written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+
+import numpy as np
+
+from tilecc.errors import InterpError, TileccError
+from tilecc.fileio import read_bytes, read_text, write_bytes_atomic
+from tilecc.hlo.interpreter import evaluate_module
+from tilecc.hlo.ir import HloInstruction, HloModule
+from tilecc.hlo.parser import parse_module
+from tilecc.hlo.random_inputs import random_array
+from tilecc.hlo.types import numpy_dtype
+
+
+def run(args: argparse.Namespace) -> int:
+    module = parse_module(read_text(args.target), "<stdin>" if args.target == "-" else args.target)
+    replicas = module.replica_count if args.replicas is None else args.replicas
+    if replicas < 1:
+        raise TileccError(f"--replicas must be at least 1, got {replicas}")
+    partitions = module.num_partitions
+    devices = replicas * partitions
+    given = _read_inputs(module, list(args.input or []), devices)
+    rng = np.random.default_rng(args.seed)
+    assert module.entry is not None
+    inputs = []
+    for param in module.entry.parameters:
+        # Draw for every parameter so a parameter's random values do not depend on
+        # which other parameters were given with --input.
+        drawn = random_array(param.shape, devices, rng, param.name)
+        inputs.append(given.get(param.parameter_number or 0, drawn))
+    outputs = evaluate_module(module, inputs, replicas, partitions)
+    out_dir = Path(args.out)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise TileccError(f"{args.out}: cannot create the output folder: "
+                          f"{err.strerror or err}") from None
+    for k, array in enumerate(outputs):
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        path = out_dir / f"out{k}.npy"
+        write_bytes_atomic(str(path), buffer.getvalue())
+        print(f"{path}: {array.dtype}{list(array.shape)}")
+    return 0
+
+
+def _read_inputs(module: HloModule, specs: list[str], devices: int) -> dict[int, np.ndarray]:
+    """Parameter number -> (devices, *dims) array for every --input."""
+    assert module.entry is not None
+    params = module.entry.parameters
+    by_name = {p.name: p for p in params}
+    given: dict[int, np.ndarray] = {}
+    for spec in specs:
+        name, sep, file = spec.partition("=")
+        if not sep or not name or not file:
+            raise TileccError(f"--input {spec!r}: expected NAME=FILE.npy")
+        param = by_name.get(name) or _numbered(params, name)
+        if param is None:
+            names = ", ".join(f"{p.name} (p{p.parameter_number})" for p in params) or "none"
+            raise TileccError(f"--input {name}: no parameter of that name or number "
+                              f"(parameters: {names})")
+        number = param.parameter_number or 0
+        if number in given:
+            raise TileccError(f"--input {name}: parameter {param.name} is given twice")
+        given[number] = _fit(param, _load(file), devices, name)
+    return given
+
+
+def _numbered(params: list[HloInstruction], name: str) -> HloInstruction | None:
+    if len(name) > 1 and name[0] == "p" and name[1:].isdigit():
+        number = int(name[1:])
+        if number < len(params):
+            return params[number]
+    return None
+
+
+def _load(file: str) -> np.ndarray:
+    try:
+        return np.load(io.BytesIO(read_bytes(file)), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        raise TileccError(f"{file}: not a .npy array file: {err}") from None
+
+
+def _fit(param: HloInstruction, array: np.ndarray, devices: int, name: str) -> np.ndarray:
+    shape = param.shape
+    if not shape.is_array:
+        raise InterpError(f"--input {name}: parameter {param.name} has shape {shape}; only "
+                          "array parameters take inputs")
+    dtype = numpy_dtype(shape.element_type)
+    if array.dtype.kind == "V" and array.dtype.itemsize == dtype.itemsize:
+        array = array.view(dtype)  # np.save writes bf16 / fp8 arrays as raw void records
+    if array.dtype != dtype:
+        raise TileccError(f"--input {name}: dtype {array.dtype}, but parameter {param.name} "
+                          f"({shape}) needs {dtype}")
+    if array.shape == (devices,) + shape.dims:
+        return array
+    if array.shape == shape.dims:
+        return np.broadcast_to(array, (devices,) + shape.dims)
+    raise TileccError(f"--input {name}: shape {list(array.shape)}, but parameter "
+                      f"{param.name} ({shape}) needs {list(shape.dims)} (one value for every "
+                      f"device) or {[devices, *shape.dims]} (one slice per device)")

@@ -1,0 +1,81 @@
+"""Seeded random inputs for an HLO module's entry parameters, covering every dtype's corners.
+
+Contract: `random_inputs(module, replicas, seed, partitions=1)` returns one array per entry
+parameter, shaped (replicas * partitions, *dims) with the parameter's numpy dtype, the same
+for the same (module parameters, replicas, seed). Devices get independent values.
+- integers: uniform over the type's full range, and about a quarter of the elements replaced
+  by extremes (INT_MIN, INT_MIN + 1, INT_MAX, INT_MAX - 1, 0, 1, -1, 2);
+- floats: signed values with random exponents across a wide range (clamped to the type's
+  finite range), and about a fifth replaced by specials (NaN, +-inf, +-0, +-max, +-tiny, +-1);
+- pred: fair coin flips.
+Element types without numpy values (tuples, tokens, complex) raise InterpError.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from tilecc.errors import InterpError
+from tilecc.hlo.ir import HloModule
+from tilecc.hlo.types import (PrimitiveType, Shape, is_complex, is_floating, numpy_dtype,
+                              primitive_type_name)
+
+_INTEGER_SHARE_OF_EXTREMES = 0.25
+_FLOAT_SHARE_OF_SPECIALS = 0.2
+
+
+def random_inputs(module: HloModule, replicas: int, seed: int,
+                  partitions: int = 1) -> list[np.ndarray]:
+    """One array per entry parameter; see the module contract."""
+    if module.entry is None:
+        raise InterpError(f"module {module.name} has no entry computation")
+    rng = np.random.default_rng(seed)
+    devices = replicas * partitions
+    return [random_array(p.shape, devices, rng, p.name) for p in module.entry.parameters]
+
+
+def random_array(shape: Shape, devices: int, rng: np.random.Generator,
+                 what: str = "value") -> np.ndarray:
+    """A (devices, *shape.dims) array of `shape`'s element type; see the module contract."""
+    t = shape.element_type
+    if not shape.is_array or is_complex(t):
+        raise InterpError(f"{what}: cannot make random values of shape {shape}")
+    full = (devices,) + shape.dims
+    if t == PrimitiveType.PRED:
+        return rng.integers(0, 2, size=full).astype(np.bool_)
+    if is_floating(t):
+        return _random_floats(numpy_dtype(t), full, rng)
+    try:
+        dtype = numpy_dtype(t)
+        info = np.iinfo(dtype)
+    except (ValueError, TypeError) as exc:
+        raise InterpError(f"{what}: no random values for {primitive_type_name(t)}") from exc
+    return _random_integers(dtype, info, full, rng)
+
+
+def _random_integers(dtype: np.dtype, info: np.iinfo, shape: tuple[int, ...],
+                     rng: np.random.Generator) -> np.ndarray:
+    values = rng.integers(int(info.min), int(info.max), size=shape, dtype=dtype, endpoint=True)
+    extremes = np.array([v for v in (int(info.min), int(info.min) + 1, int(info.max),
+                                     int(info.max) - 1, 0, 1, -1, 2)
+                         if info.min <= v <= info.max], dtype=dtype)
+    replace = rng.random(shape) < _INTEGER_SHARE_OF_EXTREMES
+    return np.where(replace, extremes[rng.integers(0, extremes.size, size=shape)], values)
+
+
+def _random_floats(dtype: np.dtype, shape: tuple[int, ...],
+                   rng: np.random.Generator) -> np.ndarray:
+    finfo = ml_dtypes.finfo(dtype)
+    max_exponent = min(int(np.log2(float(finfo.max))), 60)
+    exponents = rng.integers(-max_exponent, max_exponent, size=shape, endpoint=True)
+    mantissas = rng.uniform(1.0, 2.0, size=shape)
+    signs = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+    values = signs * mantissas * np.exp2(exponents.astype(np.float64))
+    values = np.clip(values, -float(finfo.max), float(finfo.max))
+    big, tiny = float(finfo.max), float(finfo.tiny)
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, big, -big, tiny, -tiny, 1.0,
+                         -1.0], dtype=np.float64)
+    replace = rng.random(shape) < _FLOAT_SHARE_OF_SPECIALS
+    chosen = np.where(replace, specials[rng.integers(0, specials.size, size=shape)], values)
+    return chosen.astype(dtype)
