@@ -95,6 +95,8 @@ def test_realistic_program_round_trips():
     assert [f.is_host_orchestrator for f in program.functions] == [False, False, True]
     assert program.function("kernel").func_type == "InCore"
     assert program.function("kernel").doc == "Stage the input when this rank is the root."
+    assert program.doc == "Docstring of the program."
+    assert '"""Docstring of the program."""' in printed
 
 
 def test_short_forms_resolve_and_alloc_names_come_from_the_lhs():

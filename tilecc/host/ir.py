@@ -266,6 +266,7 @@ class Program:
     name: str
     functions: tuple[Function, ...]
     decorator: tuple[tuple[str, Expr], ...] | None = None
+    doc: str | None = None
 
     def function(self, name: str) -> Function:
         for func in self.functions:

@@ -130,8 +130,10 @@ class _Parser:
             raise self.error(node, "a @pl.program class has no base classes")
         deco = node.decorator_list[0]
         functions: list[ir.Function] = []
+        doc = None
         for index, stmt in enumerate(node.body):
             if index == 0 and self.is_docstring(stmt):
+                doc = stmt.value.value  # type: ignore[attr-defined]
                 continue
             if not isinstance(stmt, ast.FunctionDef):
                 raise self.error(stmt, "expected a @pl.function method in a @pl.program class")
@@ -140,7 +142,7 @@ class _Parser:
         if len(set(names)) != len(names):
             dup = next(n for n in names if names.count(n) > 1)
             raise self.error(node, f"function `{dup}` is defined twice in program `{node.name}`")
-        return ir.Program(node.name, tuple(functions), self.decorator_kwargs(deco))
+        return ir.Program(node.name, tuple(functions), self.decorator_kwargs(deco), doc)
 
     def decorator_kwargs(self, deco: ast.expr) -> tuple[tuple[str, ir.Expr], ...] | None:
         if not isinstance(deco, ast.Call):

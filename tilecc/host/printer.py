@@ -43,7 +43,10 @@ def print_function(func: ir.Function) -> str:
 
 
 def program_node(program: ir.Program) -> ast.ClassDef:
-    body: list[ast.stmt] = [function_node(f) for f in program.functions] or [ast.Pass()]
+    body: list[ast.stmt] = [function_node(f) for f in program.functions]
+    if program.doc is not None:
+        body.insert(0, ast.Expr(ast.Constant(program.doc)))
+    body = body or [ast.Pass()]
     return ast.ClassDef(name=program.name, bases=[], keywords=[], body=body,
                         decorator_list=[_decorator("program", program.decorator)], type_params=[])
 

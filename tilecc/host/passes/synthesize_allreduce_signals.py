@@ -301,7 +301,7 @@ def synthesize_allreduce_signals(program: ir.Program) -> ir.Program:
     functions = tuple(rewritten[f.name] for f in program.functions)
     if all(a is b for a, b in zip(functions, program.functions)):
         return program
-    return ir.Program(program.name, functions, program.decorator)
+    return ir.Program(program.name, functions, program.decorator, program.doc)
 
 
 class SynthesizeAllReduceSignals(HostPass):
