@@ -13,6 +13,7 @@ after KLR -> BIR codegen, the BIR verifier and the BIR machine simulator.
 from __future__ import annotations
 
 import inspect
+import linecache
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ import numpy as np
 from tilecc.errors import TileccError
 from tilecc.klr import ast
 from tilecc.nki.dtypes import canonical_dtype, dtype_info
+from tilecc.nki.errors import KernelError
 from tilecc.nki.tracer import Trace, tracing
 
 
@@ -70,9 +72,16 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
             shapes[view.name] = shape
             call_args[name] = view
         result = target(**call_args)
-        kernel = trace.finish(result)
+        kernel = trace.finish(result, lambda message: _at_definition(target, message))
     results = list(result) if isinstance(result, (tuple, list)) else [result]
     return TracedKernel(kernel, shapes, [r.alloc.shape for r in results], isinstance(result, (tuple, list)))
+
+
+def _at_definition(fn: Callable[..., Any], message: str) -> KernelError:
+    code = fn.__code__
+    source = linecache.getline(code.co_filename, code.co_firstlineno) or None
+    return KernelError(code.co_filename, code.co_firstlineno, 1, f"{fn.__name__}: {message}",
+                       source_line=source)
 
 
 def run_traced(traced: TracedKernel, arrays: dict[str, np.ndarray], backend: str = "bir") -> list[np.ndarray]:

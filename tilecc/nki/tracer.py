@@ -15,7 +15,7 @@ or the TensorName itself when it is the whole tensor in its natural order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from tilecc.klr import ast
@@ -120,16 +120,18 @@ class Trace:
         return ast.AccessPattern(tensor, par_num, tuple(ast.APPair(d.step, d.num) for d in free_dims),
                                  par_offset, free_offset)
 
-    def finish(self, result: object) -> ast.Kernel:
+    def finish(self, result: object, fail: Callable[[str], Exception]) -> ast.Kernel:
+        """The Kernel; `fail(message)` builds the error for a bad return value (the kernel
+        has returned, so it is located at the kernel's definition)."""
         results = list(result) if isinstance(result, (tuple, list)) else [result]
         if result is None or not results:
-            raise kernel_error("the kernel must return its output tensor(s) (HBM tensors)")
+            raise fail("the kernel must return its output tensor(s) (HBM tensors)")
         outputs: list[ast.TensorName] = []
         for value in results:
             if not isinstance(value, NkiTensor) or value.alloc.on_chip:
-                raise kernel_error(f"kernel results must be HBM tensors, got {value!r}")
+                raise fail(f"kernel results must be HBM tensors, got {value!r}")
             if value.shape != value.alloc.shape or value.offset != 0:
-                raise kernel_error(f"return the whole HBM tensor {value.name}, not a view of it")
+                raise fail(f"return the whole HBM tensor {value.name}, not a view of it")
             outputs.append(self.tensor_name(value.alloc))
         inputs = [self.tensor_name(alloc) for alloc in self.inputs]
         return ast.Kernel(self.kernel_name, inputs, outputs, list(self.body))
