@@ -53,8 +53,10 @@ def _gelu_apprx_tanh(x: np.ndarray) -> np.ndarray:
 
 
 def _gelu_sigmoid_dx(x: np.ndarray) -> np.ndarray:
-    s = _sigmoid(F32(1.702) * x)
-    return s + F32(1.702) * x * s * (F32(1.0) - s)
+    # float64 inside: 1.702 * x overflows float32 for |x| > 2e38 (then inf * 0 = NaN)
+    z = 1.702 * np.asarray(x, np.float64)
+    s = 1.0 / (1.0 + np.exp(-z))
+    return (s + z * s * (1.0 - s)).astype(F32)
 
 
 def _silu_dx(x: np.ndarray) -> np.ndarray:
