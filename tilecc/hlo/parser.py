@@ -41,9 +41,10 @@ _OPCODE = re.compile(_WS + r"([a-z][a-z0-9\-]*)" + _WS + r"\(")
 _SIMPLE_OPERANDS = re.compile(r"\s*((?:%?" + _NAME + r"\s*,\s*)*%?" + _NAME + r")?\s*\)")
 _ATTR_KEY = re.compile(_WS + r"," + _WS + r"([A-Za-z_][\w\-]*)" + _WS + "=" + _WS)
 _SIMPLE_VALUE = re.compile(r'[^,{}()\[\]"\s]+')
-_FLAT_BRACES = re.compile(r'\{[^{}"]*(?:"(?:[^"\\\n]|\\.)*"[^{}"]*)*\}')
+_FLAT_BRACES = re.compile(r'\{[^{}"\n]*(?:"(?:[^"\\\n]|\\.)*"[^{}"\n]*)*\}')
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _BRACKET_OR_QUOTE = re.compile(r'[()\[\]{}"]')
+_BRACKET_QUOTE_OR_NEWLINE = re.compile(r'[()\[\]{}"\n]')
 _COMP_HEAD = re.compile(_WS + r"(ENTRY\s+)?%?(" + _NAME + r")" + _WS)
 _INT = re.compile(r"\s*(-?\d+)\s*")
 _INT_LIST = re.compile(r"\{\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\}")
@@ -79,6 +80,8 @@ _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
     HloOpcode.MAP: ("to_apply",),
     HloOpcode.FUSION: ("calls",),
 }
+# Opcodes whose parentheses hold a value, not operands.
+_PAYLOAD_OPCODES = frozenset({HloOpcode.CONSTANT, HloOpcode.PARAMETER})
 _COMPARISON_DIRECTIONS = {"EQ", "NE", "GE", "GT", "LE", "LT"}
 _COMPARISON_TYPES = {"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"}
 
@@ -122,8 +125,7 @@ class _Parser:
     def expect(self, char: str, what: str) -> None:
         self.skip()
         if not self.text.startswith(char, self.pos):
-            found = self.text[self.pos:self.pos + 1] or "end of input"
-            raise self.error(f"expected '{char}' {what}, found '{found}'")
+            raise self.error(f"expected '{char}' {what}, found {self.describe_here()}")
         self.pos += len(char)
 
     def describe_here(self) -> str:
@@ -297,7 +299,8 @@ class _Parser:
         name = m.group(2)
         opcode = lookup_opcode(m.group(4))
         shape = self.shape_cache.get(m.group(3))
-        if opcode is None or shape is None or name in TYPE_BY_NAME or name == "ROOT":
+        if (opcode is None or shape is None or opcode in _PAYLOAD_OPCODES
+                or name in TYPE_BY_NAME or name == "ROOT"):
             return self.parse_instruction_general(scope, control_refs)
         operands = []
         if m.group(5):
@@ -408,7 +411,8 @@ class _Parser:
         save = self.pos
         self.skip()
         nxt = self.text[self.pos:self.pos + 1]
-        if nxt in ("}", "") or _INST_HEAD.match(self.text, self.pos):
+        # A new line starts the next instruction, which reports its own errors.
+        if nxt in ("}", "") or "\n" in self.text[save:self.pos]:
             self.pos = save
             return
         raise self.error(f"unexpected {self.describe_here()} after instruction '{inst.name}' "
@@ -583,8 +587,10 @@ class _Parser:
                     pos = m.start()
                     break
             else:
-                m = _BRACKET_OR_QUOTE.search(text, pos)
-                if m is None:
+                # Values never span lines outside strings (XLA prints one instruction per line),
+                # which keeps an unclosed bracket from swallowing the rest of the module.
+                m = _BRACKET_QUOTE_OR_NEWLINE.search(text, pos)
+                if m is None or m.group(0) == "\n":
                     o, opos = stack[-1]
                     raise self.error(f"unbalanced '{o}' in attribute '{key}'", opos)
                 ch = m.group(0)
@@ -793,5 +799,5 @@ _FAST_INST = re.compile(
     r"((?:%?" + _NAME + r"(?:,[ \t]*%?" + _NAME + r")*)?)\)")
 _FAST_ATTR = re.compile(
     r",[ \t]*([A-Za-z_][\w\-]*)=([^,{}()\[\]\"\s]+|\{(?:\{[\d,]*\},?)*\}"
-    r'|\{[^{}"]*(?:"(?:[^"\\\n]|\\.)*"[^{}"]*)*\})(?=[,\s]|$)')
+    r'|\{[^{}"\n]*(?:"(?:[^"\\\n]|\\.)*"[^{}"\n]*)*\})(?=[,\s]|$)')
 _LINE_END = re.compile(r"[ \t]*(?:\n|$|(?=\}))")
