@@ -99,11 +99,12 @@ class IndexExpr:
     def _shift(self, other: object, sign: int) -> IndexExpr:
         if isinstance(other, int):
             return IndexExpr(self.offset + sign * other, self.terms, self.sizes)
-        if isinstance(other, IndexExpr) and other.sizes == self.sizes:
+        if isinstance(other, IndexExpr):
             steps = dict(self.terms)
             for axis, step in other.terms:
                 steps[axis] = steps.get(axis, 0) + sign * step
-            return IndexExpr(self.offset + sign * other.offset, tuple(sorted(steps.items())), self.sizes)
+            return IndexExpr(self.offset + sign * other.offset, tuple(sorted(steps.items())),
+                             broadcast_grids([self.sizes, other.sizes]))
         return NotImplemented
 
     def __add__(self, other: object) -> IndexExpr:
@@ -136,6 +137,21 @@ class IndexExpr:
         if key[0] is None and key[1] == slice(None):
             return IndexExpr(self.offset, tuple((1, s) for _, s in self.terms), (1, self.sizes[0]))
         raise kernel_error("an nl.arange index is reshaped with [:, None] or [None, :]")
+
+
+def broadcast_grids(grids: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """The grid of index expressions used together: equal ranks, each axis one size or 1
+    (nl.arange(P)[:, None] with nl.arange(F)[None, :] spans a P x F grid)."""
+    if len({len(grid) for grid in grids}) != 1:
+        raise kernel_error("nl.arange / nl.mgrid indices used together must have the same rank")
+    sizes = []
+    for axis_sizes in zip(*grids):
+        wide = {size for size in axis_sizes if size != 1}
+        if len(wide) > 1:
+            raise kernel_error(f"nl.arange / nl.mgrid indices of sizes {sorted(wide)} cannot be "
+                               f"combined on one axis")
+        sizes.append(wide.pop() if wide else 1)
+    return tuple(sizes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,10 +249,7 @@ class NkiTensor:
                                    f"dimension of size {dim.num}")
 
     def _index_grid(self, items: list[object]) -> NkiTensor:
-        exprs = [item for item in items if isinstance(item, IndexExpr)]
-        sizes = exprs[0].sizes
-        if any(expr.sizes != sizes for expr in exprs):
-            raise kernel_error("nl.arange / nl.mgrid indices of one access must come from one grid")
+        sizes = broadcast_grids([item.sizes for item in items if isinstance(item, IndexExpr)])
         offset, par_start = self.offset, self.par_start
         steps: list[dict[bool, int]] = [{} for _ in sizes]
         for dim, item in zip(self.dims, self._expand(items)):
