@@ -5,7 +5,7 @@ col, message, source_line=...) -- never another exception -- for any input. Acce
 - header `HloModule name, attr=value, ...` (replica_count / num_partitions typed, the rest
   verbatim), then an optional stack-frame block (FileNames / FunctionNames /
   FileLocations / StackFrames) kept verbatim;
-- computations `[ENTRY] [%]name [(params) -> shape] [, execution_thread="t"] { ... }`;
+- computations `[ENTRY] [%]name [(params) -> shape] { ... } [, execution_thread="t"]`;
   without ENTRY the last computation is the entry;
 - instructions `[ROOT] [%]name = shape opcode(operands), attr=value, ...`; operands may be
   preceded by their shape; `//` and `/* */` comments are skipped anywhere between tokens.
@@ -46,6 +46,7 @@ _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _BRACKET_OR_QUOTE = re.compile(r'[()\[\]{}"]')
 _BRACKET_QUOTE_OR_NEWLINE = re.compile(r'[()\[\]{}"\n]')
 _COMP_HEAD = re.compile(_WS + r"(ENTRY\s+)?%?(" + _NAME + r")" + _WS)
+_EXECUTION_THREAD = re.compile(_WS + r',\s*execution_thread\s*=\s*"([^"\n]*)"')
 _INT = re.compile(r"\s*(-?\d+)\s*")
 _INT_LIST = re.compile(r"\{\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\}")
 _SLICE_DIM = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
@@ -210,25 +211,16 @@ class _Parser:
             self.skip()
             self.parse_shape()
         comp = HloComputation(name)
-        self.skip()
-        if self.text.startswith(",", self.pos):
-            self.pos += 1
-            self.skip()
-            m2 = re.compile(r"execution_thread\s*=\s*").match(self.text, self.pos)
-            if m2 is None:
-                raise self.error(f"expected execution_thread=..., found {self.describe_here()}")
-            self.pos = m2.end()
-            s = _STRING.match(self.text, self.pos)
-            if s is None:
-                raise self.error("expected a quoted execution thread name")
-            comp.execution_thread = s.group(0)[1:-1]
-            self.pos = s.end()
         self.expect("{", f"to open computation '{name}'")
         open_pos = self.pos - 1
         module.computations.append(comp)
         comp.parent = module
         module.claim_computation_name(name)
         self.parse_instructions(comp, open_pos)
+        m2 = _EXECUTION_THREAD.match(self.text, self.pos)
+        if m2 is not None:
+            comp.execution_thread = m2.group(1)
+            self.pos = m2.end()
         return comp, is_entry, name_pos
 
     def parse_instructions(self, comp: HloComputation, open_pos: int) -> None:

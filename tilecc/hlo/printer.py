@@ -93,13 +93,14 @@ def print_computation(comp: HloComputation, is_entry: bool = False,
     params = ", ".join(f"{p.name}: {shape_without_layout(p.shape)}" for p in comp.parameters)
     result = shape_without_layout(comp.root.shape) if comp.root is not None else "()"
     head = f"{'ENTRY ' if is_entry else ''}%{comp.name} ({params}) -> {result}"
-    if comp.execution_thread is not None:
-        head += f', execution_thread="{comp.execution_thread}"'
     lines = [head + " {"]
     root = comp.root
     for inst in instructions_in_print_order(comp):
         lines.append(print_instruction(inst, inst is root, cache))
-    lines.append("}")
+    if comp.execution_thread is not None:
+        lines.append(f'}}, execution_thread="{comp.execution_thread}"')
+    else:
+        lines.append("}")
     return "\n".join(lines)
 
 

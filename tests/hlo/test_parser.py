@@ -1,0 +1,265 @@
+"""Parser features on hand-written text: both forms, comments, operand shapes, attributes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tilecc.hlo.opcodes import HloOpcode
+from tilecc.hlo.parser import parse_module
+from tilecc.hlo.printer import print_module
+from tilecc.hlo.types import Layout, PrimitiveType
+
+LONG = """HloModule long_form, is_scheduled=true, entry_computation_layout={(s32[8]{0}, f32[2,3]{1,0})->(s32[2]{0}, s32[])}, input_output_alias={ {0}: (0, {}, may-alias) }, frontend_attributes={xla.sdy.meshes="m"}, replica_count=2, num_partitions=4
+
+%add.clone (x: s32[], y: s32[]) -> s32[] {
+  %x = s32[] parameter(0)
+  %y = s32[] parameter(1)
+  ROOT %sum = s32[] add(s32[] %x, s32[] %y)
+}
+
+ENTRY %main (p0: s32[8], p1: f32[2,3]) -> (s32[2], s32[]) {
+  %p0 = s32[8]{0} parameter(0), sharding={replicated}
+  %p1 = f32[2,3]{1,0} parameter(1)
+  // a line comment
+  %slice = s32[2]{0} slice(s32[8]{0} %p0), slice={[1:7:3]}
+  %zero = s32[] constant(0) /* a block comment */
+  %ar = s32[] all-reduce(%zero), channel_id=3, replica_groups=[2,4]<=[4,2]T(1,0), use_global_device_ids=true, to_apply=%add.clone, metadata={op_name="jit(f)/psum" source_file="/a/b.py" source_line=7}
+  %t = (s32[2]{0}, s32[], f32[2,3]{1,0}) tuple(%slice, /*index=1*/%ar, %p1), control-predecessors={%zero}
+  %gte = s32[2]{0} get-tuple-element(%t), index=0
+  %gte.1 = s32[] get-tuple-element(%t), index=1
+  ROOT %out = (s32[2]{0}, s32[]) tuple(%gte, %gte.1)
+}
+"""
+
+
+def test_long_form_with_everything() -> None:
+    m = parse_module(LONG)
+    assert (m.replica_count, m.num_partitions) == (2, 4)
+    assert m.header_attributes == {"is_scheduled": "true"}
+    assert m.input_output_alias == "{ {0}: (0, {}, may-alias) }"
+    assert m.frontend_attributes == '{xla.sdy.meshes="m"}'
+    assert m.entry.name == "main" and m.entry.root.name == "out"
+    insts = {i.name: i for i in m.entry.instructions}
+    s = insts["slice"]
+    assert (s.slice_starts, s.slice_limits, s.slice_strides) == ((1,), (7,), (3,))
+    ar = insts["ar"]
+    assert ar.channel_id == 3 and ar.use_global_device_ids and not ar.constrain_layout
+    assert ar.replica_groups.groups() == [[0, 2, 4, 6], [1, 3, 5, 7]]
+    assert ar.to_apply is m.computations[0]
+    assert ar.metadata == '{op_name="jit(f)/psum" source_file="/a/b.py" source_line=7}'
+    assert [o.name for o in insts["t"].operands] == ["slice", "ar", "p1"]
+    assert insts["t"].control_predecessors == [insts["zero"]]
+    assert insts["zero"].control_successors == [insts["t"]]
+    assert insts["gte.1"].tuple_index == 1
+    assert insts["p0"].attributes == {"sharding": "{replicated}"}
+    assert insts["zero"].users == [ar]
+    assert set(insts["t"].users) == {insts["gte"], insts["gte.1"]}
+
+
+def test_long_form_prints_back_canonically() -> None:
+    printed = print_module(parse_module(LONG))
+    assert "%slice = s32[2]{0} slice(%p0), slice={[1:7:3]}" in printed
+    assert "tuple(%slice, %ar, %p1), control-predecessors={%zero}" in printed
+    assert printed.splitlines()[0] == LONG.splitlines()[0]
+    assert ("%ar = s32[] all-reduce(%zero), channel_id=3, replica_groups=[2,4]<=[4,2]T(1,0), "
+            "use_global_device_ids=true, to_apply=%add.clone, metadata={op_name=") in printed
+    assert print_module(parse_module(printed)) == printed
+
+
+def test_short_form_names_layouts_and_last_computation_entry() -> None:
+    m = parse_module("""HloModule short
+r {
+  a = u8[] parameter(0)
+  b = u8[] parameter(1)
+  ROOT m = u8[] maximum(a, b)
+}
+main {
+  x = u8[4,2] parameter(0)
+  i = u8[] constant(0)
+  ROOT y = u8[2] reduce(x, i), dimensions={0}, to_apply=r
+}
+""")
+    assert m.entry.name == "main"
+    x = m.entry.parameters[0]
+    assert x.shape.layout == Layout((1, 0))
+    assert m.entry.root.dimensions == (0,)
+
+
+def test_shapes_dynamic_tiled_tuple_token() -> None:
+    m = parse_module("""HloModule shapes
+ENTRY e {
+  a = f32[<=4,8]{1,0:T(8,128)} parameter(0)
+  t = token[] after-all()
+  ROOT r = (f32[<=4,8]{1,0:T(8,128)}, token[], (s32[], pred[])) tuple(a, t, c)
+  c = (s32[], pred[]) parameter(1)
+}
+""".replace("  ROOT r = (f32[<=4,8]{1,0:T(8,128)}, token[], (s32[], pred[])) tuple(a, t, c)\n  c = (s32[], pred[]) parameter(1)\n",
+            "  c = (s32[], pred[]) parameter(1)\n  ROOT r = (f32[<=4,8]{1,0:T(8,128)}, token[], (s32[], pred[])) tuple(a, t, c)\n"))
+    a = m.entry.parameters[0]
+    assert a.shape.dynamic_dims == (True, False)
+    assert a.shape.layout == Layout((1, 0), "T(8,128)")
+    root = m.entry.root
+    assert root.shape.to_text() == "(f32[<=4,8]{1,0:T(8,128)}, token[], (s32[], pred[]))"
+    assert root.shape.tuple_shapes[1].is_token
+    assert "ROOT %r = (f32[<=4,8]{1,0:T(8,128)}, token[], (s32[], pred[])) tuple(%a, %t, %c)" \
+        in print_module(m)
+
+
+def test_constants_of_every_kind() -> None:
+    m = parse_module("""HloModule c
+ENTRY e {
+  a = s32[2,2] constant({ { 1, -2 }, { 3, -2147483648 } })
+  b = f32[4] constant({inf, -inf, nan, 1e-05})
+  c = pred[] constant(true)
+  d = bf16[2] constant({1.5, 0.1001})
+  e = u32[] constant(4294967295)
+  f = s8[0] constant({})
+  ROOT t = (s32[2,2], f32[4], pred[], bf16[2], u32[], s8[0]) tuple(a, b, c, d, e, f)
+}
+""")
+    lit = {i.name: i.literal for i in m.entry.instructions if i.opcode is HloOpcode.CONSTANT}
+    assert lit["a"].dtype == np.int32 and lit["a"].tolist() == [[1, -2], [3, -2**31]]
+    b = lit["b"]
+    assert b.dtype == np.float32 and np.isposinf(b[0]) and np.isneginf(b[1]) and np.isnan(b[2])
+    assert b[3] == np.float32(1e-05)
+    assert lit["c"].dtype == np.bool_ and bool(lit["c"]) is True
+    assert str(lit["d"].dtype) == "bfloat16" and float(lit["d"][1]) == float(np.float32(0.10009765625))
+    assert lit["e"] == 2**32 - 1 and lit["e"].dtype == np.uint32
+    assert lit["f"].shape == (0,)
+
+
+def test_fusion_while_conditional_and_async_references() -> None:
+    m = parse_module("""HloModule calls
+fused {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+cond {
+  s = s32[] parameter(0)
+  k = s32[] constant(10)
+  ROOT lt = pred[] compare(s, k), direction=LT, type=SIGNED
+}
+body {
+  s.1 = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT inc = s32[] add(s.1, one)
+}
+br0 {
+  q = s32[] parameter(0)
+  ROOT q1 = s32[] negate(q)
+}
+br1 {
+  q.1 = s32[] parameter(0)
+  ROOT q2 = s32[] abs(q.1)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  i = s32[] parameter(1)
+  f = f32[4] fusion(x), kind=kLoop, calls=fused
+  w = s32[] while(i), condition=cond, body=body
+  pr = pred[] parameter(2)
+  c = s32[] conditional(pr, i, i), true_computation=br0, false_computation=br1
+  idx = s32[] parameter(3)
+  c2 = s32[] conditional(idx, i, i), branch_computations={br0, br1}
+  ROOT t = (f32[4], s32[], s32[], s32[]) tuple(f, w, c, c2)
+}
+""")
+    insts = {i.name: i for i in m.entry.instructions}
+    comps = {c.name: c for c in m.computations}
+    assert insts["f"].calls == [comps["fused"]] and comps["fused"].is_fusion_computation
+    assert insts["f"].attributes == {"kind": "kLoop"}
+    assert (insts["w"].condition, insts["w"].body) == (comps["cond"], comps["body"])
+    assert insts["c"].branch_computations == [comps["br0"], comps["br1"]]
+    assert insts["c2"].branch_computations == [comps["br0"], comps["br1"]]
+    lt = comps["cond"].root
+    assert (lt.comparison_direction, lt.comparison_type) == ("LT", "SIGNED")
+    printed = print_module(m)
+    assert "true_computation=%br0, false_computation=%br1" in printed
+    assert "branch_computations={%br0, %br1}" in printed
+    assert [c.name for c in m.non_fusion_computations()] == ["cond", "body", "br0", "br1", "e"]
+    post = [c.name for c in m.computations_post_order()]
+    assert post.index("fused") < post.index("e") and post[-1] == "e"
+
+
+def test_replica_group_forms_survive_printing() -> None:
+    forms = ["{}", "{{0,1},{2,3}}", "[2,2]<=[4]", "[4,2]<=[2,2,2]T(2,1,0)",
+             "mesh['axis_0'=2,'axis_1'=4] {'axis_1'}"]
+    for form in forms:
+        text = f"""HloModule g, replica_count=8
+add {{
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] add(a, b)
+}}
+ENTRY e {{
+  p = s32[] parameter(0)
+  ROOT r = s32[] all-reduce(p), channel_id=1, replica_groups={form}, use_global_device_ids=true, to_apply=add
+}}
+"""
+        m = parse_module(text)
+        assert m.entry.root.replica_groups.to_text() == form
+        assert f"replica_groups={form}," in print_module(m)
+
+
+def test_stack_frames_kept_verbatim() -> None:
+    text = """HloModule s
+
+FileNames
+1 "a.py"
+
+FunctionNames
+1 "f"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=3 end_line=3 column=1 end_column=9}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+
+
+ENTRY %e () -> s32[] {
+  ROOT %c = s32[] constant(7), metadata={op_name="c" stack_frame_id=1}
+}
+
+"""
+    m = parse_module(text)
+    assert m.stack_frames.startswith("FileNames\n1 \"a.py\"") and m.stack_frames.endswith(
+        "parent_frame_id=1}")
+    assert print_module(m) == text
+
+
+def test_execution_thread_and_unknown_attributes_verbatim() -> None:
+    text = """HloModule x
+
+%side (a: f32[2]) -> f32[2] {
+  %a = f32[2]{0} parameter(0)
+  ROOT %cc = f32[2]{0} custom-call(%a), custom_call_target="foo", api_version=API_VERSION_TYPED_FFI, backend_config={"k":[1,{"n":2}]}
+}, execution_thread="other"
+
+ENTRY %e (p: f32[2]) -> f32[2] {
+  %p = f32[2]{0} parameter(0)
+  ROOT %c = f32[2]{0} custom-call(%p), custom_call_target="bar", called_computations={%side}, frontend_attributes={a="1"}, metadata={op_name="x"}, backend_config="raw"
+}
+
+"""
+    m = parse_module(text)
+    side = m.computations[0]
+    assert side.execution_thread == "other"
+    assert side.root.attributes["backend_config"] == '{"k":[1,{"n":2}]}'
+    assert m.entry.root.calls == [side]
+    assert print_module(m) == text
+
+
+def test_cross_computation_duplicate_names_are_renamed() -> None:
+    m = parse_module("""HloModule d
+a {
+  x = s32[] parameter(0)
+  ROOT y = s32[] negate(x)
+}
+ENTRY b {
+  x = s32[] parameter(0)
+  ROOT y = s32[] call(x), to_apply=a
+}
+""")
+    assert [i.name for i in m.entry.instructions] == ["x.1", "y.1"]
+    assert m.unique_name("x") == "x.2"
