@@ -78,7 +78,7 @@ def sbuf(shape, dtype=nl.float32):
 
 def test_defaults_in_klr():
     def kernel(a):
-        x, y, col, z1 = sbuf((128, 8)), sbuf((128, 8)), sbuf((128, 1)), sbuf((1, 8))
+        x, y, col, z1 = sbuf((128, 32)), sbuf((128, 32)), sbuf((128, 1)), sbuf((1, 32))
         nisa.activation(dst=y, op=nl.exp, data=x)
         nisa.exponential(dst=y, src=x)
         nisa.tensor_scalar(dst=y, data=x, op0=nl.add, operand0=2)
@@ -87,13 +87,13 @@ def test_defaults_in_klr():
         nisa.tensor_tensor_scan(dst=y, data0=x, data1=x, initial=0.0, op0=nl.multiply, op1=nl.add)
         nisa.tensor_reduce(dst=col, op=nl.add, data=x, axis=1)
         nisa.activate2(dst=y, op=nl.relu, data=x, imm0=1.0, imm1=0.0, op0=nl.multiply, op1=nl.add)
-        nisa.iota(dst=y, pattern=[[1, 8]])
+        nisa.iota(dst=y, pattern=[[1, 32]])
         nisa.tensor_partition_reduce(dst=z1, op=nl.add, data=x)
-        out = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+        out = nl.ndarray((128, 32), dtype=nl.float32, buffer=nl.shared_hbm)
         nisa.dma_copy(dst=out, src=y)
         return out
 
-    act, exp, ts, cum, tsr, scan, red, act2, iota, pred, dma = body_of(kernel, (128, 8))
+    act, exp, ts, cum, tsr, scan, red, act2, iota, pred, dma = body_of(kernel, (128, 32))
     assert (act.accumulator_cmd, act.scale, act.bias, act.reduce_op, act.reduce_res) == (
         ast.AccumCmd.Idle, ast.Immediate(1.0), None, None, None)
     assert act.activation_func is ast.ActivationFunc.exp and act.dtype is ast.Dtype.float32
@@ -112,7 +112,7 @@ def test_defaults_in_klr():
     assert (red.op_dim, red.negated, red.keepdims) == (ast.TensorSubDim.X, False, False)
     assert (act2.relu_param, act2.reverse0, act2.reverse1, act2.reduce_op, act2.reduce_cmd) == (
         ast.Immediate(0.0), False, False, ast.AluOp.bypass, ast.AccumCmd.Idle)
-    assert iota.pattern == ast.DataPattern(0, (ast.APPair(1, 8),), 0)
+    assert iota.pattern == ast.DataPattern(0, (ast.APPair(1, 32),), 0)
     assert pred.op is ast.AluOp.add
     assert isinstance(dma, ast.NcDmaCopy) and dma.compute_op is ast.DgeComputeOp.none
 

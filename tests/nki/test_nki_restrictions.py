@@ -65,8 +65,13 @@ def hbm_for_tile(a):
 
 
 def partition_reduce_subtract(a):
-    x, z = sb((128, 8)), sb((1, 8))
+    x, z = sb((128, 32)), sb((1, 32))
     nisa.tensor_partition_reduce(dst=z, op=nl.subtract, data=x)  # <-
+
+
+def partition_reduce_banks(a):
+    x, z = sb((128, 8)), sb((1, 8))
+    nisa.tensor_partition_reduce(dst=z, op=nl.add, data=x)  # <-
 
 
 def scalar_reduce_divide(a):
@@ -292,6 +297,7 @@ CASES = [
     (wide_tile_for_scalar, r"tensor_scalar: operand0 must be a scalar or a \[128, 1\] tile"),
     (hbm_for_tile, r"tensor_scalar: data must be a tile in SBUF or PSUM, got a \[128, 8\] hbm"),
     (partition_reduce_subtract, r"tensor_partition_reduce: op=nl.subtract is not allowed; .*supports add, average, bitwise_and, bitwise_or, max"),
+    (partition_reduce_banks, r"element counts must be multiples of 32, data is \[128, 8\]"),
     (scalar_reduce_divide, r"tensor_scalar_reduce: reduce_op=nl.divide is not allowed"),
     (cumulative_divide, r"tensor_scalar_cumulative: op1=nl.divide is not allowed"),
     (activation_reduce_max, r"activation: reduce_op=nl.maximum is not allowed; activation supports add"),

@@ -4,8 +4,8 @@ tensor_scalar_cumulative (re-exported by tilecc.nki.isa).
 Contract as tilecc/nki/isa.py. Documented restrictions checked here (NKI docstrings):
 tensor_reduce reduces "the last contiguous free dimension(s) ending at the final dim", never
 axis 0, negate only for arithmetic ops, at most 4 axes (KLR TensorSubDim X..XYZW);
-tensor_partition_reduce op in {add, max, bitwise_or, bitwise_and} (+ average) and a one-
-partition dst; tensor_scalar_reduce reduce_op in {add, multiply, max, min}, op0 arithmetic;
+tensor_partition_reduce op in {add, max, bitwise_or, bitwise_and} (+ average), a one-
+partition dst, and (birverifier, klr-bir.md) partition and element counts in multiples of 32; tensor_scalar_reduce reduce_op in {add, multiply, max, min}, op0 arithmetic;
 tensor_scalar_cumulative op1 in {add, subtract, multiply, max, min}, no int32/uint32 tiles.
 """
 
@@ -70,6 +70,10 @@ def tensor_partition_reduce(dst: object, op: object, data: object, name: str | N
     if d.partitions != 1 or d.free_elements != x.free_elements:
         raise kernel_error(f"nisa.tensor_partition_reduce: dst must be [1, ...] with the "
                            f"{x.free_elements} elements of one data partition, got {list(d.shape)}")
+    if x.partitions % 32 or x.free_elements % 32:
+        raise kernel_error(f"nisa.tensor_partition_reduce: the cross-lane reduce works on 32-partition "
+                           f"banks: partition and element counts must be multiples of 32, data is "
+                           f"{list(x.shape)}")
     trace = active_trace()
     trace.emit(ast.TensorPartitionReduce(trace.access(d), alu, trace.access(x), klr_dtype(d.dtype)))
 

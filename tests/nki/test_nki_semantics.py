@@ -1,0 +1,208 @@
+"""Instructions on real values through the whole pipeline (trace -> KLR -> BIR -> simulator):
+negative numbers, integer wrap-around, NaN / inf, dtype conversion, accumulator commands."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+import tilecc.nki as nki
+import tilecc.nki.isa as nisa
+import tilecc.nki.language as nl
+
+R = nisa.reduce_cmd
+
+
+def load(a, dtype=None):
+    tile = nl.ndarray(a.shape, dtype=a.dtype if dtype is None else dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=tile, src=a)
+    return tile
+
+
+def store(tile, name=""):
+    out = nl.ndarray(tile.shape, dtype=tile.dtype, buffer=nl.shared_hbm, name=name)
+    nisa.dma_copy(dst=out, src=tile)
+    return out
+
+
+def new(shape, dtype=nl.float32):
+    return nl.ndarray(shape, dtype=dtype, buffer=nl.sbuf)
+
+
+RNG = np.random.default_rng(2024)
+X = RNG.normal(0.0, 3.0, size=(128, 16)).astype(np.float32)
+
+
+def test_tensor_scalar_reverse_flags():
+    def kernel(a):
+        x = load(a)
+        y = new(a.shape)
+        nisa.tensor_scalar(dst=y, data=x, op0=nl.subtract, operand0=2.0, reverse0=True,
+                           op1=nl.divide, operand1=4.0, reverse1=True)
+        return store(y)
+
+    got = nki.simulate(kernel)(X)
+    np.testing.assert_allclose(got, np.float32(4.0) / (np.float32(2.0) - X), rtol=1e-6)
+
+
+def test_int32_shift_wraps_on_raw_bits():
+    values = np.array([[1, -1, 2**31 - 1, -2**31, 0x40000000, 7]], dtype=np.int32)
+
+    def kernel(a):
+        x = load(a)
+        y = new(a.shape, nl.int32)
+        nisa.tensor_scalar(dst=y, data=x, op0=nl.left_shift, operand0=1)
+        return store(y)
+
+    got = nki.simulate(kernel)(values)
+    np.testing.assert_array_equal(got, np.array([[2, -2, -2, 0, -2**31, 14]], dtype=np.int32))
+
+
+def test_tensor_reduce_two_axes_keepdims_negate():
+    cube = RNG.normal(size=(64, 3, 5)).astype(np.float32)
+
+    def kernel(a):
+        x = load(a)
+        r = new((64, 1, 1))
+        nisa.tensor_reduce(dst=r, op=nl.add, data=x, axis=(1, 2), negate=True, keepdims=True)
+        return store(r)
+
+    got = nki.simulate(kernel)(cube)
+    np.testing.assert_allclose(got, -cube.sum(axis=(1, 2), keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+def test_iota_with_channel_multiplier_into_int32():
+    def kernel(a):
+        t = new((8, 2, 3), nl.int32)
+        nisa.iota(dst=t, pattern=[[10, 2], [1, 3]], offset=-5, channel_multiplier=100)
+        return store(t)
+
+    got = nki.simulate(kernel)(np.zeros((1, 1), np.float32))
+    p, w, x = np.meshgrid(np.arange(8), np.arange(2), np.arange(3), indexing="ij")
+    np.testing.assert_array_equal(got, (-5 + 100 * p + 10 * w + x).astype(np.int32))
+
+
+def test_copies_convert_dtypes_round_to_nearest_even():
+    values = np.array([[1.0, 1.00390625, 1.01171875, -3.3, 65504.0, 1e-3]], dtype=np.float32)
+
+    def kernel(a):
+        x = load(a)
+        b = new(a.shape, nl.bfloat16)
+        nisa.tensor_copy(dst=b, src=x)
+        d = new(a.shape, nl.bfloat16)
+        nisa.dma_copy(dst=d, src=a)
+        return store(b, "by_engine"), store(d, "by_dma")
+
+    by_engine, by_dma = nki.simulate(kernel)(values)
+    want = values.astype(ml_dtypes.bfloat16)
+    assert by_engine.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(by_engine, want)
+    np.testing.assert_array_equal(by_dma, want)
+
+
+def test_partition_reduce_bitwise_or_on_int32():
+    ints = RNG.integers(-2**31, 2**31, size=(128, 32), dtype=np.int64).astype(np.int32)
+
+    def kernel(a):
+        x = load(a)
+        r = new((1, 32), nl.int32)
+        nisa.tensor_partition_reduce(dst=r, op=nl.bitwise_or, data=x)
+        return store(r)
+
+    got = nki.simulate(kernel)(ints)
+    np.testing.assert_array_equal(got, np.bitwise_or.reduce(ints, axis=0, keepdims=True))
+
+
+def test_exponential_load_reduce_starts_from_reduce_init():
+    def kernel(a):
+        x = load(a)
+        e, s = new(a.shape), new((128, 1))
+        nisa.exponential(dst=e, src=x, max_value=1.0, reduce_res=s, reduce_cmd=R.load_reduce,
+                         reduce_init=10.0)
+        return store(e, "e"), store(s, "s")
+
+    x = np.clip(X, -10, 10)
+    e, s = nki.simulate(kernel)(x)
+    np.testing.assert_allclose(e, np.exp(x - 1.0), rtol=1e-5)
+    np.testing.assert_allclose(s, 10.0 + np.exp(x - 1.0).sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_activation_accumulates_across_instructions():
+    scale = RNG.uniform(0.5, 2.0, size=(128, 1)).astype(np.float32)
+    bias = RNG.normal(size=(128, 1)).astype(np.float32)
+
+    def kernel(a, sc, bi):
+        x, s, b = load(a), load(sc), load(bi)
+        y, acc = new(a.shape), new((128, 1))
+        nisa.activation(dst=y, op=nl.copy, data=x, bias=b, scale=s, reduce_op=nl.add, reduce_res=acc,
+                        reduce_cmd=R.reset_reduce)
+        nisa.activation(dst=y, op=nl.copy, data=x, scale=2.0, reduce_op=nl.add, reduce_res=acc,
+                        reduce_cmd=R.reduce)
+        return store(y, "y"), store(acc, "acc")
+
+    y, acc = nki.simulate(kernel)(X, scale, bias)
+    first = X * scale + bias
+    np.testing.assert_allclose(y, 2.0 * X, rtol=1e-6)
+    np.testing.assert_allclose(acc, (first + 2.0 * X).sum(axis=1, keepdims=True), rtol=1e-4, atol=1e-4)
+
+
+def test_nan_and_inf():
+    values = np.array([[np.nan, 1.0, 0.0, -0.0, np.inf, -2.0]], dtype=np.float32)
+
+    def kernel(a):
+        x = load(a)
+        m, r = new(a.shape), new(a.shape)
+        nisa.tensor_scalar(dst=m, data=x, op0=nl.maximum, operand0=0.5)
+        nisa.reciprocal(dst=r, data=x)
+        return store(m, "m"), store(r, "r")
+
+    m, r = nki.simulate(kernel)(values)
+    np.testing.assert_array_equal(m, np.maximum(values, np.float32(0.5)))
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(r, np.float32(1.0) / values)
+
+
+def test_scalar_tensor_tensor_reverse_and_tile_operand():
+    col = RNG.normal(size=(128, 1)).astype(np.float32)
+    other = RNG.normal(size=(128, 16)).astype(np.float32)
+
+    def kernel(a, c, b):
+        x, cc, bb = load(a), load(c), load(b)
+        y = new(a.shape)
+        nisa.scalar_tensor_tensor(dst=y, data=x, op0=nl.subtract, operand0=cc, op1=nl.divide,
+                                  operand1=bb, reverse0=True, reverse1=True)
+        return store(y)
+
+    got = nki.simulate(kernel)(X, col, other)
+    np.testing.assert_allclose(got, other / (col - X), rtol=1e-5)
+
+
+def test_three_dim_hbm_slab_and_bf16_input():
+    slab = RNG.normal(size=(2, 256, 8)).astype(ml_dtypes.bfloat16)
+
+    def kernel(a):
+        t = new((128, 8))
+        nisa.dma_copy(dst=t, src=a[1, 64:192, :])
+        return store(t)
+
+    got = nki.simulate(kernel)(slab)
+    np.testing.assert_array_equal(got, slab[1, 64:192, :].astype(np.float32))
+
+
+def test_scan_with_per_partition_initial_tile():
+    init = RNG.normal(size=(128, 1)).astype(np.float32)
+    decay = RNG.uniform(0.5, 1.0, size=(128, 16)).astype(np.float32)
+
+    def kernel(d, x, i):
+        dd, xx, ii = load(d), load(x), load(i)
+        r = new(d.shape)
+        nisa.tensor_tensor_scan(dst=r, data0=dd, data1=xx, initial=ii, op0=nl.multiply, op1=nl.add)
+        return store(r)
+
+    got = nki.simulate(kernel)(decay, X, init)
+    want = np.empty_like(X)
+    state = init[:, 0]
+    for i in range(16):
+        state = decay[:, i] * state + X[:, i]
+        want[:, i] = state
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
