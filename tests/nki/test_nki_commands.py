@@ -1,0 +1,114 @@
+"""`tilecc trace` and `tilecc run` on Python kernels, and the nki demo stage."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilecc.cli import main
+from tilecc.klr.read import read_kernel_json
+from tilecc.nki.driver import trace_kernel
+
+ROOT = Path(__file__).resolve().parents[2]
+SOFTMAX = ROOT / "examples" / "kernels" / "softmax_row.py"
+PARTITION = ROOT / "examples" / "kernels" / "partition_reduce.py"
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(128, 64)).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    return a
+
+
+def test_trace_writes_klr_json_that_reads_back(tmp_path, inputs, capsys):
+    out = tmp_path / "softmax.klr.json"
+    assert main(["trace", f"{SOFTMAX}:softmax_row", "--input", f"a={tmp_path / 'a.npy'}", "-o", str(out)]) == 0
+    kernel = read_kernel_json(out.read_text(), str(out))
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("softmax_row", SOFTMAX)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert kernel == trace_kernel(module.softmax_row, inputs).kernel
+    assert [t.name for t in kernel.inputs] == ["a"] and kernel.name == "softmax_row.softmax_row"
+
+
+def test_run_writes_one_npy_per_output(tmp_path, inputs, capsys):
+    x = np.random.default_rng(4).normal(size=(128, 64)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out_dir = tmp_path / "results" / "nested"
+    assert main(["run", f"{PARTITION}:partition_reduce", "--input", f"x={tmp_path / 'x.npy'}",
+                 "--out", str(out_dir)]) == 0
+    np.testing.assert_allclose(np.load(out_dir / "col_sum.npy"), x.sum(axis=0, keepdims=True), rtol=1e-4,
+                               atol=1e-4)
+    np.testing.assert_array_equal(np.load(out_dir / "col_max.npy"), x.max(axis=0, keepdims=True))
+    assert "col_max.npy: float32[1, 64]" in capsys.readouterr().out
+
+
+BAD_KERNEL = '''\
+import tilecc.nki.isa as nisa
+import tilecc.nki.language as nl
+
+
+def kernel(a):
+    x = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=x, data=x, op0=nl.bitwise_and, operand0=3)
+    return a
+
+
+def crash(a):
+    return a.missing_attribute
+'''
+
+
+@pytest.mark.parametrize("function, line, message", [
+    ("kernel", 7, "nisa.tensor_scalar: bitvec operator bitwise_and needs integer dtypes, but data is float32"),
+    ("crash", 12, "the kernel raised AttributeError"),
+])
+def test_kernel_errors_are_one_line_at_the_kernel_line(tmp_path, inputs, capsys, function, line, message):
+    path = tmp_path / "bad.py"
+    path.write_text(BAD_KERNEL)
+    out = tmp_path / "out.json"
+    assert main(["trace", f"{path}:{function}", "--input", f"a={tmp_path / 'a.npy'}", "-o", str(out)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"{path}:{line}:") and message in err[0]
+    assert err[1] == BAD_KERNEL.splitlines()[line - 1] and err[2].strip() == "^"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["trace", "nothere.py:k", "--input", "a=a.npy"], "nothere.py: no such file"),
+    (["trace", "{softmax}:nope", "--input", "a={a}"], "no function 'nope'"),
+    (["trace", "{softmax}:softmax_row", "--input", "b={a}"], "has no parameter 'b'"),
+    (["trace", "{softmax}:softmax_row"], "no --input for parameter(s) a"),
+    (["trace", "{softmax}:softmax_row", "--input", "a"], "expected NAME=FILE.npy"),
+    (["trace", "{softmax}:softmax_row", "--input", "a={tmp}/none.npy"], "cannot read"),
+    (["run", "{softmax}:softmax_row", "--input", "a={a}", "--out", "{tmp}/o", "--replicas", "2"],
+     "--replicas applies to HLO modules"),
+])
+def test_bad_command_lines(tmp_path, inputs, capsys, argv, message):
+    argv = [a.format(softmax=SOFTMAX, a=tmp_path / "a.npy", tmp=tmp_path) for a in argv]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_syntax_error_in_kernel_file(tmp_path, capsys):
+    path = tmp_path / "broken.py"
+    path.write_text("def kernel(a):\n    return a +\n")
+    np.save(tmp_path / "a.npy", np.zeros((2, 2), np.float32))
+    assert main(["trace", f"{path}:kernel", "--input", f"a={tmp_path / 'a.npy'}"]) == 1
+    assert capsys.readouterr().err.startswith(f"{path}:2:")
+
+
+def test_demo_stage_prints_bir_and_passes():
+    from tilecc.demo_stages import nki as stage
+    out = io.StringIO()
+    assert stage.run_stage(ROOT / "examples", out)
+    text = out.getvalue()
+    assert "Exponential-2" in text and "DveReadAccumulator" in text
+    assert text.count("[ok]") == 2
