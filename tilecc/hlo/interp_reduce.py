@@ -9,6 +9,8 @@ floats accumulate in f32 and round once). `tree_reduce` combines columns of (M, 
 pairwise with a callable that evaluates the reducer computation on whole lanes, so a
 reduction of K elements costs log2(K) vectorized calls; XLA requires reducers to be
 associative and commutative, which makes the pairing order irrelevant for them.
+`window_view` turns reduce-window into a reduce over the trailing window axes of a strided
+view (size, stride and non-negative padding; dilations are not supported).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 
+from tilecc.errors import InterpError
 from tilecc.hlo.interp_elementwise import binary
 from tilecc.hlo.ir import HloComputation
 from tilecc.hlo.opcodes import HloOpcode as Op
@@ -112,3 +115,42 @@ def generic_reduce(xs: list[Array], inits: list[Array], axes: tuple[int, ...],
         reduced = tree_reduce(columns, combine)
         results = combine(init_rows, reduced)
     return [r.reshape((lanes,) + kept) for r in results]
+
+
+def parse_window(text: str | None, rank: int, where: str) -> tuple[list[int], list[int],
+                                                                   list[tuple[int, int]]]:
+    """`window={size=2x2 stride=2x1 pad=0_1x0_0}` -> (sizes, strides, pads). Dilations other
+    than 1 raise InterpError (not supported)."""
+    if text is None:
+        raise InterpError(f"{where}: reduce-window needs the window attribute")
+    fields = dict(item.split("=", 1) for item in text.strip("{} ").split() if "=" in item)
+    sizes = [int(v) for v in fields.get("size", "").split("x") if v]
+    if len(sizes) != rank:
+        raise InterpError(f"{where}: window {text} does not have {rank} sizes")
+    strides = [int(v) for v in fields["stride"].split("x")] if "stride" in fields else [1] * rank
+    pads = [(int(lo), int(hi)) for lo, hi in (p.split("_") for p in fields["pad"].split("x"))] \
+        if "pad" in fields else [(0, 0)] * rank
+    for key in ("lhs_dilate", "rhs_dilate"):
+        if key in fields and any(int(v) != 1 for v in fields[key].split("x")):
+            raise InterpError(f"{where}: reduce-window with {key} is not supported by the "
+                              "interpreter")
+    return sizes, strides, pads
+
+
+def window_view(x: Array, init: Array, sizes: list[int], strides: list[int],
+                pads: list[tuple[int, int]]) -> Array:
+    """(B, *out dims, *window dims): every window of x padded with the lane's init value."""
+    lanes = x.shape[0]
+    if any(lo or hi for lo, hi in pads):
+        if any(lo < 0 or hi < 0 for lo, hi in pads):
+            raise InterpError("reduce-window with negative padding is not supported by the "
+                              "interpreter")
+        padded = np.empty((lanes,) + tuple(d + lo + hi for d, (lo, hi) in zip(x.shape[1:], pads)),
+                          x.dtype)
+        padded[...] = init.reshape((lanes,) + (1,) * (x.ndim - 1))
+        padded[(slice(None),) + tuple(slice(lo, lo + d) for d, (lo, _) in
+                                      zip(x.shape[1:], pads))] = x
+        x = padded
+    axes = tuple(range(1, x.ndim))
+    view = np.lib.stride_tricks.sliding_window_view(x, sizes, axis=axes)
+    return view[(slice(None),) + tuple(slice(None, None, s) for s in strides)]

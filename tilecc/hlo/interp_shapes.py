@@ -10,11 +10,14 @@ device, clamped as XLA does (start = clamp(start, 0, dim - size)).
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.opcodes import HloOpcode
+from tilecc.hlo.types import Shape
 
 Array = np.ndarray
 _BRACED_INTS = re.compile(r"-?\d+")
@@ -124,3 +127,53 @@ def iota(lanes: int, dims: tuple[int, ...], dimension: int, dtype: np.dtype) -> 
     shape[dimension] = dims[dimension]
     values = np.arange(dims[dimension]).astype(dtype).reshape(shape)
     return np.broadcast_to(values, (lanes,) + tuple(dims))
+
+
+# ---- handlers: (instruction, operand values) -> value -------------------------------------
+
+def _reshape(inst: HloInstruction, a: list[Array]) -> Array:
+    return a[0].reshape((a[0].shape[0],) + inst.shape.dims)
+
+
+def _slice(inst: HloInstruction, a: list[Array]) -> Array:
+    if inst.slice_starts is None or inst.slice_limits is None:
+        raise InterpError(f"{inst.name}: slice without a slice={{...}} attribute")
+    return slice_static(a[0], inst.slice_starts, inst.slice_limits, inst.slice_strides)
+
+
+def _bitcast(inst: HloInstruction, a: list[Array]) -> Array:
+    """Reinterpret the operand's buffer in the result's layout (XLA's bitcast)."""
+    source, target = inst.operands[0].shape, inst.shape
+    if source.element_type != target.element_type or \
+            source.element_count() != target.element_count():
+        raise InterpError(f"{inst.name}: bitcast between {source} and {target} is not "
+                          "supported by the interpreter")
+    lanes = a[0].shape[0]
+    source_order = _major_to_minor(source)
+    physical = np.transpose(a[0], [0] + [1 + d for d in source_order]).reshape(lanes, -1)
+    target_order = _major_to_minor(target)
+    shaped = physical.reshape((lanes,) + tuple(target.dims[d] for d in target_order))
+    return np.transpose(shaped, [0] + [1 + target_order.index(d) for d in range(target.rank)])
+
+
+def _major_to_minor(shape: Shape) -> list[int]:
+    if shape.layout is None or not shape.layout.minor_to_major:
+        return list(range(shape.rank))
+    return list(reversed(shape.layout.minor_to_major))
+
+
+HANDLERS: dict[HloOpcode, Callable[[HloInstruction, list[Array]], Array]] = {
+    HloOpcode.RESHAPE: _reshape,
+    HloOpcode.BITCAST: _bitcast,
+    HloOpcode.BROADCAST: lambda inst, a: broadcast(a[0], inst.dimensions or (), inst.shape.dims),
+    HloOpcode.TRANSPOSE: lambda inst, a: transpose(a[0], inst.dimensions or ()),
+    HloOpcode.SLICE: _slice,
+    HloOpcode.DYNAMIC_SLICE: lambda inst, a: dynamic_slice(
+        a[0], a[1:], tuple(attribute_ints(inst, "dynamic_slice_sizes"))),
+    HloOpcode.DYNAMIC_UPDATE_SLICE: lambda inst, a: dynamic_update_slice(a[0], a[1], a[2:]),
+    HloOpcode.CONCATENATE: lambda inst, a: np.concatenate(a, axis=1 + (inst.dimensions or (0,))[0]),
+    HloOpcode.PAD: lambda inst, a: pad(a[0], a[1], parse_padding(inst, inst.shape.rank),
+                                       inst.shape.dims),
+    HloOpcode.REVERSE: lambda inst, a: reverse(a[0], inst.dimensions or ()),
+}
+"""Data-movement opcodes -> handler; the interpreter's dispatch table includes these."""

@@ -29,8 +29,10 @@ from tilecc.errors import InterpError
 from tilecc.hlo import interp_collectives as coll
 from tilecc.hlo import interp_elementwise as ew
 from tilecc.hlo import interp_shapes as shapes
-from tilecc.hlo.interp_reduce import generic_reduce, reduce_with_init, reducer_opcode, \
-    fast_reduce, tree_reduce
+from tilecc.hlo.interp_dot import dot
+from tilecc.hlo.interp_reduce import (fast_reduce, generic_reduce, parse_window,
+                                      reduce_with_init, reducer_opcode, tree_reduce,
+                                      window_view)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
 from tilecc.hlo.types import Shape, numpy_dtype, primitive_type_name
@@ -101,6 +103,11 @@ def _select_lanes(mask: Array, on_true: Value, on_false: Value) -> Value:
     return np.where(mask.reshape(mask.shape + (1,) * (on_true.ndim - 1)), on_true, on_false)
 
 
+def _data_movement(fn: Callable[[HloInstruction, list[Array]], Array]
+                   ) -> Callable[[HloInstruction, list[Value], Lanes], Value]:
+    return lambda inst, operands, lanes: fn(inst, operands)  # type: ignore[arg-type]
+
+
 class Interpreter:
     """Evaluates computations of one module; see the module contract."""
 
@@ -115,12 +122,10 @@ class Interpreter:
             Op.COMPARE: self._compare, Op.SELECT: self._select, Op.CLAMP: self._clamp,
             Op.CONVERT: self._convert, Op.BITCAST_CONVERT: self._bitcast_convert,
             Op.IS_FINITE: self._is_finite, Op.OPTIMIZATION_BARRIER: lambda i, a, d: a[0],
-            Op.RESHAPE: self._reshape, Op.BROADCAST: self._broadcast,
-            Op.TRANSPOSE: self._transpose, Op.SLICE: self._slice,
-            Op.DYNAMIC_SLICE: self._dynamic_slice,
-            Op.DYNAMIC_UPDATE_SLICE: self._dynamic_update_slice,
-            Op.CONCATENATE: self._concatenate, Op.PAD: self._pad, Op.REVERSE: self._reverse,
-            Op.REDUCE: self._reduce, Op.MAP: self._map, Op.TUPLE: lambda i, a, d: tuple(a),
+            **{opcode: _data_movement(fn) for opcode, fn in shapes.HANDLERS.items()},
+            Op.DOT: _data_movement(dot), Op.REDUCE: self._reduce,
+            Op.REDUCE_WINDOW: self._reduce_window, Op.MAP: self._map,
+            Op.TUPLE: lambda i, a, d: tuple(a),
             Op.GET_TUPLE_ELEMENT: self._get_tuple_element, Op.CALL: self._call,
             Op.FUSION: self._call, Op.WHILE: self._while, Op.CONDITIONAL: self._conditional,
             Op.ALL_REDUCE: self._all_reduce, Op.ALL_GATHER: self._all_gather,
@@ -239,50 +244,13 @@ class Interpreter:
     def _is_finite(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
         return ew.is_finite(inst.operands[0].shape.element_type, a[0])  # type: ignore[arg-type]
 
-    # ---- data movement ----------------------------------------------------------------
-
-    def _reshape(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        x = a[0]
-        return x.reshape((x.shape[0],) + inst.shape.dims)  # type: ignore[union-attr]
-
-    def _broadcast(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        return shapes.broadcast(a[0], inst.dimensions or (), inst.shape.dims)  # type: ignore[arg-type]
-
-    def _transpose(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        return shapes.transpose(a[0], inst.dimensions or ())  # type: ignore[arg-type]
-
-    def _slice(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        if inst.slice_starts is None or inst.slice_limits is None:
-            raise InterpError(f"{inst.name}: slice without a slice={{...}} attribute")
-        return shapes.slice_static(a[0], inst.slice_starts, inst.slice_limits,  # type: ignore[arg-type]
-                                   inst.slice_strides)
-
-    def _dynamic_slice(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        sizes = tuple(shapes.attribute_ints(inst, "dynamic_slice_sizes"))
-        return shapes.dynamic_slice(a[0], list(a[1:]), sizes)  # type: ignore[arg-type]
-
-    def _dynamic_update_slice(self, inst: HloInstruction, a: list[Value],
-                              d: Lanes) -> Value:
-        return shapes.dynamic_update_slice(a[0], a[1], list(a[2:]))  # type: ignore[arg-type]
-
-    def _concatenate(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        dim = (inst.dimensions or (0,))[0]
-        return np.concatenate(a, axis=1 + dim)  # type: ignore[arg-type]
-
-    def _pad(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        config = shapes.parse_padding(inst, inst.shape.rank)
-        return shapes.pad(a[0], a[1], config, inst.shape.dims)  # type: ignore[arg-type]
-
-    def _reverse(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        return shapes.reverse(a[0], inst.dimensions or ())  # type: ignore[arg-type]
+    # ---- tuples and computations ---------------------------------------------------
 
     def _get_tuple_element(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
         value = a[0]
         if not isinstance(value, tuple) or inst.tuple_index is None:
             raise InterpError(f"{inst.name}: get-tuple-element of a non-tuple value")
         return value[inst.tuple_index]
-
-    # ---- computations -----------------------------------------------------------------
 
     def _called(self, inst: HloInstruction) -> HloComputation:
         comp = inst.to_apply or (inst.calls[0] if inst.calls else None)
@@ -304,6 +272,22 @@ class Interpreter:
             return reduce_with_init(opcode, t, xs[0], inits[0], axes)  # type: ignore[arg-type]
         results = generic_reduce(xs, inits, axes, self._lane_combiner(comp))  # type: ignore[arg-type]
         return results[0] if half == 1 else tuple(results)
+
+    def _reduce_window(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
+        if len(a) != 2:
+            raise InterpError(f"{inst.name}: variadic reduce-window is not supported by the "
+                              "interpreter")
+        x, init = a
+        t = inst.operands[0].shape.element_type
+        ew.check_supported_type(t, f"{inst.name} (reduce-window)")
+        sizes, strides, pads = parse_window(inst.attributes.get("window"), inst.shape.rank,
+                                            inst.name)
+        view = window_view(x, init, sizes, strides, pads)  # type: ignore[arg-type]
+        rank = inst.shape.rank
+        axes = tuple(range(1 + rank, 1 + 2 * rank))
+        if (opcode := reducer_opcode(self._called(inst))) is not None:
+            return reduce_with_init(opcode, t, view, init, axes)  # type: ignore[arg-type]
+        return generic_reduce([view], [init], axes, self._lane_combiner(self._called(inst)))[0]  # type: ignore[list-item]
 
     def _map(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
         shape = a[0].shape  # type: ignore[union-attr]

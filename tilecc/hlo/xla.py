@@ -18,6 +18,9 @@ Contract:
   partitioner gives every collective of a shard_map body channel_id=1 and the CPU layout
   assignment then fails for same-channel collectives of different ranks (hlo.md,
   pitfall 1). The channel id's value does not change what one module computes.
+- With partitions > 1 the module is compiled with XLA's SPMD partitioner enabled (XLA CPU
+  refuses several partitions otherwise); it keeps unannotated instructions as written but
+  rejects partition-id, so such modules cannot run on the oracle with partitions.
 - jax's x64 mode is on in the child so that s64 / u64 / f64 values keep their type.
 - Recipe (jaxlib 0.10.x private API, see the pin in pyproject.toml): hlo_module_from_text
   -> hlo_to_stablehlo -> compile_and_load with a (replicas, partitions) device assignment
@@ -211,6 +214,9 @@ def _child_job(jax: Any, xc: Any, kind: str, text: str, inputs: list[np.ndarray]
     options.num_partitions = partitions
     options.device_assignment = xc.DeviceAssignment.create(
         np.arange(count).reshape(replicas, partitions))
+    # XLA CPU runs several partitions only through the SPMD partitioner; on a module without
+    # sharding annotations it keeps every instruction as written (it rejects partition-id).
+    options.executable_build_options.use_spmd_partitioning = partitions > 1
     executable = devices[0].client.compile_and_load(
         stablehlo, xc.DeviceList(tuple(devices)), options)
     if kind == "compile":

@@ -1,0 +1,58 @@
+"""dot (XLA's DotGeneral) for the vectorized interpreter.
+
+Contract: `dot(inst, [lhs, rhs])` takes (B, *lhs dims) and (B, *rhs dims) and returns
+(B, *result dims) with XLA's result order: batch dims, then lhs free dims, then rhs free
+dims. Dimension numbers come from the verbatim attributes lhs_batch_dims,
+lhs_contracting_dims, rhs_batch_dims, rhs_contracting_dims (absent = none). Integers
+accumulate in the result type with wrap-around; floats accumulate in f32 (f64 for f64)
+and round once to the result type (XLA CPU upcasts bf16 / f16 dots). Operand precision
+configs are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+import numpy as np
+
+from tilecc.errors import InterpError
+from tilecc.hlo.interp_elementwise import convert
+from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
+
+_INTS = re.compile(r"\d+")
+
+
+def _dims(inst: HloInstruction, name: str) -> list[int]:
+    return [int(v) for v in _INTS.findall(inst.attributes.get(name, ""))]
+
+
+def dot(inst: HloInstruction, operands: list[np.ndarray]) -> np.ndarray:
+    lhs, rhs = operands
+    lhs_shape, rhs_shape = inst.operands[0].shape, inst.operands[1].shape
+    lhs_batch, rhs_batch = _dims(inst, "lhs_batch_dims"), _dims(inst, "rhs_batch_dims")
+    lhs_contract = _dims(inst, "lhs_contracting_dims")
+    rhs_contract = _dims(inst, "rhs_contracting_dims")
+    if len(lhs_batch) != len(rhs_batch) or len(lhs_contract) != len(rhs_contract):
+        raise InterpError(f"{inst.name}: dot dimension numbers do not pair up")
+    letters = iter(string.ascii_letters[1:])
+    lhs_sub = [next(letters) for _ in range(lhs_shape.rank)]
+    rhs_sub = [next(letters) for _ in range(rhs_shape.rank)]
+    for l_dim, r_dim in zip(lhs_batch + lhs_contract, rhs_batch + rhs_contract):
+        rhs_sub[r_dim] = lhs_sub[l_dim]
+    lhs_free = [lhs_sub[d] for d in range(lhs_shape.rank) if d not in lhs_batch + lhs_contract]
+    rhs_free = [rhs_sub[d] for d in range(rhs_shape.rank) if d not in rhs_batch + rhs_contract]
+    out_sub = [lhs_sub[d] for d in lhs_batch] + lhs_free + rhs_free
+    spec = f"a{''.join(lhs_sub)},a{''.join(rhs_sub)}->a{''.join(out_sub)}"
+    result_type = inst.shape.element_type
+    if is_floating(result_type) or is_floating(lhs_shape.element_type):
+        wide = np.float64 if PrimitiveType.F64 in (result_type, lhs_shape.element_type) \
+            else np.float32
+        product = np.einsum(spec, lhs.astype(wide), rhs.astype(wide))
+        return convert(product, PrimitiveType.F64 if wide is np.float64 else PrimitiveType.F32,
+                       result_type)
+    if lhs_shape.element_type == PrimitiveType.PRED:
+        raise InterpError(f"{inst.name}: dot of pred operands is not supported by the interpreter")
+    dtype = numpy_dtype(result_type)
+    return np.einsum(spec, lhs.astype(dtype), rhs.astype(dtype), dtype=dtype)
