@@ -355,19 +355,20 @@ class HloModule:
         """An instruction name not used in this module: `prefix` if free, else `prefix.N`
         for the smallest free N above those handed out before (XLA's NameUniquer).
         Instruction and computation names are separate namespaces, as in XLA."""
-        return _fresh_name(prefix or "instruction", self._names, self._name_counters)
+        return _fresh_name(prefix or "instruction", self._names, dict(self._name_counters))
 
     def unique_computation_name(self, prefix: str) -> str:
-        return _fresh_name(prefix or "computation", self._comp_names, self._name_counters_c)
+        return _fresh_name(prefix or "computation", self._comp_names,
+                           dict(self._name_counters_c))
 
     def claim_name(self, wanted: str) -> str:
         """Reserve `wanted` (made unique) as an instruction name and return it."""
-        name = self.unique_name(wanted)
+        name = _fresh_name(wanted or "instruction", self._names, self._name_counters)
         self._names.add(name)
         return name
 
     def claim_computation_name(self, wanted: str) -> str:
-        name = self.unique_computation_name(wanted)
+        name = _fresh_name(wanted or "computation", self._comp_names, self._name_counters_c)
         self._comp_names.add(name)
         return name
 

@@ -1,0 +1,111 @@
+"""The verifier accepts valid modules and names the instruction and the fault otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from tilecc.errors import VerifyError
+from tilecc.hlo.parser import parse_module
+from tilecc.hlo.verifier import verify_module
+
+HEAD = """HloModule v, replica_count=4
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] add(a, b)
+}
+ENTRY e {
+  p = s32[4,8] parameter(0)
+  s = s32[] parameter(1)
+  f = f32[4,8] parameter(2)
+  t = (s32[], f32[4,8]) parameter(3)
+"""
+
+
+def module(body: str):
+    return parse_module(HEAD + body + "\n}\n")
+
+
+VALID = [
+    "ROOT x = s32[4,8] add(p, p)",
+    "ROOT x = pred[4,8] compare(p, p), direction=LT",
+    "ROOT x = f32[4,8] convert(p)",
+    "ROOT x = s32[32] reshape(p)",
+    "ROOT x = s32[2,4,8] broadcast(p), dimensions={1,2}",
+    "ROOT x = s32[2,3] slice(p), slice={[0:4:2], [1:8:3]}",
+    "ROOT x = s32[8,8] concatenate(p, p), dimensions={0}",
+    "ROOT x = s32[8,4] transpose(p), dimensions={1,0}",
+    "ROOT x = s32[8] reduce(p, s), dimensions={0}, to_apply=add",
+    "ROOT x = s32[] all-reduce(s), replica_groups={{0,1},{2,3}}, to_apply=add",
+    "ROOT x = s32[16,8] all-gather(p), replica_groups={}, dimensions={0}",
+    "ROOT x = s32[4,4] reduce-scatter(p), replica_groups={{0,1},{2,3}}, dimensions={1}, to_apply=add",
+    "ROOT x = f32[4,8] get-tuple-element(t), index=1",
+    "ROOT x = s32[3,5] iota(), iota_dimension=1",
+    "ROOT x = u32[] replica-id()",
+    "y = pred[4,8] compare(p, p), direction=EQ\n  ROOT x = s32[4,8] select(y, p, p)",
+    "ROOT x = s32[4,8] clamp(s, p, s)",
+]
+
+INVALID = [
+    ("ROOT x = s32[4,8] add(p, f)", "e/x (add): operand types differ"),
+    ("ROOT x = s32[8,4] add(p, p)", "result and operands"),
+    ("ROOT x = s32[4,8] compare(p, p), direction=LT", "compare must produce pred"),
+    ("ROOT x = s32[31] reshape(p)", "reshape of 32 elements to 31 elements"),
+    ("ROOT x = s32[2,4,8] broadcast(p), dimensions={0,1}", "does not match result dimension"),
+    ("ROOT x = s32[2,4] slice(p), slice={[0:4:2], [1:8:3]}", "expected s32[2,3]"),
+    ("ROOT x = s32[2,8] slice(p), slice={[0:9], [0:8]}", "does not fit dimension 0"),
+    ("ROOT x = s32[8,9] concatenate(p, p), dimensions={0}", "expected s32[8,8]"),
+    ("ROOT x = s32[8,4] transpose(p), dimensions={1,1}", "not a permutation"),
+    ("ROOT x = s32[4] reduce(p, s), dimensions={0}, to_apply=add", "expected s32[8]"),
+    ("ROOT x = s32[8] reduce(p, p), dimensions={0}, to_apply=add", "must be a scalar"),
+    ("ROOT x = s32[] all-reduce(s), replica_groups={{0,1},{2}}, to_apply=add", "different sizes"),
+    ("ROOT x = s32[] all-reduce(s), replica_groups={{0,1},{1,2}}, to_apply=add",
+     "more than one group"),
+    ("ROOT x = s32[] all-reduce(s), use_global_device_ids=true, to_apply=add", "needs a channel_id"),
+    ("ROOT x = s32[8,8] all-gather(p), replica_groups={}, dimensions={0}", "over 4 participants gives 16"),
+    ("ROOT x = s32[4,2] reduce-scatter(p), replica_groups={{0,1},{2,3}}, dimensions={1}, "
+     "to_apply=add", "gives 4, not 2"),
+    ("ROOT x = s32[4,8] get-tuple-element(t), index=1", "expected f32[4,8]"),
+    ("ROOT x = f32[4,8] get-tuple-element(t), index=2", "index 2 is not an element"),
+    ("ROOT x = s32[3,5] iota(), iota_dimension=2", "iota_dimension 2 does not fit"),
+    ("ROOT x = s32[] replica-id()", "expected u32[]"),
+    ("ROOT x = s32[4,8] select(p, p, p)", "the first operand must be pred"),
+]
+
+
+@pytest.mark.parametrize("body", VALID)
+def test_valid(body: str) -> None:
+    verify_module(module(body))
+
+
+@pytest.mark.parametrize("body,fragment", INVALID)
+def test_invalid(body: str, fragment: str) -> None:
+    with pytest.raises(VerifyError) as info:
+        verify_module(module(body))
+    assert fragment in str(info.value)
+    assert str(info.value).startswith("e/x (")
+
+
+def test_reducer_arity_and_types() -> None:
+    m = parse_module("""HloModule r
+bad {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  p = s32[4] parameter(0)
+  z = s32[] constant(0)
+  ROOT x = s32[] reduce(p, z), dimensions={0}, to_apply=bad
+}
+""")
+    with pytest.raises(VerifyError, match="reducer bad parameter 0 is f32"):
+        verify_module(m)
+
+
+def test_structure_broken_by_hand() -> None:
+    m = module("ROOT x = s32[4,8] add(p, p)")
+    x = m.entry.root
+    x.operands[0].users.clear()
+    with pytest.raises(VerifyError, match="missing from the users of its operand p"):
+        verify_module(m)
