@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from golden_io import golden_cases, run_pipeline, with_replica_count
+from packing import pack_modules
 from random_modules import random_module_text
 from semantics import assert_same_outputs, extreme_inputs
 
@@ -18,6 +19,7 @@ BOTH = ["decompose-int-all-reduce", "decompose-scalar-reduce"]
 CASES = golden_cases()
 INTERPRETER_MODULES = 500
 XLA_MODULES = 200
+PACK = 50
 
 
 def _golden_runs():
@@ -91,19 +93,28 @@ def test_random_modules_on_interpreter() -> None:
 
 @pytest.mark.oracle
 def test_random_modules_on_xla() -> None:
-    jobs, texts = [], []
+    """Modules of one replica count are packed PACK at a time (one XLA compile per pack)."""
+    by_replicas: dict[int, list[tuple[int, str, str, list[np.ndarray]]]] = {}
     rewritten = 0
     for seed in range(10_000, 10_000 + XLA_MODULES):
         text, printed, replicas, _, changed = _random_case(seed)
         rewritten += any(changed)
         inputs = extreme_inputs(parse_module(text), replicas, seed)
-        jobs += [XlaJob("run", text, inputs, replicas), XlaJob("run", printed, inputs, replicas)]
-        texts.append((seed, text, printed))
+        by_replicas.setdefault(replicas, []).append((seed, text, printed, inputs))
+    jobs, packs = [], []
+    for replicas, cases in sorted(by_replicas.items()):
+        for i in range(0, len(cases), PACK):
+            pack = cases[i:i + PACK]
+            inputs = [x for case in pack for x in case[3]]
+            jobs.append(XlaJob("run", pack_modules([c[1] for c in pack], replicas), inputs, replicas))
+            jobs.append(XlaJob("run", pack_modules([c[2] for c in pack], replicas), inputs, replicas))
+            packs.append(pack)
     results = run_many_on_xla(jobs)
-    for i, (seed, text, printed) in enumerate(texts):
+    for i, pack in enumerate(packs):
         before, after = results[2 * i], results[2 * i + 1]
-        assert isinstance(before, list), f"random module {seed}: XLA rejected it: {before}\n{text}"
-        assert isinstance(after, list), \
-            f"random module {seed}: XLA rejected the rewrite: {after}\n{printed}"
-        assert_same_outputs(before, after, f"random module {seed} on XLA\n{text}")
+        seeds = [c[0] for c in pack]
+        assert isinstance(before, list), f"modules {seeds}: XLA rejected them: {before}"
+        assert isinstance(after, list), f"modules {seeds}: XLA rejected the rewrites: {after}"
+        assert_same_outputs(before, after, f"random modules {seeds} on XLA")
+    assert sum(len(p) for p in packs) == XLA_MODULES
     assert rewritten > XLA_MODULES // 2
