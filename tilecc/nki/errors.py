@@ -10,10 +10,12 @@ line with a caret like any other ParseError.
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
 from pathlib import Path
+from types import FrameType
 
 from tilecc.errors import ParseError
 
@@ -24,21 +26,36 @@ class KernelError(ParseError):
     """A kernel broke an NKI instruction's contract; path/line/col point at the kernel's call."""
 
 
+@functools.lru_cache(maxsize=1024)
+def _inside_package(filename: str) -> bool:
+    return str(Path(filename).resolve()).startswith(_PACKAGE_DIR)
+
+
+def kernel_frame() -> FrameType | None:
+    """The innermost frame whose code is not inside tilecc/nki (the kernel's)."""
+    frame = sys._getframe(1)
+    while frame is not None and _inside_package(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def kernel_source_line() -> str:
+    frame = kernel_frame()
+    return "" if frame is None else linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+
+
 def kernel_frame_location() -> tuple[str, int, int, str | None]:
     """(path, line, col, source line) of the innermost frame outside tilecc/nki."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not str(Path(filename).resolve()).startswith(_PACKAGE_DIR):
-            col = 0
-            positions = list(frame.f_code.co_positions())
-            index = frame.f_lasti // 2
-            if 0 <= index < len(positions) and positions[index][2] is not None:
-                col = positions[index][2] + 1
-            source = linecache.getline(filename, frame.f_lineno) or None
-            return filename, frame.f_lineno, col, source
-        frame = frame.f_back
-    return "<kernel>", 0, 0, None
+    frame = kernel_frame()
+    if frame is None:
+        return "<kernel>", 0, 0, None
+    col = 0
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    if 0 <= index < len(positions) and positions[index][2] is not None:
+        col = positions[index][2] + 1
+    filename = frame.f_code.co_filename
+    return filename, frame.f_lineno, col, linecache.getline(filename, frame.f_lineno) or None
 
 
 def kernel_error(message: str) -> KernelError:

@@ -18,7 +18,7 @@ import re
 from tilecc.klr import ast
 from tilecc.nki import ops as _ops
 from tilecc.nki.dtypes import canonical_dtype
-from tilecc.nki.errors import kernel_error, kernel_frame_location
+from tilecc.nki.errors import kernel_error, kernel_source_line
 from tilecc.nki.tensor import PMAX, IndexExpr, NkiTensor
 from tilecc.nki.tracer import active_trace, klr_dtype
 
@@ -100,7 +100,7 @@ _ASSIGNMENT = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
 
 def _assigned_name() -> str:
     """The variable on the left of the kernel line being executed, if it is a plain assignment."""
-    source = kernel_frame_location()[3] or ""
+    source = kernel_source_line()
     match = _ASSIGNMENT.match(source)
     return match.group(1) if match else ""
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from tilecc.errors import ParseError, TileccError
-from tilecc.nki.errors import _PACKAGE_DIR, KernelError
+from tilecc.nki.errors import KernelError, _inside_package
 
 
 def split_target(target: str) -> tuple[str, str]:
@@ -85,7 +85,7 @@ def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False
 def kernel_failure(err: BaseException, what: str = "the kernel raised") -> KernelError:
     """A KernelError at the innermost traceback frame outside tilecc.nki (the kernel's line)."""
     frames = [f for f in traceback.extract_tb(err.__traceback__)
-              if not str(Path(f.filename).resolve()).startswith(_PACKAGE_DIR)]
+              if not _inside_package(f.filename)]
     frame = frames[-1] if frames else None
     message = f"{what} {type(err).__name__}: {err}"
     if frame is None:
