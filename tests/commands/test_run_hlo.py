@@ -13,7 +13,11 @@ from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import random_inputs
 
 MODULE = """HloModule m, replica_count=4
-add { a = s32[] parameter(0)  b = s32[] parameter(1)  ROOT c = s32[] add(a, b) }
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] add(a, b)
+}
 ENTRY e {
   x = s32[3] parameter(0)
   h = bf16[2] parameter(1)
@@ -88,9 +92,9 @@ def test_not_an_npy_file(hlo: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_unsupported_opcode_names_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     path = tmp_path / "sort.hlo"
-    path.write_text("HloModule s\nlt { a = s32[] parameter(0)  b = s32[] parameter(1)\n"
-                    "  ROOT c = pred[] compare(a, b), direction=LT }\n"
-                    "ENTRY e { p = s32[4] parameter(0)\n"
-                    "  ROOT s = s32[4] sort(p), dimensions={0}, to_apply=lt }\n")
+    path.write_text("HloModule s\nlt {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+                    "  ROOT c = pred[] compare(a, b), direction=LT\n}\n"
+                    "ENTRY e {\n  p = s32[4] parameter(0)\n"
+                    "  ROOT s = s32[4] sort(p), dimensions={0}, to_apply=lt\n}\n")
     assert main(["run", str(path), "--out", str(tmp_path / "o")]) == 1
     assert "opcode sort is not supported by the interpreter" in capsys.readouterr().err
