@@ -13,7 +13,8 @@ Model (the semantics listed in klr/ast.py and reference/klr-bir.md):
 - Arithmetic AluOps take float32 operands and give float32 (comparisons and logical ops
   1.0 / 0.0, NaN unequal to all); bitwise ops act on the integer bits of the data's dtype
   (float immediates converted by value); shifts by >= the bit width give 0 (arithmetic
-  right: the sign fill); max / min propagate NaN; mod is C fmod. Reverse flags swap the
+  right: the sign fill); max / min propagate NaN and order -0 < +0 (IEEE 754-2019
+  maximum / minimum); mod is C fmod. Reverse flags swap the
   operands of their stage; bypass returns its left operand, unary ops read the left one.
 - Writing converts float32 to the destination dtype by round-to-nearest-even (ml_dtypes
   for bf16 / fp8), to integers rounded half-to-even, saturated, NaN -> 0; integer results
@@ -93,6 +94,14 @@ def _ashr(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return (wide >> c64).astype(f"i{x.dtype.itemsize}").view(x.dtype)
 
 
+def _ieee_max(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """IEEE 754-2019 maximum: NaN if either is NaN, and -0 < +0."""
+    x, y = np.broadcast_arrays(x, y)
+    tie = np.where(np.signbit(x), y, x)  # equal values: prefer the one without a sign bit
+    out = np.where(x > y, x, np.where(y > x, y, tie))
+    return np.where(np.isnan(x) | np.isnan(y), F32(np.nan), out)
+
+
 # op -> (is_bitwise, fn(x, y), reduction identity or None)
 ALU: dict[k.AluOp, tuple[bool, Callable[[np.ndarray, np.ndarray], np.ndarray], float | None]] = {
     A.abs: (False, lambda x, y: np.fabs(x), None),
@@ -116,10 +125,8 @@ ALU: dict[k.AluOp, tuple[bool, Callable[[np.ndarray, np.ndarray], np.ndarray], f
     A.logical_shift_left: (True, _shl, None),
     A.logical_shift_right: (True, _lshr, None),
     A.logical_xor: (False, lambda x, y: _flag((x != 0) != (y != 0)), 0.0),
-    A.max: (False, lambda x, y: np.where(np.isnan(x) | np.isnan(y), F32(np.nan),
-                                          np.where(x >= y, x, y)), -math.inf),
-    A.min: (False, lambda x, y: np.where(np.isnan(x) | np.isnan(y), F32(np.nan),
-                                          np.where(x <= y, x, y)), math.inf),
+    A.max: (False, lambda x, y: _ieee_max(x, y), -math.inf),
+    A.min: (False, lambda x, y: _ieee_max(-x, -y) * F32(-1), math.inf),
     A.mod: (False, lambda x, y: np.fmod(x, y), None),
     A.mult: (False, lambda x, y: x * y, 1.0),
     A.not_equal: (False, lambda x, y: _flag(x != y), None),

@@ -14,7 +14,8 @@ Contract, from the NKI ISA docs (nki.api.shared, "Supported Math Operators"):
   ports before the call, so `reverse + bypass` passes the other operand through.
 - Shift counts are read as unsigned; a count >= the bit width shifts every bit out (0, or
   the sign fill for arith_shift_right) instead of wrapping the count as C on x86 would.
-- max / min propagate NaN (np.maximum / np.minimum); divide and mod follow IEEE float32
+- max / min propagate NaN and order -0 < +0 (IEEE 754-2019 maximum / minimum, whatever
+  the operand order); divide and mod follow IEEE float32
   (x / 0 = +-inf, fmod(x, 0) = NaN); mod is C fmod (sign of the dividend); mod_int is the
   integer remainder with the dividend's sign and 0 for a zero divisor.
 
@@ -85,6 +86,25 @@ def _logical_shift_right(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(count >= width, np.zeros((), unsigned.dtype), shifted).view(a.dtype)
 
 
+def _signed_zero_fix(x: np.ndarray, y: np.ndarray, r: np.ndarray, sign_of_max: bool) -> np.ndarray:
+    """IEEE 754-2019 maximum / minimum order -0 < +0; np.maximum returns its second operand
+    for equal values, so a max of (-0, +0) takes the sign bits' AND, a min their OR."""
+    zero = (x == 0) & (y == 0)
+    if not zero.any():
+        return r
+    xb, yb = np.broadcast_arrays(x, y)
+    bits = (np.bitwise_and if sign_of_max else np.bitwise_or)(xb.view(np.uint32), yb.view(np.uint32))
+    return np.where(zero, bits.view(F32), r)
+
+
+def _max(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return _signed_zero_fix(x, y, np.maximum(x, y), True)
+
+
+def _min(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return _signed_zero_fix(x, y, np.minimum(x, y), False)
+
+
 def _mod_int(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     safe = np.where(b == 0, np.ones((), b.dtype), b)
     return np.where(b == 0, np.zeros((), a.dtype), np.fmod(a, safe)).astype(a.dtype)
@@ -114,8 +134,8 @@ ALU_TABLE: dict[str, AluEntry] = {
     "subtract": _arith("subtract", np.subtract, 0.0),
     "mult": _arith("mult", np.multiply, 1.0, np.multiply),
     "divide": _arith("divide", np.divide),
-    "max": _arith("max", np.maximum, -np.inf, np.maximum),
-    "min": _arith("min", np.minimum, np.inf, np.minimum),
+    "max": _arith("max", _max, -np.inf, np.maximum),
+    "min": _arith("min", _min, np.inf, np.minimum),
     "bitwise_and": _bitvec("bitwise_and", np.bitwise_and, -1, np.bitwise_and),
     "bitwise_or": _bitvec("bitwise_or", np.bitwise_or, 0, np.bitwise_or),
     "bitwise_xor": _bitvec("bitwise_xor", np.bitwise_xor, 0, np.bitwise_xor),
@@ -136,8 +156,8 @@ ALU_TABLE: dict[str, AluEntry] = {
     "mod": _arith("mod", np.fmod),
     "rsqrt": _arith("rsqrt", lambda x, y: F32(1.0) / np.sqrt(x)),
     "abs": _arith("abs", lambda x, y: np.abs(x)),
-    "abs_max": _arith("abs_max", lambda x, y: np.maximum(np.abs(x), np.abs(y)), 0.0),
-    "abs_min": _arith("abs_min", lambda x, y: np.minimum(np.abs(x), np.abs(y)), np.inf),
+    "abs_max": _arith("abs_max", lambda x, y: np.maximum(np.abs(x), np.abs(y)), 0.0, np.maximum),
+    "abs_min": _arith("abs_min", lambda x, y: np.minimum(np.abs(x), np.abs(y)), np.inf, np.minimum),
     "mod_int": _bitvec("mod_int", _mod_int),
 }
 
@@ -203,13 +223,31 @@ def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.n
         values = to_f32(data)
         if entry.name == "average":
             return np.mean(values, axis=axes, dtype=F32)
+        if entry.name in ("abs_max", "abs_min"):
+            return entry.ufunc.reduce(np.abs(values), axis=axes)  # type: ignore[union-attr]
         if entry.ufunc is not None:
-            return entry.ufunc.reduce(values, axis=axes)
+            folded = entry.ufunc.reduce(values, axis=axes)
+            if entry.name in ("max", "min"):
+                folded = _fold_zero_sign(values, axes, folded, entry.name == "max")
+            return folded
         flat = _move_to_back(values, axes)
         acc = flat[..., 0]
         for i in range(1, flat.shape[-1]):
             acc = apply_alu(entry, acc, flat[..., i])
         return acc
+
+
+def _fold_zero_sign(values: np.ndarray, axes: tuple[int, ...], folded: np.ndarray,
+                    is_max: bool) -> np.ndarray:
+    """A max fold that lands on zero is +0 if any +0 was folded (min: -0 if any -0)."""
+    zero = folded == 0
+    if not np.any(zero):
+        return folded
+    wanted_sign = ~np.signbit(values) if is_max else np.signbit(values)
+    present = np.any((values == 0) & wanted_sign, axis=axes)
+    plus, minus = F32(0.0), F32(-0.0)
+    chosen = np.where(present, plus if is_max else minus, minus if is_max else plus)
+    return np.where(zero, chosen, folded)
 
 
 def _move_to_back(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

@@ -291,7 +291,7 @@ def exec_tensor_scalar_cache(m: Machine, inst: InstTensorScalarCache) -> None:
 
 
 # ops whose running fold op(t_i, reg) equals numpy's accumulate (exact: commutative in IEEE)
-_ACCUMULATE_EXACT = frozenset({"add", "mult", "elemwise_mul", "max", "min"})
+_ACCUMULATE_EXACT = frozenset({"add", "mult", "elemwise_mul"})
 
 
 def running_fold(op: AluEntry, reg: Value, t: Value, reverse: bool) -> Value:
