@@ -7,7 +7,8 @@ Contract:
   `--dump-dir DIR` writes the module before and after each pass.
 - `--verify[=N]` executes the module before and after the pipeline on N replicas (default:
   the module's replica_count when its header sets one, else 4) with seeded random inputs
-  (`--seed`) that cover each dtype's full range and extremes, and reports per output
+  (`--seed`) that cover each dtype's full range and extremes, on the module's
+  num_partitions partitions, and reports per output
   "equal" or "mismatch" with the first differing index on stderr. `--oracle=xla` does the
   same on XLA's CPU backend (implies --verify). On a mismatch the output file is NOT
   written (the pipeline's result is suspect; `--dump-dir` keeps it for inspection).
@@ -101,8 +102,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def default_replicas(module: HloModule) -> int:
-    return module.replica_count if "replica_count" in module.header_order \
-        else DEFAULT_VERIFY_REPLICAS
+    """The module's replica_count when its header fixes the device count (replica_count or
+    num_partitions written), else DEFAULT_VERIFY_REPLICAS."""
+    if "replica_count" in module.header_order or "num_partitions" in module.header_order:
+        return module.replica_count
+    return DEFAULT_VERIFY_REPLICAS
 
 
 def verify_equivalence(before_text: str, after_text: str, replicas: int, seed: int,
@@ -114,7 +118,7 @@ def verify_equivalence(before_text: str, after_text: str, replicas: int, seed: i
     before = parse_module(before_text, path)
     after = parse_module(after_text, path)
     partitions = before.num_partitions
-    inputs = random_inputs(before, replicas * partitions, seed)
+    inputs = random_inputs(before, replicas, seed, partitions)
     if oracle == "xla":
         from tilecc.hlo.xla import XlaJob, run_many_on_xla
         results = run_many_on_xla([XlaJob("run", before_text, inputs, replicas, partitions),
