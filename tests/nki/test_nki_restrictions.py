@@ -204,6 +204,26 @@ def exponential_uint32_dst(a):
     nisa.exponential(dst=u, src=x)  # <-
 
 
+def exponential_int_reduce_res(a):
+    x, c = sb((128, 8)), sb((128, 1), nl.int32)
+    nisa.exponential(dst=x, src=x, reduce_res=c, reduce_cmd=R.reset_reduce)  # <-
+
+
+def bitvec_float_operand_tile(a):
+    i, c = sb((128, 8), nl.int32), sb((128, 1))
+    nisa.tensor_scalar(dst=i, data=i, op0=nl.bitwise_and, operand0=c)  # <-
+
+
+def bf16_scale_tile(a):
+    x, c = sb((128, 8)), sb((128, 1), nl.bfloat16)
+    nisa.activation(dst=x, op=nl.exp, data=x, scale=c)  # <-
+
+
+def memset_fraction_into_int(a):
+    i = sb((128, 8), nl.int32)
+    nisa.memset(dst=i, value=0.5)  # <-
+
+
 def reduce_res_shape(a):
     x, c = sb((128, 8)), sb((128, 2))
     nisa.exponential(dst=x, src=x, reduce_res=c, reduce_cmd=R.reset_reduce)  # <-
@@ -324,6 +344,10 @@ CASES = [
     (cumulative_load_without_imm1, r"load_reduce needs imm1"),
     (exponential_init_without_load, r"reduce_init should be unset or 0.0"),
     (exponential_uint32_dst, r"exponential: dst dtype uint32 is not supported"),
+    (exponential_int_reduce_res, r"reduce_res must have a float dtype, got int32"),
+    (bitvec_float_operand_tile, r"operand0 tile of a bitvec operator must hold integers, got float32"),
+    (bf16_scale_tile, r"activation: scale tile must be float32, got bfloat16"),
+    (memset_fraction_into_int, r"value 0.5 does not fit the integer dtype int32"),
     (reduce_res_shape, r"reduce_res must be a \[128, 1\] tile"),
     (dma_count, r"dma_copy: dst \[128, 4\] and src \[128, 8\] must hold the same number of elements"),
     (dma_psum, r"dma_copy: dst must be a tile in HBM or SBUF"),

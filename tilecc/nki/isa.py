@@ -68,6 +68,8 @@ def memset(dst: object, value: int | float, engine: engine = engine.unknown, nam
                                      _Engine.unknown))
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise kernel_error(f"nisa.memset: value must be a compile-time number, got {chk.describe(value)}")
+    if not is_float(d.dtype) and not float(value).is_integer():
+        raise kernel_error(f"nisa.memset: value {value} does not fit the integer dtype {d.dtype}")
     immediate = ast.Immediate(float(value) if is_float(d.dtype) else int(value))
     _emit(ast.MemSet(_ap(d), immediate, klr_dtype(d.dtype), eng))
 
@@ -188,7 +190,7 @@ def scalar_tensor_tensor(dst: object, data: object, op0: object, operand0: objec
     chk.not_both_psum(fn, ("data", x), ("operand1", t1))
     alu0 = chk.alu_op(fn, "op0", op0, x.dtype, arithmetic=True, binary=True)
     alu1 = chk.alu_op(fn, "op1", op1, x.dtype, arithmetic=True, binary=True)
-    src0 = chk.scalar_operand(fn, "operand0", operand0, x)
+    src0 = chk.scalar_operand(fn, "operand0", operand0, x, float32_tile=False)
     _emit(ast.NcScalarTensorTensor(_ap(d), _ap(x), src0, _ap(t1), alu0, alu1,
                                    chk.reverse_ops(reverse0, reverse1), klr_dtype(d.dtype)))
 
@@ -203,7 +205,7 @@ def tensor_tensor_scan(dst: object, data0: object, data1: object, initial: objec
     chk.not_both_psum(fn, ("data0", a), ("data1", b))
     alu0 = chk.alu_op(fn, "op0", op0, a.dtype, arithmetic=True, binary=True)
     alu1 = chk.alu_op(fn, "op1", op1, a.dtype, arithmetic=True, binary=True)
-    imm0 = chk.scalar_operand(fn, "initial", initial, a)
+    imm0 = chk.scalar_operand(fn, "initial", initial, a, float32_tile=False)
     _emit(ast.TensorTensorScan(_ap(d), _ap(a), _ap(b), alu0, alu1, chk.reverse_ops(reverse0, reverse1),
                                imm0, ast.AccumCmd.Idle, klr_dtype(d.dtype)))
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tilecc.klr import ast
 from tilecc.nki import operands as chk
+from tilecc.nki.dtypes import is_float
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import klr_accum, reduce_cmd
 from tilecc.nki.ops import ACTIVATE2_PAIRS, ACTIVATE2_REDUCE_OPS
@@ -107,7 +108,7 @@ def activate2(dst: object, op: object, data: object, imm0: object, imm1: object,
     if red is ast.AluOp.bypass and (reduce_res is not None or cmd is not ast.AccumCmd.Idle):
         raise kernel_error("nisa.activate2: a reduction (reduce_res / reduce_cmd) needs reduce_op")
     res = None if reduce_res is None else chk.reduce_tile(fn, "reduce_res", reduce_res, x)
-    operands = [chk.scalar_operand(fn, arg, value, x)
+    operands = [chk.scalar_operand(fn, arg, value, x, float32_tile=False)
                 for arg, value in (("imm0", imm0), ("imm1", imm1), ("relu_param", relu_param))]
     trace = active_trace()
     trace.emit(ast.Activate2(trace.access(d), trace.access(x), alu0, alu1, operands[0], operands[1], func,
@@ -124,12 +125,16 @@ def exponential(dst: object, src: object, max_value: object = 0.0, reduce_res: o
     chk.same_elements(fn, ("src", x), ("dst", d))
     if d.dtype not in _EXP_DST_DTYPES:
         raise kernel_error(f"nisa.exponential: dst dtype {d.dtype} is not supported")
+    if x.dtype in ("tfloat32", "float8_e4m3fn"):
+        raise kernel_error(f"nisa.exponential: src dtype {x.dtype} is not supported")
     cmd = klr_accum(fn, reduce_cmd, (_ReduceCmd.idle, _ReduceCmd.reset_reduce, _ReduceCmd.reduce,
                                      _ReduceCmd.load_reduce))
     if reduce_cmd is not _ReduceCmd.load_reduce and reduce_init not in (None, 0, 0.0):
         raise kernel_error("nisa.exponential: reduce_init should be unset or 0.0 when reduce_cmd is not "
                            "load_reduce")
     res = None if reduce_res is None else chk.reduce_tile(fn, "reduce_res", reduce_res, x)
+    if res is not None and not is_float(res.dtype):
+        raise kernel_error(f"nisa.exponential: reduce_res must have a float dtype, got {res.dtype}")
     max_operand = chk.scalar_operand(fn, "max_value", max_value, x)
     init = chk.scalar_operand(fn, "reduce_init", 0.0 if reduce_init is None else reduce_init, x)
     trace = active_trace()

@@ -108,15 +108,20 @@ def integer_dtypes(fn: str, op: ast.AluOp, *named: tuple[str, NkiTensor]) -> Non
 
 
 def scalar_operand(fn: str, arg: str, value: object, data: NkiTensor, integer: bool = False,
-                   allow_tile: bool = True) -> ast.Operand:
-    """A compile-time scalar (float32, or int for bitvec ops) or a [P, 1] tile on chip."""
+                   allow_tile: bool = True, float32_tile: bool = True) -> ast.Operand:
+    """A compile-time scalar (float32, or int for bitvec ops) or a [P, 1] tile on chip; a tile
+    operand of an arithmetic op must be float32 where the docs say so (`float32_tile`), of a
+    bitvec op an integer dtype."""
     if isinstance(value, NkiTensor):
         if not allow_tile:
             raise kernel_error(f"nisa.{fn}: {arg} must be a compile-time scalar, got {describe(value)}")
         if value.buffer == "hbm" or value.partitions != data.partitions or value.free_elements != 1:
             raise kernel_error(f"nisa.{fn}: {arg} must be a scalar or a [{data.partitions}, 1] tile "
                                f"in SBUF/PSUM, got {describe(value)}")
-        if not integer and value.dtype != "float32":
+        if integer and is_float(value.dtype):
+            raise kernel_error(f"nisa.{fn}: {arg} tile of a bitvec operator must hold integers, got "
+                               f"{value.dtype}")
+        if not integer and float32_tile and value.dtype != "float32":
             raise kernel_error(f"nisa.{fn}: {arg} tile must be float32, got {value.dtype}")
         return active_trace().access(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
