@@ -34,6 +34,11 @@ _OP_FIELDS: dict[type[Inst], list[tuple[str, str]]] = {
 _ENUMS: dict[str, type[IntEnum]] = {c.__name__: c for c in (
     e.AluOpType, e.ActivationFunctionType, e.EngineAccumulationType, e.AxisListType,
     e.TSCMode)}
+# enum class -> member names by value (Enum.name is a slow property; the BIR enums are
+# 0..n-1); opcode class -> JSON opcode
+_NAMES: dict[type[IntEnum], tuple[str, ...]] = {enum: tuple(m.name for m in enum) for enum in (
+    *_ENUMS.values(), e.EngineType, e.BirDtype, e.MemoryKind)}
+_OPCODE_NAMES = {cls: name for name, cls in INST_CLASSES.items()}
 
 
 def _w_float(x: float) -> float | str:
@@ -42,22 +47,30 @@ def _w_float(x: float) -> float | str:
     return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
 
 
-def _w_arg(a: Argument) -> dict[str, Any]:
+def _w_arg(a: Argument, cache: dict[int, tuple[Argument, dict[str, Any]]]) -> dict[str, Any]:
+    # codegen shares AccessPattern objects between instructions: build each dict once
+    hit = cache.get(id(a))
+    if hit is not None and hit[0] is a:
+        return hit[1]
     if isinstance(a, AccessPattern):
-        return {"memref": a.memref, "dtype": a.dtype.name, "offset": a.offset,
-                "ap": [list(p) for p in a.ap]}
-    value = _w_float(a.value) if isinstance(a.value, float) else a.value
-    return {"dtype": a.dtype.name, "value": value}
+        doc: dict[str, Any] = {"memref": a.memref, "dtype": _NAMES[e.BirDtype][a.dtype],
+                               "offset": a.offset, "ap": [list(p) for p in a.ap]}
+    else:
+        value = _w_float(a.value) if isinstance(a.value, float) else a.value
+        doc = {"dtype": _NAMES[e.BirDtype][a.dtype], "value": value}
+    cache[id(a)] = (a, doc)
+    return doc
 
 
-def _w_inst(inst: Inst) -> dict[str, Any]:
-    doc: dict[str, Any] = {"opcode": type(inst).__name__[4:], "name": inst.name,
-                           "engine": inst.engine.name, "ins": [_w_arg(a) for a in inst.ins],
-                           "outs": [_w_arg(a) for a in inst.outs]}
-    for attr, kind in _OP_FIELDS[type(inst)]:
+def _w_inst(inst: Inst, cache: dict[int, tuple[Argument, dict[str, Any]]]) -> dict[str, Any]:
+    doc: dict[str, Any] = {"opcode": _OPCODE_NAMES[type(inst)], "name": inst.name,
+                           "engine": _NAMES[e.EngineType][inst.engine],
+                           "ins": [_w_arg(a, cache) for a in inst.ins],
+                           "outs": [_w_arg(a, cache) for a in inst.outs]}
+    for attr, _ in _OP_FIELDS[type(inst)]:
         v = getattr(inst, attr)
         if isinstance(v, IntEnum):
-            doc[attr] = v.name
+            doc[attr] = _NAMES[type(v)][v]
         elif isinstance(v, float):
             doc[attr] = _w_float(v)
         elif isinstance(v, tuple):
@@ -68,9 +81,10 @@ def _w_inst(inst: Inst) -> dict[str, Any]:
 
 
 def program_to_doc(p: Program) -> dict[str, Any]:
+    cache: dict[int, tuple[Argument, dict[str, Any]]] = {}
     return {
         "name": p.name,
-        "memory_locations": [{"name": m.name, "kind": m.kind.name, "dtype": m.dtype.name,
+        "memory_locations": [{"name": m.name, "kind": _NAMES[e.MemoryKind][m.kind], "dtype": _NAMES[e.BirDtype][m.dtype],
                               "partitions": m.partitions,
                               "bytes_per_partition": m.bytes_per_partition}
                              for m in p.memory_locations],
@@ -78,7 +92,7 @@ def program_to_doc(p: Program) -> dict[str, Any]:
                    for t in p.inputs],
         "outputs": [{"name": t.name, "dtype": t.dtype.name, "shape": list(t.shape)}
                     for t in p.outputs],
-        "instructions": [_w_inst(i) for i in p.instructions],
+        "instructions": [_w_inst(i, cache) for i in p.instructions],
     }
 
 

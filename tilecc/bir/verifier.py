@@ -38,8 +38,9 @@ def verify_program(p: b.Program) -> None:
         locs[loc.name] = loc
     for io in p.inputs + p.outputs:
         _check_io(io, locs)
+    checked: dict[int, b.Argument] = {}
     for index, inst in enumerate(p.instructions):
-        InstChecker(index, inst, locs).check()
+        InstChecker(index, inst, locs, checked).check()
 
 
 def _check_location(loc: b.MemoryLocation, seen: dict[str, b.MemoryLocation]) -> None:
@@ -71,9 +72,11 @@ def _check_io(io: b.IOTensor, locs: dict[str, b.MemoryLocation]) -> None:
 
 
 class InstChecker:
-    def __init__(self, index: int, inst: b.Inst, locs: dict[str, b.MemoryLocation]) -> None:
+    def __init__(self, index: int, inst: b.Inst, locs: dict[str, b.MemoryLocation],
+                 checked: dict[int, b.Argument]) -> None:
         self.inst = inst
         self.locs = locs
+        self.checked = checked  # id -> argument already found valid (arguments are immutable)
         self.where = f"instruction {index} '{inst.name}' ({type(inst).__name__[4:]})"
 
     def fail(self, message: str) -> VerifyError:
@@ -94,6 +97,12 @@ class InstChecker:
 
     # ------------------------------------------------------------ arguments
     def check_arg(self, arg: b.Argument) -> None:
+        if self.checked.get(id(arg)) is arg:
+            return
+        self.check_arg_uncached(arg)
+        self.checked[id(arg)] = arg
+
+    def check_arg_uncached(self, arg: b.Argument) -> None:
         if isinstance(arg, b.Immediate):
             ok = (isinstance(arg.value, float) if arg.dtype == BirDtype.float32 else
                   arg.dtype == BirDtype.int32 and isinstance(arg.value, int)

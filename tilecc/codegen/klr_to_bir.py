@@ -41,6 +41,7 @@ class KlirToBirCodegen:
         self.tensors: dict[str, k.TensorName] = {}
         self.insts: list[b.Inst] = []
         self.zero_bias: b.MemoryLocation | None = None
+        self.refs: dict[int, tuple[k.Access, b.AccessPattern]] = {}
         self.leaves: dict[type, Callable[[Any], None]] = {
             k.NcActivate: self.codegen_activation, k.ActivationReduce: self.codegen_activation,
             k.Activate2: self.codegen_activate2, k.Exponential: self.codegen_exponential,
@@ -101,7 +102,8 @@ class KlirToBirCodegen:
     def location(self, t: k.TensorName) -> b.MemoryLocation:
         loc = self.locations.get(t.name)
         if loc is not None:
-            if self.tensors[t.name] != t:
+            known = self.tensors[t.name]
+            if known is not t and known != t:
                 raise CodegenError(f"tensor '{t.name}' is used with two different definitions")
             return loc
         loc = b.MemoryLocation(t.name, m.codegen_memory(t.address.memory),
@@ -113,6 +115,15 @@ class KlirToBirCodegen:
 
     def tensor_ref(self, access: k.Access) -> b.AccessPattern:
         """codegenTensorRef: the access as a physical pattern, partition pair first."""
+        # accesses are immutable and shared (the reader shares TensorNames): memoize by id
+        hit = self.refs.get(id(access))
+        if hit is not None and hit[0] is access:
+            return hit[1]
+        result = self.tensor_ref_uncached(access)
+        self.refs[id(access)] = (access, result)
+        return result
+
+    def tensor_ref_uncached(self, access: k.Access) -> b.AccessPattern:
         ap = k.to_pattern(access)
         loc = self.location(ap.tensor)
         row = loc.bytes_per_partition // k.DTYPE_SIZE[ap.tensor.dtype]

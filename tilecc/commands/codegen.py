@@ -9,6 +9,7 @@ never leaves a partial file.
 from __future__ import annotations
 
 import argparse
+import gc
 
 from tilecc.bir.json import write_program_json
 from tilecc.bir.verifier import verify_program
@@ -25,7 +26,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    program = KlirToBirCodegen().codegen_kernel(read_kernel_file(args.kernel))
-    verify_program(program)
-    write_text_atomic(args.output, write_program_json(program, pretty=True) + "\n")
+    # The pipeline allocates millions of acyclic objects; without pausing the cyclic
+    # collector its repeated scans cost more than the work itself on large kernels.
+    gc.disable()
+    try:
+        program = KlirToBirCodegen().codegen_kernel(read_kernel_file(args.kernel))
+        verify_program(program)
+        text = write_program_json(program, pretty=True) + "\n"
+    finally:
+        gc.enable()
+    write_text_atomic(args.output, text)
     return 0

@@ -207,7 +207,24 @@ class HeadReader:
         return at(ctor, lambda v: self.operator_fields(cls, v), payload)
 
     def operator_fields(self, cls: type, value: Any) -> k.Operator:
+        """Fast path without path tracking; on any failure, redo it locating the error."""
         obj = expect_obj(value, cls.__name__)
+        args: dict[str, Any] = {}
+        try:
+            for attr, key, kind, option in self.OPERATORS[cls]:
+                v = obj.get(key, _MISSING)
+                if v is _MISSING or (v is None and option):
+                    if option:
+                        args[attr] = None
+                    elif attr not in _DEFAULTED[cls]:
+                        raise Bad(f"missing field '{key}'")
+                    continue
+                args[attr] = self.kind_readers[kind](v)
+        except Bad:
+            return self.operator_fields_located(cls, obj)
+        return cls(**args)
+
+    def operator_fields_located(self, cls: type, obj: dict[str, Any]) -> k.Operator:
         args: dict[str, Any] = {}
         for attr, key, kind, option in self.OPERATORS[cls]:
             v = obj.get(key, _MISSING)
@@ -261,6 +278,15 @@ class HeadReader:
                          at("isShared", read_bool, obj.get("isShared", False)))
 
     def tensor_ref(self, value: Any) -> k.Access:
+        # fast path: `{"abstract": {"simple": <a tensor seen before, identical>}}`
+        if type(value) is dict and len(value) == 1:
+            inner = value.get("abstract")
+            if type(inner) is dict and len(inner) == 1:
+                raw = inner.get("simple")
+                if type(raw) is dict:
+                    cached = self.tensors.get(raw.get("name"))  # type: ignore[arg-type]
+                    if cached is not None and cached[0] == raw:
+                        return cached[1]
         ctor, payload = one_ctor(value, "a TensorRef")
         if ctor != "abstract":
             raise Bad(f"unsupported TensorRef '{ctor}' (expected 'abstract')")
@@ -344,6 +370,8 @@ class HeadReader:
 
     # -------------------------------------------------------------- operands
     def operand(self, value: Any) -> k.Operand:
+        if type(value) is dict and len(value) == 1 and "tile" in value:
+            return at("tile", self.tensor_ref, value["tile"])
         ctor, payload = one_ctor(value, "an Operand")
         if ctor == "imm":
             return at(ctor, self.immediate, payload)
