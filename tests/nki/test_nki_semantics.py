@@ -206,3 +206,23 @@ def test_scan_with_per_partition_initial_tile():
         state = decay[:, i] * state + X[:, i]
         want[:, i] = state
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_in_out_argument_hbm_scratch_and_psum_tiles():
+    def kernel(a, out):
+        top = load(a[0:64, :])
+        scratch = nl.ndarray((64, 16), dtype=nl.float32, buffer=nl.hbm)
+        nisa.dma_copy(dst=scratch, src=top)
+        again = load(scratch)
+        acc = nl.ndarray((64, 16), dtype=nl.float32, buffer=nl.psum)
+        nisa.tensor_tensor(dst=acc, data1=again, data2=again, op=nl.add)
+        doubled = new((64, 16))
+        nisa.tensor_copy(dst=doubled, src=acc)
+        nisa.dma_copy(dst=out[0:64, :], src=doubled)
+        return out
+
+    previous = np.full((128, 16), -7.0, np.float32)
+    for backend in ("bir", "klr"):
+        got = nki.simulate(kernel, backend=backend)(X, previous)
+        np.testing.assert_array_equal(got[:64], 2.0 * X[:64])
+        np.testing.assert_array_equal(got[64:], previous[64:])   # rows the kernel does not write
