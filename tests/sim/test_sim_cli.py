@@ -1,0 +1,90 @@
+"""`tilecc sim PROGRAM.bir.json --input NAME=FILE.npy ... --out DIR`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from bir_builders import ProgramBuilder, imm
+from tilecc.bir.enums import AluOpType, BirDtype, EngineType
+from tilecc.bir.inst import InstTensorScalarPtr
+from tilecc.bir.json import write_program_json
+from tilecc.cli import main
+
+BF16 = BirDtype.bfloat16
+
+
+@pytest.fixture()
+def program_file(tmp_path: Path) -> Path:
+    """out = a * 0.5 + 1 in bf16, and acc (in/out) whose first column is overwritten."""
+    pb = ProgramBuilder()
+    pb.arg_in("a", (128, 16), BF16)
+    pb.arg_in("acc", (128, 4))
+    pb.tile("x", (128, 16), BF16)
+    pb.tile("y", (128, 16), BF16)
+    pb.tile("z", (128, 1))
+    pb.arg_out("out", (128, 16), BF16)
+    pb.arg_out("acc", (128, 4))
+    pb.load("x", "a")
+    pb.add(InstTensorScalarPtr("ts", EngineType.DVE, [pb.ap("x"), imm(0.5), imm(1.0)], [pb.ap("y")],
+                               op0=AluOpType.mult, op1=AluOpType.add))
+    pb.add(InstTensorScalarPtr("col", EngineType.DVE, [pb.ap("x", [(1, 1)]), imm(0.0)], [pb.ap("z")],
+                               op0=AluOpType.bypass))
+    pb.store("out", "y")
+    pb.add(InstTensorScalarPtr("st", EngineType.DVE, [pb.ap("z"), imm(0.0)],
+                               [pb.ap("acc", [(1, 1)])], op0=AluOpType.add))
+    path = tmp_path / "prog.bir.json"
+    path.write_text(write_program_json(pb.program()))
+    return path
+
+
+def save(path: Path, value: np.ndarray) -> str:
+    np.save(path, value)
+    return str(path)
+
+
+def test_runs_and_writes_outputs_in_their_dtype(program_file, tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((128, 16)).astype(ml_dtypes.bfloat16)
+    acc = rng.standard_normal((128, 4)).astype(np.float32)
+    out_dir = tmp_path / "results"
+    code = main(["sim", str(program_file), "--input", f"a={save(tmp_path / 'a.npy', a)}",
+                 "--input", f"acc={save(tmp_path / 'acc.npy', acc)}", "--out", str(out_dir)])
+    assert code == 0
+    out = np.load(out_dir / "out.npy").view(ml_dtypes.bfloat16)
+    want = (a.astype(np.float32) * 0.5 + 1).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(out.astype(np.float32), want.astype(np.float32))
+    got_acc = np.load(out_dir / "acc.npy")
+    assert got_acc.dtype == np.float32
+    np.testing.assert_array_equal(got_acc[:, 1:], acc[:, 1:])  # untouched values are kept
+    np.testing.assert_array_equal(got_acc[:, 0], a[:, 0].astype(np.float32))
+    assert "out.npy: bfloat16[128, 16]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("make_args, message", [
+    (lambda d: ["--input", f"b={d / 'f.npy'}"], "--input 'b': the kernel has no input of that name"),
+    (lambda d: ["--input", f"a={d / 'f.npy'}", "--input", f"acc={d / 'f.npy'}"],
+     "input 'a' is float32[128, 4]; the kernel expects bfloat16[128, 16]"),
+    (lambda d: ["--input", f"a={d / 'missing.npy'}"], "missing.npy: cannot read"),
+    (lambda d: ["--input", f"a={d / 'junk.npy'}"], "not a .npy array for input 'a'"),
+    (lambda d: ["--input", "a"], "expected NAME=FILE.npy"),
+    (lambda d: ["--input", f"acc={d / 'f.npy'}"], "missing input 'a'"),
+])
+def test_bad_inputs_are_one_line_errors(program_file, tmp_path, capsys, make_args, message):
+    np.save(tmp_path / "f.npy", np.zeros((128, 4), np.float32))
+    (tmp_path / "junk.npy").write_bytes(b"not numpy")
+    code = main(["sim", str(program_file), *make_args(tmp_path), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "o" / "out.npy").exists()
+
+
+def test_malformed_program_is_a_parse_error(tmp_path, capsys):
+    path = tmp_path / "bad.bir.json"
+    path.write_text('{"name": "k", "instructions": [')
+    assert main(["sim", str(path), "--out", str(tmp_path)]) == 1
+    assert "bad.bir.json:1:" in capsys.readouterr().err
