@@ -58,7 +58,8 @@ first; `bypass(a, b) = a`. "reverse" swaps the two operands of one stage.
   reg); dst[i] = reg.
 - NcScalarTensorTensor: dst = (data op0 src0) op1 src1; src0 an immediate or [P,1] tile,
   src1 a tile of data's shape; reverse_operands swaps per stage as TensorScalar.
-- TensorTensor: dst = src0 op src1, elementwise, equal shapes.
+- TensorTensor: dst = src0 op src1, elementwise, equal shapes, equal input dtypes; engine
+  must be assigned (the BIR verifier's checkTensorTensor rejects Unassigned).
 - TensorTensorScan (per partition): r[0] = op1(op0(src0[0], imm0), src1[0]);
   r[i] = op1(op0(src0[i], r[i-1]), src1[i]); dst = r. reverse_operands swaps per stage.
 - TensorReduce: reduce the last 1..4 free dims (op_dim X = innermost one, XY = two, ...)
