@@ -91,3 +91,22 @@ def test_missing_jax_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
                         lambda name, *rest: None if name == "jax" else real_find_spec(name, *rest))
     with pytest.raises(OracleError, match="needs jax 0.10"):
         parse_on_xla("HloModule m\nENTRY e { ROOT c = s32[] constant(1) }")
+
+
+def test_session_keeps_one_child_and_restarts_after_a_crash() -> None:
+    aborting = "HloModule m\nENTRY e { p = s32[2] parameter(0)  ROOT x = s32[3] reshape(p) }"
+    with xla.XlaSession(devices=2) as session:
+        first = session.submit(XlaJob("run", "HloModule m\nENTRY e { ROOT r = u32[] replica-id() }",
+                                      [], 2))
+        child = session._proc
+        assert isinstance(first, list)
+        np.testing.assert_array_equal(first[0], [0, 1])
+        second = session.submit(XlaJob("run", "HloModule m\nENTRY e { ROOT r = u32[] replica-id() }",
+                                       [], 1))
+        assert session._proc is child and isinstance(second, list)
+        crash = session.submit(XlaJob("parse", aborting))
+        assert isinstance(crash, OracleError) and "Check failed" in str(crash)
+        grown = session.submit(XlaJob("run", "HloModule m\nENTRY e { ROOT r = u32[] replica-id() }",
+                                      [], 4))
+        assert isinstance(grown, list)
+        np.testing.assert_array_equal(grown[0], [0, 1, 2, 3])

@@ -13,7 +13,8 @@ Contract:
   with XLA's own message.
 - `run_many_on_xla(jobs)` runs many jobs in ONE child (importing jax costs about a
   second; one small module costs 20-40 ms) and returns, per job, its outputs or the
-  OracleError it raised (never raises for a single job's failure).
+  OracleError it raised (never raises for a single job's failure). `XlaSession` keeps
+  that child alive across calls (for property-based tests that submit one job at a time).
 - Channel ids are renumbered 1, 2, ... in text order before XLA sees the text: the SPMD
   partitioner gives every collective of a shard_map body channel_id=1 and the CPU layout
   assignment then fails for same-channel collectives of different ranks (hlo.md,
@@ -33,11 +34,13 @@ import importlib.util
 import os
 import pickle
 import re
+import select
 import struct
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO, Union
 
 import numpy as np
 
@@ -96,57 +99,131 @@ def require_jax() -> None:
                               "(pip install 'tilecc[test]')")
 
 
-def run_many_on_xla(jobs: list[XlaJob], timeout: float | None = None
-                    ) -> list[list[np.ndarray] | OracleError | None]:
+Result = Union[list[np.ndarray], OracleError, None]
+
+
+def run_many_on_xla(jobs: list[XlaJob], timeout: float = 120.0) -> list[Result]:
     """Run `jobs` in one child process (a new one after a crash); one result per job.
 
     A "run" job yields its outputs, "parse" / "compile" jobs yield None, a failed job
-    yields the OracleError describing it. `timeout` bounds each child process (seconds;
-    default 60 + 5 per job).
+    yields the OracleError describing it. `timeout` bounds each job (seconds).
     """
-    require_jax()
-    for job in jobs:
+    if not jobs:
+        return []
+    devices = max(job.replicas * job.partitions for job in jobs)
+    with XlaSession(devices, timeout) as session:
+        return [session.submit(job) for job in jobs]
+
+
+class XlaSession:
+    """A long-lived XLA child process: `submit(job)` costs one compile + run (20-40 ms)
+    instead of a jax import. The child has `devices` CPU devices (grown on demand, which
+    restarts it); a job that kills it yields an OracleError and the next job restarts it.
+    Use as a context manager, or call close()."""
+
+    def __init__(self, devices: int = 8, timeout: float = 120.0) -> None:
+        require_jax()
+        self.devices = max(1, devices)
+        self.timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None
+
+    def __enter__(self) -> XlaSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def submit(self, job: XlaJob) -> Result:
         if job.kind not in ("parse", "compile", "run"):
             raise ValueError(f"unknown XLA job kind {job.kind!r}")
         if job.replicas < 1 or job.partitions < 1:
-            raise OracleError(f"XLA needs at least one replica and partition, got "
-                              f"replicas={job.replicas} partitions={job.partitions}")
-    results: list[list[np.ndarray] | OracleError | None] = []
-    while len(results) < len(jobs):
-        pending = jobs[len(results):]
-        done, crash = _run_child(pending, timeout if timeout is not None else 60 + 5 * len(pending))
-        results.extend(done)
-        if crash is not None:
-            results.append(crash)
-    return results
+            return OracleError(f"XLA needs at least one replica and partition, got "
+                               f"replicas={job.replicas} partitions={job.partitions}")
+        needed = job.replicas * job.partitions
+        if needed > self.devices:
+            self.close()
+            self.devices = needed
+        proc = self._proc if self._proc is not None else self._start()
+        frame = pickle.dumps((job.kind, renumber_channel_ids(job.text),
+                              [np.asarray(x) for x in job.inputs], job.replicas,
+                              job.partitions), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(struct.pack("<Q", len(frame)) + frame)
+            proc.stdin.flush()
+            record = _read_frame(proc, self.timeout)
+        except (BrokenPipeError, EOFError, TimeoutError) as exc:
+            return self._crashed(job, exc)
+        ok, value = pickle.loads(record)
+        return value if ok else OracleError(value)
+
+    def close(self) -> None:
+        if self._proc is not None:
+            if self._proc.stdin is not None:
+                try:
+                    self._proc.stdin.close()
+                except BrokenPipeError:  # the child is already gone
+                    pass
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            if self._proc.stdout is not None:
+                self._proc.stdout.close()
+            self._proc = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        env = dict(os.environ)
+        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") +
+                            f" --xla_force_host_platform_device_count={self.devices}").strip()
+        env["JAX_PLATFORMS"] = "cpu"
+        env.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+        self._stderr = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen([sys.executable, "-m", "tilecc.hlo.xla"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=self._stderr, env=env)
+        return self._proc
+
+    def _crashed(self, job: XlaJob, exc: BaseException) -> OracleError:
+        assert self._proc is not None and self._stderr is not None
+        if isinstance(exc, TimeoutError):
+            self._proc.kill()
+        self._proc.wait()
+        self._stderr.seek(0)
+        reason = _crash_reason(self._stderr.read().decode(errors="replace"))
+        if isinstance(exc, TimeoutError):
+            reason = f"no answer within {self.timeout:.0f} s; {reason}"
+        self.close()
+        return OracleError(f"XLA {job.kind} failed (process died): {reason}")
 
 
-def _run_child(jobs: list[XlaJob], timeout: float
-               ) -> tuple[list[list[np.ndarray] | OracleError | None], OracleError | None]:
-    """Results of the jobs the child finished, and the error of the job it died on."""
-    devices = max(job.replicas * job.partitions for job in jobs)
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") +
-                        f" --xla_force_host_platform_device_count={devices}").strip()
-    env["JAX_PLATFORMS"] = "cpu"
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
-    payload = pickle.dumps([(j.kind, renumber_channel_ids(j.text),
-                             [np.asarray(x) for x in j.inputs], j.replicas, j.partitions)
-                            for j in jobs], protocol=pickle.HIGHEST_PROTOCOL)
-    try:
-        proc = subprocess.run([sys.executable, "-m", "tilecc.hlo.xla"], input=payload,
-                              capture_output=True, env=env, timeout=timeout, check=False)
-        stdout, stderr, died = proc.stdout, proc.stderr, proc.returncode != 0
-    except subprocess.TimeoutExpired as exc:
-        stdout, stderr, died = exc.stdout or b"", (exc.stderr or b"") + \
-            f"\nXLA child timed out after {timeout:.0f} s".encode(), True
-    done = _read_records(stdout)
-    if len(done) == len(jobs):
-        return done, None
-    reason = _crash_reason(stderr.decode(errors="replace"))
-    if not died:
-        reason = "child exited without answering: " + reason
-    return done, OracleError(f"XLA {jobs[len(done)].kind} failed (process died): {reason}")
+def _read_frame(proc: subprocess.Popen[bytes], timeout: float) -> bytes:
+    """One length-prefixed frame from the child's stdout; EOFError if it died."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    header = _read_exact(fd, 8, timeout)
+    (size,) = struct.unpack("<Q", header)
+    return _read_exact(fd, size, timeout)
+
+
+def _read_exact(fd: int, size: int, timeout: float) -> bytes:
+    chunks: list[bytes] = []
+    remaining = size
+    while remaining:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            raise TimeoutError
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
 
 
 def _crash_reason(stderr: str) -> str:
@@ -158,35 +235,26 @@ def _crash_reason(stderr: str) -> str:
     return "\n".join(tail[-_STDERR_TAIL_LINES:]) if tail else "no message"
 
 
-def _read_records(stream: bytes) -> list[list[np.ndarray] | OracleError | None]:
-    records: list[list[np.ndarray] | OracleError | None] = []
-    offset = 0
-    while offset + 8 <= len(stream):
-        (size,) = struct.unpack_from("<Q", stream, offset)
-        if offset + 8 + size > len(stream):
-            break
-        ok, value = pickle.loads(stream[offset + 8:offset + 8 + size])
-        records.append(value if ok else OracleError(value))
-        offset += 8 + size
-    return records
-
-
 # ---- child side: everything below runs only in `python -m tilecc.hlo.xla` ----
 
 def _child_main() -> None:
-    """Read the pickled jobs from stdin, answer one length-prefixed record per job."""
+    """Answer one length-prefixed record per length-prefixed job on stdin, until EOF."""
     protocol: BinaryIO = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints from jax / XLA must not corrupt the record stream
-    jobs = pickle.loads(sys.stdin.buffer.read())
+    requests = sys.stdin.buffer
     try:
         import jax
         from jax._src.lib import xla_client
+        jax.config.update("jax_enable_x64", True)
     except ImportError as exc:
-        for _ in jobs:
-            _answer(protocol, False, f"the XLA oracle needs jax 0.10.x: {exc}")
-        return
-    jax.config.update("jax_enable_x64", True)
-    for kind, text, inputs, replicas, partitions in jobs:
+        jax = xla_client = None
+        missing = f"the XLA oracle needs jax 0.10.x: {exc}"
+    while len(header := requests.read(8)) == 8:
+        (size,) = struct.unpack("<Q", header)
+        kind, text, inputs, replicas, partitions = pickle.loads(requests.read(size))
+        if jax is None:
+            _answer(protocol, False, missing)
+            continue
         try:
             value = _child_job(jax, xla_client, kind, text, inputs, replicas, partitions)
         except Exception as exc:  # XLA's message is the payload; the parent re-raises it
