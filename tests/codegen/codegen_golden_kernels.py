@@ -1,8 +1,8 @@
 """The KLR kernels behind the golden BIR files in tests/fixtures/klr (one per leaf variant).
 
 `python tests/codegen/codegen_golden_kernels.py` rewrites every `<case>.klr.json` from the
-builders below and its `<case>.bir.json` (or `<case>.err` for a rejected kernel) from the
-codegen; review the diff before committing. The tests check that the inputs are what the
+builders below and its `<case>.bir.json` (or `<case>.err` for a kernel the codegen or the
+verifier rejects) from the codegen; review the diff before committing. The tests check that the inputs are what the
 builders make and that the codegen still produces the committed outputs.
 """
 
@@ -184,11 +184,42 @@ def data_movement() -> k.Kernel:
     ], dtype=BF16)
 
 
+def error_activation_int_scale() -> k.Kernel:
+    return kernel("error_activation_int_scale", [
+        k.NcActivate(sb("y"), sb("x"), k.AccumCmd.Idle, k.ActivationFunc.exp, imm(2))])
+
+
+def error_activation_reduce_max() -> k.Kernel:
+    return kernel("error_activation_reduce_max", [
+        k.NcActivate(sb("y"), sb("x"), k.AccumCmd.ZeroAccumulate, k.ActivationFunc.exp,
+                     imm(1.0), reduce_op=k.AluOp.max, reduce_res=sb("acc", (128, 1)))])
+
+
+def error_tensor_tensor_unassigned() -> k.Kernel:
+    x, y = sb("x"), sb("y")
+    return kernel("error_tensor_tensor_unassigned", [k.TensorTensor(y, x, x, k.AluOp.add)])
+
+
+def error_partition_reduce_not_32() -> k.Kernel:
+    return kernel("error_partition_reduce_not_32", [
+        k.TensorPartitionReduce(sb("pout", (1, 16)), k.AluOp.add, sb("pin", (128, 16)))])
+
+
+def error_partition_start() -> k.Kernel:
+    x, y = sb("x"), sb("y")
+    rows = k.AccessBasic(x, (k.Slice(16, 80), k.Slice(0, 64)))
+    return kernel("error_partition_start", [k.NcCopy(rows, y, engine=k.Engine.act)])
+
+
 CASES: dict[str, Callable[[], k.Kernel]] = {f.__name__: f for f in (
     tensor_tensor_all_ops, activation_all_funcs, activation_bias_scale, activation_accumulate,
     activate2, exponential, reciprocal, tensor_scalar_variants, tensor_scalar_reduce,
     tensor_scalar_cumulative, scalar_tensor_tensor, tensor_tensor_scan, tensor_reduce,
     data_movement)}
+# kernels the codegen or the verifier rejects: `<case>.err` holds the one-line message
+ERROR_CASES: dict[str, Callable[[], k.Kernel]] = {f.__name__: f for f in (
+    error_activation_int_scale, error_activation_reduce_max, error_tensor_tensor_unassigned,
+    error_partition_reduce_not_32, error_partition_start)}
 
 
 def lower_to_text(kern: k.Kernel) -> str:
@@ -200,6 +231,15 @@ def lower_to_text(kern: k.Kernel) -> str:
     return write_program_json(program, pretty=True) + "\n"
 
 
+def error_text(kern: k.Kernel) -> str:
+    from tilecc.errors import TileccError
+    try:
+        lower_to_text(kern)
+    except TileccError as err:
+        return f"{type(err).__name__}: {err}\n"
+    raise AssertionError(f"{kern.name} was accepted")
+
+
 def regenerate() -> None:
     from tilecc.klr.read import write_kernel_json
     FIXTURES.mkdir(parents=True, exist_ok=True)
@@ -207,6 +247,10 @@ def regenerate() -> None:
         kern = build()
         (FIXTURES / f"{name}.klr.json").write_text(write_kernel_json(kern) + "\n")
         (FIXTURES / f"{name}.bir.json").write_text(lower_to_text(kern))
+    for name, build in ERROR_CASES.items():
+        kern = build()
+        (FIXTURES / f"{name}.klr.json").write_text(write_kernel_json(kern) + "\n")
+        (FIXTURES / f"{name}.err").write_text(error_text(kern))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,14 @@ def test_golden(case: str) -> None:
     assert golden.lower_to_text(kern) == expected
 
 
+@pytest.mark.parametrize("case", sorted(golden.ERROR_CASES))
+def test_golden_error(case: str) -> None:
+    klr_path = golden.FIXTURES / f"{case}.klr.json"
+    kern = golden.ERROR_CASES[case]()
+    assert read_kernel_file(str(klr_path)) == kern
+    assert golden.error_text(kern) == (golden.FIXTURES / f"{case}.err").read_text()
+
+
 def lower(kern: k.Kernel) -> list[b.Inst]:
     """The instructions between the kernel's load and store, verified."""
     program = codegen_kernel(kern)
