@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from filecheck import parse_checks
+from .filecheck import parse_checks
 
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.parser import parse_module

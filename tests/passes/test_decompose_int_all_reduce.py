@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from filecheck import filecheck
-from golden_io import golden_cases, run_pipeline
 
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
 from tilecc.passes.decompose_int_all_reduce import DecomposeIntAllReduce, participants_per_group
+
+from .filecheck import filecheck
+from .golden_io import golden_cases, run_pipeline
 
 PASS = "decompose-int-all-reduce"
 CASES = golden_cases("ar_")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from filecheck import filecheck
-from golden_io import golden_cases, run_pipeline
 
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
 from tilecc.passes.decompose_scalar_reduce import DecomposeScalarReduce
+
+from .filecheck import filecheck
+from .golden_io import golden_cases, run_pipeline
 
 PASS = "decompose-scalar-reduce"
 CASES = golden_cases("red_")

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from golden_io import golden_cases, run_pipeline, with_replica_count
-from packing import pack_modules
-from random_modules import random_module_text
-from semantics import assert_same_outputs, extreme_inputs
 
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.xla import XlaJob, run_many_on_xla
+
+from .golden_io import golden_cases, run_pipeline, with_replica_count
+from .packing import pack_modules
+from .random_modules import random_module_text
+from .semantics import assert_same_outputs, extreme_inputs
 
 BOTH = ["decompose-int-all-reduce", "decompose-scalar-reduce"]
 CASES = golden_cases()
