@@ -1,7 +1,9 @@
 """Integer bit-mask filter: keep the int32 values whose bit `bit` is set, zero the rest.
 
-Pure bitvec arithmetic on raw bits (exact for every int32, negative numbers included):
-mask = ((x >> bit) << 31) >> 31 (arithmetic) is all ones or all zeros, out = x & mask.
+flag = (x >> bit) & 1 is a bitvec tensor_scalar on raw bits (a logical shift, as KLR's
+NKI frontend lowers nl.right_shift); mask = flag * -1 is 0 or -1 (all ones), exact in the
+engine's float32 arithmetic; out = x & mask keeps every bit of the selected values, so the
+result is exact for every int32, negative numbers and the extremes included.
 """
 
 import numpy as np
@@ -18,11 +20,11 @@ def bitmask_filter(x, bit=3):
     data = nl.ndarray((p, n), dtype=nl.int32, buffer=nl.sbuf)
     nisa.dma_copy(dst=data, src=x)
 
-    low = nl.ndarray((p, n), dtype=nl.int32, buffer=nl.sbuf)
-    nisa.tensor_scalar(dst=low, data=data, op0=nl.right_shift, operand0=bit,
-                       op1=nl.left_shift, operand1=31)
+    flag = nl.ndarray((p, n), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=flag, data=data, op0=nl.right_shift, operand0=bit,
+                       op1=nl.bitwise_and, operand1=1)
     mask = nl.ndarray((p, n), dtype=nl.int32, buffer=nl.sbuf)
-    nisa.tensor_scalar(dst=mask, data=low, op0=nl.right_shift, operand0=31)
+    nisa.tensor_scalar(dst=mask, data=flag, op0=nl.multiply, operand0=-1.0)
 
     kept = nl.ndarray((p, n), dtype=nl.int32, buffer=nl.sbuf)
     nisa.tensor_tensor(dst=kept, data1=data, data2=mask, op=nl.bitwise_and)

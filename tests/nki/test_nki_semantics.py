@@ -58,6 +58,19 @@ def test_int32_shift_wraps_on_raw_bits():
     np.testing.assert_array_equal(got, np.array([[2, -2, -2, 0, -2**31, 14]], dtype=np.int32))
 
 
+def test_right_shift_is_logical():
+    values = np.array([[-8, -1, 2**31 - 1, -2**31, 12, 0]], dtype=np.int32)
+
+    def kernel(a):
+        x = load(a)
+        y = new(a.shape, nl.int32)
+        nisa.tensor_scalar(dst=y, data=x, op0=nl.right_shift, operand0=1)
+        return store(y)
+
+    got = nki.simulate(kernel)(values)
+    np.testing.assert_array_equal(got, (values.view(np.uint32) >> 1).view(np.int32))
+
+
 def test_tensor_reduce_two_axes_keepdims_negate():
     cube = RNG.normal(size=(64, 3, 5)).astype(np.float32)
 

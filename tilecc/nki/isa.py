@@ -104,7 +104,7 @@ def tensor_tensor(dst: object, data1: object, data2: object, op: object, engine:
     fn = "tensor_tensor"
     d, a, b = chk.tile(fn, "dst", dst), chk.tile(fn, "data1", data1), chk.tile(fn, "data2", data2)
     chk.same_elements(fn, ("data1", a), ("data2", b), ("dst", d))
-    alu = chk.alu_op(fn, "op", op, a.dtype, binary=True)
+    alu = chk.alu_op(fn, "op", op, binary=True)
     chk.integer_dtypes(fn, alu, ("data1", a), ("data2", b), ("dst", d))
     chk.not_both_psum(fn, ("data1", a), ("data2", b))
     eng = klr_engine(fn, engine, (_Engine.vector, _Engine.gpsimd,
@@ -137,8 +137,8 @@ def tensor_scalar(dst: object, data: object, op0: object, operand0: object, reve
     fn = "tensor_scalar"
     d, x = chk.tile(fn, "dst", dst), chk.tile(fn, "data", data)
     chk.same_elements(fn, ("data", x), ("dst", d))
-    alu0 = chk.alu_op(fn, "op0", op0, x.dtype)
-    alu1 = None if op1 is None else chk.alu_op(fn, "op1", op1, x.dtype)
+    alu0 = chk.alu_op(fn, "op0", op0)
+    alu1 = None if op1 is None else chk.alu_op(fn, "op1", op1)
     if (op1 is None) != (operand1 is None):
         raise kernel_error("nisa.tensor_scalar: op1 and operand1 must both be given or both be None")
     bitvec = alu0 in ast.BITWISE_ALU_OPS
@@ -188,8 +188,8 @@ def scalar_tensor_tensor(dst: object, data: object, op0: object, operand0: objec
     t1 = chk.tile(fn, "operand1", operand1)
     chk.same_elements(fn, ("data", x), ("operand1", t1), ("dst", d))
     chk.not_both_psum(fn, ("data", x), ("operand1", t1))
-    alu0 = chk.alu_op(fn, "op0", op0, x.dtype, arithmetic=True, binary=True)
-    alu1 = chk.alu_op(fn, "op1", op1, x.dtype, arithmetic=True, binary=True)
+    alu0 = chk.alu_op(fn, "op0", op0, arithmetic=True, binary=True)
+    alu1 = chk.alu_op(fn, "op1", op1, arithmetic=True, binary=True)
     src0 = chk.scalar_operand(fn, "operand0", operand0, x, float32_tile=False)
     _emit(ast.NcScalarTensorTensor(_ap(d), _ap(x), src0, _ap(t1), alu0, alu1,
                                    chk.reverse_ops(reverse0, reverse1), klr_dtype(d.dtype)))
@@ -203,8 +203,8 @@ def tensor_tensor_scan(dst: object, data0: object, data1: object, initial: objec
     d, a, b = chk.tile(fn, "dst", dst), chk.tile(fn, "data0", data0), chk.tile(fn, "data1", data1)
     chk.same_elements(fn, ("data0", a), ("data1", b), ("dst", d))
     chk.not_both_psum(fn, ("data0", a), ("data1", b))
-    alu0 = chk.alu_op(fn, "op0", op0, a.dtype, arithmetic=True, binary=True)
-    alu1 = chk.alu_op(fn, "op1", op1, a.dtype, arithmetic=True, binary=True)
+    alu0 = chk.alu_op(fn, "op0", op0, arithmetic=True, binary=True)
+    alu1 = chk.alu_op(fn, "op1", op1, arithmetic=True, binary=True)
     imm0 = chk.scalar_operand(fn, "initial", initial, a, float32_tile=False)
     _emit(ast.TensorTensorScan(_ap(d), _ap(a), _ap(b), alu0, alu1, chk.reverse_ops(reverse0, reverse1),
                                imm0, ast.AccumCmd.Idle, klr_dtype(d.dtype)))

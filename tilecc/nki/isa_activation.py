@@ -51,8 +51,7 @@ def _activation(fn: str, dst: object, op: object, data: object, bias: object, sc
     d, x = chk.tile(fn, "dst", dst), chk.tile(fn, "data", data)
     chk.same_elements(fn, ("data", x), ("dst", d))
     func = chk.act_func(fn, "op", op)
-    reduce_alu = None if reduce_op is None else chk.alu_op(fn, "reduce_op", reduce_op, x.dtype,
-                                                           allowed=("add",))
+    reduce_alu = None if reduce_op is None else chk.alu_op(fn, "reduce_op", reduce_op, allowed=("add",))
     if reduce_alu is None and cmd in (ast.AccumCmd.Accumulate, ast.AccumCmd.ZeroAccumulate):
         raise kernel_error(f"nisa.{fn}: reduce_cmd accumulates but reduce_op is None; pass reduce_op=nl.add")
     res = None if reduce_res is None else chk.reduce_tile(fn, "reduce_res", reduce_res, x)
@@ -89,8 +88,8 @@ def activate2(dst: object, op: object, data: object, imm0: object, imm1: object,
     d, x = chk.tile(fn, "dst", dst), chk.tile(fn, "data", data)
     chk.same_elements(fn, ("data", x), ("dst", d))
     func = chk.act_func(fn, "op", op)
-    alu0 = chk.alu_op(fn, "op0", op0, x.dtype, arithmetic=True)
-    alu1 = chk.alu_op(fn, "op1", op1, x.dtype, arithmetic=True)
+    alu0 = chk.alu_op(fn, "op0", op0, arithmetic=True)
+    alu1 = chk.alu_op(fn, "op1", op1, arithmetic=True)
     if (alu0.name, alu1.name) not in ACTIVATE2_PAIRS:
         raise kernel_error(f"nisa.activate2: (op0, op1) = ({op0!r}, {op1!r}) is not supported; use "
                            f"(multiply, add), (multiply, subtract), (multiply, bypass), (add, bypass), "
@@ -103,8 +102,7 @@ def activate2(dst: object, op: object, data: object, imm0: object, imm1: object,
         raise kernel_error(f"nisa.activate2: imm0 ({imm0.dtype}) and imm1 ({imm1.dtype}) tiles must "
                            f"have the same dtype")
     cmd = klr_accum(fn, reduce_cmd, _ALL_CMDS[:4])
-    red = ast.AluOp.bypass if reduce_op is None else chk.alu_op(fn, "reduce_op", reduce_op, x.dtype,
-                                                                allowed=ACTIVATE2_REDUCE_OPS)
+    red = ast.AluOp.bypass if reduce_op is None else chk.alu_op(fn, "reduce_op", reduce_op, allowed=ACTIVATE2_REDUCE_OPS)
     if red is ast.AluOp.bypass and (reduce_res is not None or cmd is not ast.AccumCmd.Idle):
         raise kernel_error("nisa.activate2: a reduction (reduce_res / reduce_cmd) needs reduce_op")
     res = None if reduce_res is None else chk.reduce_tile(fn, "reduce_res", reduce_res, x)

@@ -28,7 +28,7 @@ def tensor_reduce(dst: object, op: object, data: object, axis: int | tuple[int, 
     d, x = chk.tile(fn, "dst", dst), chk.tile(fn, "data", data)
     chk.same_partitions(fn, ("data", x), ("dst", d))
     axes = _reduce_axes(x.ndim, axis)
-    alu = chk.alu_op(fn, "op", op, x.dtype, binary=True)
+    alu = chk.alu_op(fn, "op", op, binary=True)
     chk.integer_dtypes(fn, alu, ("data", x), ("dst", d))
     if negate and alu in ast.BITWISE_ALU_OPS:
         raise kernel_error(f"nisa.tensor_reduce: negate is only applicable to arithmetic operators, "
@@ -65,7 +65,7 @@ def tensor_partition_reduce(dst: object, op: object, data: object, name: str | N
     """dst[0, ...] = op over the partitions of data (GpSimd Engine)."""
     fn = "tensor_partition_reduce"
     d, x = chk.tile(fn, "dst", dst), chk.tile(fn, "data", data)
-    alu = chk.alu_op(fn, "op", op, x.dtype, allowed=PARTITION_REDUCE_OPS)
+    alu = chk.alu_op(fn, "op", op, allowed=PARTITION_REDUCE_OPS)
     chk.integer_dtypes(fn, alu, ("data", x), ("dst", d))
     if d.partitions != 1 or d.free_elements != x.free_elements:
         raise kernel_error(f"nisa.tensor_partition_reduce: dst must be [1, ...] with the "
@@ -87,8 +87,8 @@ def tensor_scalar_reduce(dst: object, data: object, op0: object, operand0: objec
     d, x = chk.tile(fn, "dst", dst), chk.tile(fn, "data", data)
     chk.same_elements(fn, ("data", x), ("dst", d))
     res = chk.reduce_tile(fn, "reduce_res", reduce_res, x)
-    alu0 = chk.alu_op(fn, "op0", op0, x.dtype, arithmetic=True)
-    red = chk.alu_op(fn, "reduce_op", reduce_op, x.dtype, allowed=SCALAR_REDUCE_OPS)
+    alu0 = chk.alu_op(fn, "op0", op0, arithmetic=True)
+    red = chk.alu_op(fn, "reduce_op", reduce_op, allowed=SCALAR_REDUCE_OPS)
     if reverse0:
         raise kernel_error("nisa.tensor_scalar_reduce: reverse0 is not supported yet (NKI docs)")
     klr_accum(fn, reduce_cmd, (_ReduceCmd.reset_reduce, _ReduceCmd.reduce, _ReduceCmd.load_reduce))
@@ -115,8 +115,8 @@ def tensor_scalar_cumulative(dst: object, src: object, op0: object, op1: object,
         if value.dtype in ("int32", "uint32"):
             raise kernel_error(f"nisa.{fn}: {arg} dtype {value.dtype} is not supported (INT32/UINT32 "
                                f"are not allowed as input/output dtypes)")
-    alu0 = chk.alu_op(fn, "op0", op0, x.dtype, arithmetic=True)
-    alu1 = chk.alu_op(fn, "op1", op1, x.dtype, allowed=CUMULATIVE_OPS)
+    alu0 = chk.alu_op(fn, "op0", op0, arithmetic=True)
+    alu1 = chk.alu_op(fn, "op1", op1, allowed=CUMULATIVE_OPS)
     cmd = klr_accum(fn, reduce_cmd, (_ReduceCmd.reset_reduce, _ReduceCmd.reduce, _ReduceCmd.load_reduce))
     if reduce_cmd is _ReduceCmd.load_reduce and imm1 is None:
         raise kernel_error("nisa.tensor_scalar_cumulative: reduce_cmd=load_reduce needs imm1, the "

@@ -15,7 +15,7 @@ from collections.abc import Collection
 from tilecc.klr import ast
 from tilecc.nki.dtypes import is_float
 from tilecc.nki.errors import kernel_error
-from tilecc.nki.ops import BITVEC_ALU, Op, alu_for_dtype, resolve_op
+from tilecc.nki.ops import BITVEC_ALU, Op, resolve_op
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace
 
@@ -71,13 +71,13 @@ def op_of(fn: str, arg: str, value: object) -> Op:
     return op
 
 
-def alu_op(fn: str, arg: str, value: object, dtype: str, allowed: Collection[str] | None = None,
+def alu_op(fn: str, arg: str, value: object, allowed: Collection[str] | None = None,
            arithmetic: bool = False, binary: bool = False) -> ast.AluOp:
     """The KLR AluOp of an ALU op argument, checked against an instruction's restrictions."""
     op = op_of(fn, arg, value)
     if op.alu is None:
         raise kernel_error(f"nisa.{fn}: {arg}={op!r} is an activation function, not an ALU operator")
-    name = alu_for_dtype(op, dtype)
+    name = op.alu
     if allowed is not None and name not in allowed:
         names = ", ".join(sorted(allowed))
         raise kernel_error(f"nisa.{fn}: {arg}={op!r} is not allowed; {fn} supports {names}")

@@ -6,6 +6,10 @@ both (nl.abs, nl.rsqrt). `resolve_op` turns whatever a kernel passed (an Op or a
 ufunc such as np.multiply) into an Op, or None. The named sets below are the restrictions
 of the public NKI docstrings (nki/api/nki/isa/__init__.py); instructions check against them.
 
+Shifts follow KLR's own NKI frontend (the klr 0.0.12 tool traces np.left_shift /
+np.right_shift to logical_shift_left / logical_shift_right, shared/klr-0.0.12 k05): a right
+shift fills with zeros whatever the dtype's signedness.
+
 Calling an Op as a function (`nl.add(a, b)`) is NKI's tile-level API, which tilecc does not
 trace: the error says to use the nki.isa instruction instead.
 """
@@ -55,7 +59,7 @@ ALL_OPS: dict[str, Op] = {op.name: op for op in [
     # bitvec ALU ops
     _alu("bitwise_and", "bitwise_and"), _alu("bitwise_or", "bitwise_or"),
     _alu("bitwise_xor", "bitwise_xor"), _alu("invert", "bitwise_not", unary=True),
-    _alu("left_shift", "logical_shift_left"), _alu("right_shift", "arith_shift_right"),
+    _alu("left_shift", "logical_shift_left"), _alu("right_shift", "logical_shift_right"),
     # both an ALU op and an activation function
     Op("abs", alu="abs", act="abs", unary=True), Op("rsqrt", alu="rsqrt", act="rsqrt", unary=True),
     # activation functions
@@ -106,11 +110,3 @@ def resolve_op(value: object) -> Op | None:
     except TypeError:  # unhashable
         return None
     return ALL_OPS[name] if name is not None else None
-
-
-def alu_for_dtype(op: Op, dtype: str) -> str:
-    """The KLR AluOp of `op`; right_shift of an unsigned type shifts in zeros (as numpy)."""
-    assert op.alu is not None
-    if op.alu == "arith_shift_right" and dtype.startswith("uint"):
-        return "logical_shift_right"
-    return op.alu
