@@ -13,11 +13,12 @@ Invariants:
   partition that is not 0/32/64/96 (NKI: >64 partitions start at 0, 33..64 at 0 or 64),
   partitions past the location, or free elements outside [0, row) raise SimError with
   the indices. Reading bytes of SBUF / PSUM that no instruction or input wrote since the
-  last reset raises SimError (tracked per byte in a parallel mask).
+  last reset raises SimError (tracked per byte in a parallel mask, 0xff = written).
 - Accumulator registers: one float32 per partition for the Activation engine and one for
   the vector engine (DVE; shared by Exponential, tensor-scalar reduce and cumulative).
 - `reset()` returns everything to the power-on state (memory zero, nothing written,
-  registers zero, nothing placed).
+  registers zero, nothing placed); the big arrays are allocated once per Machine and only
+  their used columns are cleared, so running many small programs stays cheap.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ SBUF_BYTES = 0x30000
 PSUM_BYTES = 0x4000
 ALIGN = 64
 START_PARTITIONS = (0, 32, 64, 96)
+_MASK_DTYPES = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+                8: np.dtype(np.uint64)}
 
 
 @dataclass(slots=True)
@@ -44,7 +47,7 @@ class Placement:
 
     loc: MemoryLocation
     data: np.ndarray  # uint8 [partitions, bytes]
-    written: np.ndarray | None  # bool mask like data, None = not tracked (HBM)
+    written: np.ndarray | None  # byte mask like data (0xff = written), None = not tracked (HBM)
     base: int  # first byte of the location within each partition row
     itemsize: int
     row: int  # elements per partition
@@ -65,10 +68,18 @@ class Machine:
         self.reset()
 
     def reset(self) -> None:
-        self.sbuf = np.zeros((PARTITIONS, SBUF_BYTES), np.uint8)
-        self.psum = np.zeros((PARTITIONS, PSUM_BYTES), np.uint8)
-        self.sbuf_written = np.zeros((PARTITIONS, SBUF_BYTES), np.bool_)
-        self.psum_written = np.zeros((PARTITIONS, PSUM_BYTES), np.bool_)
+        """Back to power-on; SBUF / PSUM are allocated once and only their used bytes cleared."""
+        if not hasattr(self, "sbuf"):
+            self.sbuf = np.zeros((PARTITIONS, SBUF_BYTES), np.uint8)
+            self.psum = np.zeros((PARTITIONS, PSUM_BYTES), np.uint8)
+            self.sbuf_written = np.zeros((PARTITIONS, SBUF_BYTES), np.uint8)
+            self.psum_written = np.zeros((PARTITIONS, PSUM_BYTES), np.uint8)
+            self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
+        for kind, data, written in ((MemoryKind.SB, self.sbuf, self.sbuf_written),
+                                    (MemoryKind.PSUM, self.psum, self.psum_written)):
+            used = self._next_free[kind]
+            data[:, :used] = 0
+            written[:, :used] = 0
         self.act_acc = np.zeros(PARTITIONS, np.float32)
         self.dve_acc = np.zeros(PARTITIONS, np.float32)
         self.placements: dict[str, Placement] = {}
@@ -122,12 +133,16 @@ class Machine:
         shape, byte_offset, strides = geometry
         view = np.ndarray(shape, dtype, buffer=pl.data, offset=byte_offset, strides=strides)
         if pl.written is not None:
-            mask = np.ndarray(shape + (dtype.itemsize,), np.bool_, buffer=pl.written,
-                              offset=byte_offset, strides=strides + (1,))
+            # the mask has the data's geometry, as unsigned integers of the same size:
+            # an element is initialised when all its bytes are 0xff
+            mask_dtype = _MASK_DTYPES[dtype.itemsize]
+            mask = np.ndarray(shape, mask_dtype, buffer=pl.written, offset=byte_offset,
+                              strides=strides)
+            full = np.iinfo(mask_dtype).max
             if write:
-                mask[...] = True
-            elif not mask.all():
-                raise SimError(self._uninitialised(ap, mask))
+                mask[...] = full
+            elif mask.size and mask.min() != full:
+                raise SimError(self._uninitialised(ap, mask != full))
         return view
 
     def _geometry(self, pl: Placement, ap: AccessPattern
@@ -192,7 +207,7 @@ class Machine:
         strides = tuple(step * pl.itemsize for step, _ in ap.ap)
         return shape, ap.offset * pl.itemsize, strides
 
-    def _uninitialised(self, ap: AccessPattern, mask: np.ndarray) -> str:
-        index = tuple(int(i) for i in np.argwhere(~mask)[0][:-1])
+    def _uninitialised(self, ap: AccessPattern, unwritten: np.ndarray) -> str:
+        index = tuple(int(i) for i in np.argwhere(unwritten)[0])
         return (f"reads uninitialised memory: {ap.memref!r} element {list(index)} "
                 f"(partition {index[0]} of the access) was never written")
