@@ -38,7 +38,8 @@ class ArgSpec:
 class TracedKernel:
     kernel: ast.Kernel
     input_shapes: dict[str, tuple[int, ...]]     # KLR input name -> logical shape
-    output_shapes: list[tuple[int, ...]]         # per returned tensor, in return order
+    output_shapes: list[tuple[int, ...]]         # logical shape of each kernel output
+    returned_names: list[str]                    # the returned tensors, in return order
     returns_tuple: bool
 
 
@@ -74,7 +75,9 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
         result = target(**call_args)
         kernel = trace.finish(result, lambda message: _at_definition(target, message))
     results = list(result) if isinstance(result, (tuple, list)) else [result]
-    return TracedKernel(kernel, shapes, [r.alloc.shape for r in results], isinstance(result, (tuple, list)))
+    output_shapes = [trace.allocation(t.name).shape for t in kernel.outputs]
+    return TracedKernel(kernel, shapes, output_shapes, [r.name for r in results],
+                        isinstance(result, (tuple, list)))
 
 
 def _at_definition(fn: Callable[..., Any], message: str) -> KernelError:
@@ -120,8 +123,9 @@ def simulate(kernel: Callable[..., Any], backend: str = "bir") -> Callable[..., 
             value = bound.arguments[tensor.name]
             expected = dtype_info(canonical_dtype(value.dtype)).numpy  # type: ignore[attr-defined]
             arrays[tensor.name] = np.asarray(value, dtype=expected)
-        outputs = run_traced(traced, arrays, backend)
-        return tuple(outputs) if traced.returns_tuple else outputs[0]
+        outputs = dict(zip((t.name for t in traced.kernel.outputs), run_traced(traced, arrays, backend)))
+        target_result = [outputs[name] for name in traced.returned_names]
+        return tuple(target_result) if traced.returns_tuple else target_result[0]
     return run
 
 

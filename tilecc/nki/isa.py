@@ -13,11 +13,16 @@ abs_max / abs_min (no KLR AluOp).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 from tilecc.klr import ast
 from tilecc.nki import operands as chk
-from tilecc.nki.dtypes import is_float
+from tilecc.nki.dtypes import canonical_dtype, is_float
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
+from tilecc.nki.ops import resolve_op
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, klr_dtype
 
@@ -130,6 +135,37 @@ def _tensor_tensor_engine(alu: ast.AluOp, tiles: tuple[NkiTensor, ...], in_psum:
     return ast.Engine.dve
 
 
+def _tile_returning_form(fn: Callable[..., None]) -> Callable[..., Any]:
+    """Also accept the older NKI form the klr 0.0.12 tool traces (shared/klr-0.0.12):
+    `t = nisa.tensor_scalar(data, op0, operand0, ..., dtype=None)` without dst, which
+    allocates its SBUF result (dtype default: data's) and returns it."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        older = "dst" not in kwargs and (
+            "dtype" in kwargs or (not args and "data" in kwargs)
+            or (len(args) >= 2 and resolve_op(args[1]) is not None))
+        if not older:
+            return fn(*args, **kwargs)
+        return _returning(fn, *args, **kwargs)
+    return call
+
+
+def _returning(fn: Callable[..., None], data: object, op0: object, operand0: object, reverse0: bool = False,
+               op1: object = None, operand1: object = None, reverse1: bool = False, dtype: object = None,
+               mask: object = None, engine: engine = _Engine.unknown) -> NkiTensor:
+    x = chk.tile(fn.__name__, "data", data)
+    if mask is not None:
+        raise kernel_error(f"nisa.{fn.__name__}: mask is not supported by tilecc")
+    try:
+        result_dtype = x.dtype if dtype is None else canonical_dtype(dtype)
+    except ValueError as err:
+        raise kernel_error(f"nisa.{fn.__name__}: {err}") from None
+    result = active_trace().allocate(x.shape, result_dtype, "sbuf", fn.__name__)
+    fn(result, x, op0, operand0, reverse0, op1, operand1, reverse1, engine)
+    return result
+
+
+@_tile_returning_form
 def tensor_scalar(dst: object, data: object, op0: object, operand0: object, reverse0: bool = False,
                   op1: object = None, operand1: object = None, reverse1: bool = False,
                   engine: engine = engine.unknown, name: str | None = None) -> None:

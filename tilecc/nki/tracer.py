@@ -132,8 +132,14 @@ class Trace:
                 raise fail(f"kernel results must be HBM tensors, got {value!r}")
             if value.shape != value.alloc.shape or value.offset != 0:
                 raise fail(f"return the whole HBM tensor {value.name}, not a view of it")
-            outputs.append(self.tensor_name(value.alloc))
+            if (tensor := self.tensor_name(value.alloc)) not in outputs:
+                outputs.append(tensor)
         inputs = [self.tensor_name(alloc) for alloc in self.inputs]
+        # an argument the kernel writes is a result too (NKI 1.x out-parameters)
+        for stmt in self.body:
+            written = ast.access_tensor(stmt.dst)
+            if written in inputs and written not in outputs:
+                outputs.append(written)
         return ast.Kernel(self.kernel_name, inputs, outputs, list(self.body))
 
     def allocation(self, name: str) -> Allocation:
