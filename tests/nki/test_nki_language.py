@@ -205,3 +205,45 @@ def test_bad_arguments_are_tilecc_errors():
         nki.trace_kernel(kernel)
     with pytest.raises(TileccError, match="unknown backend"):
         nki.simulate(kernel, backend="gpu")
+
+
+def test_explicit_access_patterns():
+    def kernel(a, b):
+        x = nl.ndarray((128, 16), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=x.ap([[16, 64], [2, 8]], offset=16 * 32 + 1), src=a.ap([[16, 64], [2, 8]]))
+        col = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=col, src=b.ap(pattern=[[0, 128], [1, 1]], offset=3))   # one value, all partitions
+        return returning(x)
+
+    (d0, s0), (d1, s1), _ = accesses(kernel, ((64, 16), np.float32), ((8,), np.float32))
+    assert ap(d0) == (32, 64, 1, ((2, 8),)) and ap(s0) == (0, 64, 0, ((2, 8),))
+    assert ap(s1) == (0, 1, 3, ((0, 128), (1, 1)))
+
+    x = np.arange(64 * 16, dtype=np.float32).reshape(64, 16)
+    values = np.arange(8, dtype=np.float32) * 10
+
+    @nki.jit
+    def broadcast_value(a, b):
+        col = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=col, src=b.ap(pattern=[[0, 128], [1, 1]], offset=3))
+        return returning(col)
+
+    np.testing.assert_array_equal(broadcast_value(x, values), np.full((128, 1), 30.0, np.float32))
+
+
+def test_explicit_access_pattern_errors():
+    def on_chip_two_partitions(a):
+        x = nl.ndarray((128, 16), dtype=nl.float32, buffer=nl.sbuf)
+        return returning(nl.load(x.ap([[32, 64], [1, 16]])))
+
+    def outside(a):
+        return returning(nl.load(a.ap([[16, 64], [1, 17]])))
+
+    def indirect(a):
+        return returning(nl.load(a.ap([[16, 64], [1, 16]], vector_offset=a)))
+
+    for kernel, message in ((on_chip_two_partitions, "the first pair steps one partition"),
+                            (outside, "elements 0..1024 are outside"),
+                            (indirect, "indirect offsets")):
+        with pytest.raises(nki.KernelError, match=message):
+            accesses(kernel, ((64, 16), np.float32))
