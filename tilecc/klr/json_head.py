@@ -284,7 +284,8 @@ class HeadReader:
             if type(inner) is dict and len(inner) == 1:
                 raw = inner.get("simple")
                 if type(raw) is dict:
-                    cached = self.tensors.get(raw.get("name"))  # type: ignore[arg-type]
+                    name = raw.get("name")
+                    cached = self.tensors.get(name) if type(name) is str else None
                     if cached is not None and cached[0] == raw:
                         return cached[1]
         ctor, payload = one_ctor(value, "a TensorRef")

@@ -36,7 +36,8 @@ class Klr0012Reader(HeadReader):
     def kernel(self, doc: Any) -> k.Kernel:
         obj = expect_obj(doc, "a kernel")
         for key in ("inputs", "outputs"):
-            for arg in obj.get(key) or []:
+            args = obj.get(key)
+            for arg in args if isinstance(args, list) else []:
                 if isinstance(arg, dict) and isinstance(arg.get("name"), str):
                     self.arg_names.add(arg["name"])
         name = field(obj, "name", read_str)

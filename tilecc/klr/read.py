@@ -61,6 +61,8 @@ def read_kernel_doc(doc: Any, path: str = "<string>") -> k.Kernel:
         return HeadReader().kernel(doc)
     except Bad as bad:
         raise ParseError(path, 0, 0, bad.message, field=bad.path() or "$") from None
+    except RecursionError:
+        raise ParseError(path, 0, 0, "document nested too deeply", field="$") from None
 
 
 def is_klr0012_doc(doc: Any) -> bool:
@@ -70,9 +72,11 @@ def is_klr0012_doc(doc: Any) -> bool:
     body = doc.get("body")
     if isinstance(body, list) and body and isinstance(body[0], dict):
         return "store" in body[0]
-    for arg in (doc.get("inputs") or []) + (doc.get("outputs") or []):
-        if isinstance(arg, dict) and isinstance(arg.get("address"), dict):
-            return "size" in arg["address"]
+    for key in ("inputs", "outputs"):
+        args = doc.get(key)
+        for arg in args if isinstance(args, list) else []:
+            if isinstance(arg, dict) and isinstance(arg.get("address"), dict):
+                return "size" in arg["address"]
     return False
 
 
