@@ -224,6 +224,11 @@ def memset_fraction_into_int(a):
     nisa.memset(dst=i, value=0.5)  # <-
 
 
+def start_partition(a):
+    x = sb((128, 8))
+    nisa.memset(dst=x[40:80, :], value=0.0)  # <-
+
+
 def reduce_res_shape(a):
     x, c = sb((128, 8)), sb((128, 2))
     nisa.exponential(dst=x, src=x, reduce_res=c, reduce_cmd=R.reset_reduce)  # <-
@@ -348,6 +353,7 @@ CASES = [
     (bitvec_float_operand_tile, r"operand0 tile of a bitvec operator must hold integers, got float32"),
     (bf16_scale_tile, r"activation: scale tile must be float32, got bfloat16"),
     (memset_fraction_into_int, r"value 0.5 does not fit the integer dtype int32"),
+    (start_partition, r"an access of 40 partitions of sbuf starts at partition 40; it must start at 0 / 64"),
     (reduce_res_shape, r"reduce_res must be a \[128, 1\] tile"),
     (dma_count, r"dma_copy: dst \[128, 4\] and src \[128, 8\] must hold the same number of elements"),
     (dma_psum, r"dma_copy: dst must be a tile in HBM or SBUF"),

@@ -10,7 +10,8 @@ Mapping to KLR (tilecc/klr/ast.py): every tensor becomes a TensorName of shape
 (par_dim, free_dims): on chip the partition dim and the other dims in order; in HBM the
 first dim and the rest (a 1-D HBM tensor of n elements is stored as (1, n)). A view becomes
 an AccessPattern (partition offset and count, free element offset, (step, num) pairs),
-or the TensorName itself when it is the whole tensor in its natural order.
+or the TensorName itself when it is the whole tensor in its natural order. An on-chip
+access must start on an allowed partition (`check_start_partition`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,16 @@ def tracing(trace: Trace) -> Iterator[Trace]:
         yield trace
     finally:
         _TRACES.pop()
+
+
+def check_start_partition(start: int, count: int, view: NkiTensor) -> None:
+    """An instruction's on-chip access starts on a 32-partition quadrant it may use
+    (klr-bir.md, NKI semantics): more than 64 partitions start at 0, 33..64 at 0 or 64,
+    up to 32 at 0, 32, 64 or 96."""
+    allowed = (0,) if count > 64 else (0, 64) if count > 32 else (0, 32, 64, 96)
+    if start not in allowed:
+        raise kernel_error(f"an access of {count} partitions of {view.name} starts at partition "
+                           f"{start}; it must start at {' / '.join(map(str, allowed))}")
 
 
 def klr_shape(alloc: Allocation) -> tuple[int, ...]:
@@ -97,6 +108,7 @@ class Trace:
         tensor = self.tensor_name(view.alloc)
         if view.alloc.on_chip:
             first, rest = view.dims[0], view.dims[1:]
+            check_start_partition(view.par_start, first.num, view)
             pattern = ast.AccessPattern(tensor, first.num, tuple(ast.APPair(d.step, d.num) for d in rest),
                                         view.par_start, view.offset)
         else:
