@@ -284,6 +284,16 @@ def tile_api_call(a):
     nl.add(x, x)  # <-
 
 
+def isa_not_traced(a):
+    x = sb((128, 8))
+    nisa.nc_matmul(dst=x, stationary=x, moving=x)  # <-
+
+
+def tile_level_function(a):
+    x = sb((128, 8))
+    nl.sum(x, axis=1)  # <-
+
+
 def index_out_of_bounds(a):
     x = sb((128, 8))
     x[:, 4:12]  # <-
@@ -365,6 +375,8 @@ CASES = [
     (bad_reduce_cmd, r"reduce_cmd must be one of nisa.reduce_cmd.idle"),
     (bad_engine, r"memset: engine must be one of nisa.engine.vector, nisa.engine.gpsimd"),
     (tile_api_call, r"nl.add\(...\) on tiles is not traced by tilecc"),
+    (isa_not_traced, r"nisa.nc_matmul is not supported by tilecc"),
+    (tile_level_function, r"nl.sum is part of NKI's tile-level API"),
     (index_out_of_bounds, r"slice 4:12 is out of bounds for a dimension of size 8"),
     (mgrid_out_of_bounds, r"index range \[1, 128\] is out of bounds for a dimension of size 128"),
     (mask_compare, r"index masks \(mask=...\) are not supported"),
@@ -402,3 +414,11 @@ def test_isa_outside_a_trace():
     with pytest.raises(KernelError, match="need a kernel traced by tilecc.nki.jit") as info:
         nl.ndarray((128, 8), dtype=nl.float32)  # <-
     assert info.value.line == marked_line(test_isa_outside_a_trace)
+
+
+def test_unknown_names_stay_attribute_errors():
+    with pytest.raises(AttributeError):
+        nisa.no_such_instruction
+    with pytest.raises(AttributeError):
+        nl.no_such_name
+

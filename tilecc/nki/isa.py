@@ -259,3 +259,27 @@ __all__ = [
     "activate2", "exponential", "reciprocal", "tensor_reduce", "tensor_partition_reduce",
     "tensor_scalar_reduce", "tensor_scalar_cumulative",
 ]
+
+# NKI instructions outside spec 003's operator family: calling one is a KernelError at the
+# kernel line (not an AttributeError), so a ported kernel learns which call to replace.
+_NOT_TRACED = frozenset({
+    "nc_matmul", "nc_matmul_mx", "nc_transpose", "dma_transpose", "tensor_copy_predicated",
+    "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "affine_select", "local_gather",
+    "nc_n_gather", "bn_stats", "bn_aggr", "nc_stream_shuffle", "rng", "dropout", "set_rng_seed",
+    "rand_set_state", "rand_get_state", "rand2", "max8", "sequence_bounds", "core_barrier",
+    "dma_compute", "quantize_mx", "range_select", "select_reduce", "sendrecv", "register_alloc",
+    "register_move", "register_load", "register_store", "nc_find_index8", "nc_match_replace8",
+    "nonzero_with_count",
+})
+
+
+def __getattr__(name: str) -> Callable[..., None]:
+    if name not in _NOT_TRACED:
+        raise AttributeError(f"module 'tilecc.nki.isa' has no attribute {name!r}")
+
+    def not_traced(*args: object, **kwargs: object) -> None:
+        raise kernel_error(f"nisa.{name} is not supported by tilecc, which traces the activation, "
+                           f"tensor-scalar, tensor-tensor, scan and reduce instructions (spec 003) "
+                           f"plus dma_copy, tensor_copy, memset and iota")
+    return not_traced
+

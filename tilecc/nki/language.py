@@ -255,3 +255,22 @@ arctan = _OPS["arctan"]
 sign = _OPS["sign"]
 copy = _OPS["copy"]
 reciprocal = _OPS["reciprocal"]
+
+# NKI's tile-level API (nl.matmul, nl.sum, nl.where ...) computes on tiles and returns new
+# ones; tilecc traces the nki.isa instructions only, and says so at the kernel line.
+_TILE_LEVEL = frozenset({
+    "matmul", "transpose", "sum", "max", "min", "mean", "prod", "all", "where", "expand_dims",
+    "shared_constant", "shared_identity_matrix", "device_print", "atomic_rmw", "gather_flattened",
+    "dropout", "floor", "ceil", "cos", "tan", "sum_reduce", "softmax", "rms_norm", "all_reduce",
+})
+
+
+def __getattr__(name: str) -> object:
+    if name not in _TILE_LEVEL:
+        raise AttributeError(f"module 'tilecc.nki.language' has no attribute {name!r}")
+
+    def not_traced(*args: object, **kwargs: object) -> None:
+        raise kernel_error(f"nl.{name} is part of NKI's tile-level API, which tilecc does not trace; "
+                           f"write it with nki.isa instructions")
+    return not_traced
+
