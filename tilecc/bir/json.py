@@ -84,8 +84,8 @@ def program_to_doc(p: Program) -> dict[str, Any]:
     cache: dict[int, tuple[Argument, dict[str, Any]]] = {}
     return {
         "name": p.name,
-        "memory_locations": [{"name": m.name, "kind": _NAMES[e.MemoryKind][m.kind], "dtype": _NAMES[e.BirDtype][m.dtype],
-                              "partitions": m.partitions,
+        "memory_locations": [{"name": m.name, "kind": _NAMES[e.MemoryKind][m.kind],
+                              "dtype": _NAMES[e.BirDtype][m.dtype], "partitions": m.partitions,
                               "bytes_per_partition": m.bytes_per_partition}
                              for m in p.memory_locations],
         "inputs": [{"name": t.name, "dtype": t.dtype.name, "shape": list(t.shape)}
