@@ -30,7 +30,7 @@ from tilecc.hlo import interp_collectives as coll
 from tilecc.hlo import interp_elementwise as ew
 from tilecc.hlo import interp_shapes as shapes
 from tilecc.hlo.interp_dot import dot
-from tilecc.hlo.interp_reduce import (fast_reduce, generic_reduce, parse_window,
+from tilecc.hlo.interp_reduce import (collective_reduce, generic_reduce, parse_window,
                                       reduce_with_init, reducer_opcode, tree_reduce,
                                       window_view)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
@@ -334,7 +334,7 @@ class Interpreter:
         t = t_shape.element_type
         ew.check_supported_type(t, f"{inst.name} ({inst.opcode.mnemonic})")
         if (opcode := reducer_opcode(comp)) is not None:
-            return lambda stack: fast_reduce(opcode, t, stack, (0,))
+            return lambda stack: collective_reduce(opcode, t, stack)
         combine = self._lane_combiner(comp)
 
         def reduce_group(stack: Array) -> Array:
