@@ -52,7 +52,8 @@ def test_round_trip_every_instruction() -> None:
         q = read_program_json(text)
         assert write_program_json(q, pretty=pretty) == text
         a, m = q.instructions[0], q.instructions[9]
-        assert isinstance(a, b.InstActivation) and a.ins[1].value == -math.inf  # type: ignore[union-attr]
+        assert isinstance(a, b.InstActivation)
+        assert a.ins[1].value == -math.inf  # type: ignore[union-attr]
         assert math.isnan(m.ins[0].value)  # type: ignore[union-attr]
     # NaN != NaN, so compare everything but the memset's value directly
     p.instructions[9] = q.instructions[9] = b.InstMemset("M", EngineType.Pool, [], [AP])

@@ -2,8 +2,9 @@
 
 `python tests/codegen/codegen_golden_kernels.py` rewrites every `<case>.klr.json` from the
 builders below and its `<case>.bir.json` (or `<case>.err` for a kernel the codegen or the
-verifier rejects) from the codegen; review the diff before committing. The tests check that the inputs are what the
-builders make and that the codegen still produces the committed outputs.
+verifier rejects) from the codegen; review the diff before committing. The tests check
+that the inputs are what the builders make and that the codegen still produces the
+committed outputs.
 """
 
 from __future__ import annotations

@@ -118,7 +118,8 @@ def test_activate2_fields() -> None:
     assert (a1.reverse0, a1.reverse1, a1.acc) == (True, True, EngineAccumulationType.ZeroAccumulate)
     assert a1.func == ActivationFunctionType.Exp
     assert [getattr(x, "memref", None) for x in a1.ins] == ["x", "col", None, None, "acc"]
-    assert isinstance(a0, b.InstActivation) and len(a0.ins) == 4 and a0.func == ActivationFunctionType.Relu
+    assert isinstance(a0, b.InstActivation) and len(a0.ins) == 4
+    assert a0.func == ActivationFunctionType.Relu
 
 
 def test_exponential_on_dve_with_drain() -> None:
@@ -128,7 +129,8 @@ def test_exponential_on_dve_with_drain() -> None:
         "InstDveReadAccumulator"]
     assert all(i.engine == EngineType.DVE for i in insts)
     e1, drain = insts[1], insts[2]
-    assert isinstance(e1, b.InstExponential) and e1.reduce_cmd == EngineAccumulationType.ZeroAccumulate
+    assert isinstance(e1, b.InstExponential)
+    assert e1.reduce_cmd == EngineAccumulationType.ZeroAccumulate
     assert [getattr(x, "memref", None) for x in e1.ins] == ["col", None, "x"]
     assert drain.name == "DveReadAccumulator-3" and drain.ins[0].memref == "acc"
 

@@ -145,7 +145,8 @@ def test_error_unknown_alu_op_names_the_field() -> None:
 @pytest.mark.parametrize("edit, field, message", [
     (lambda d: d["body"][1]["oper"]["op"]["tensorScalar"].pop("op0"),
      "body[1].oper.op.tensorScalar", "missing field 'op0'"),
-    (lambda d: d["body"][1]["oper"]["op"]["tensorScalar"].update(imm0={"imm": {"int": {"i": 2 ** 31}}}),
+    (lambda d: d["body"][1]["oper"]["op"]["tensorScalar"].update(
+        imm0={"imm": {"int": {"i": 2 ** 31}}}),
      "body[1].oper.op.tensorScalar.imm0.imm.int.i", "does not fit Int32"),
     (lambda d: d["body"][1]["oper"]["op"].update(tensorScalar=None, matMul={}),
      "body[1].oper.op", "expected an operator"),

@@ -21,7 +21,8 @@ HELP = "lower a KLR kernel (JSON) to BIR JSON, verified"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kernel", help="KLR kernel as JSON (KLR HEAD or klr 0.0.12 form); - = stdin")
+    parser.add_argument("kernel",
+                        help="KLR kernel as JSON (KLR HEAD or klr 0.0.12 form); - = stdin")
     parser.add_argument("-o", "--output", default="-", help="BIR JSON output file (default stdout)")
 
 
