@@ -314,6 +314,17 @@ def partition_broadcast(a):
     x.broadcast_to((128, 8))  # <-
 
 
+def tile_arithmetic(a):
+    x = sb((128, 8))
+    x / 2.0  # <-
+
+
+def condition_on_tile(a):
+    x = sb((128, 8))
+    if x:  # <-
+        pass
+
+
 def not_a_dtype(a):
     nl.ndarray((128, 8), dtype=np.float64, buffer=nl.sbuf)  # <-
 
@@ -321,6 +332,10 @@ def not_a_dtype(a):
 def returns_sbuf(a):  # <-
     x = sb((128, 8))
     return x
+
+
+def returns_nothing(a):  # <-
+    sb((128, 8))
 
 
 CASES = [
@@ -381,8 +396,11 @@ CASES = [
     (mgrid_out_of_bounds, r"index range \[1, 128\] is out of bounds for a dimension of size 128"),
     (mask_compare, r"index masks \(mask=...\) are not supported"),
     (partition_broadcast, r"cannot broadcast a partition dim"),
+    (tile_arithmetic, r"has no values while the kernel is traced"),
+    (condition_on_tile, r"has no values while the kernel is traced"),
     (not_a_dtype, r"float64 is not an NKI dtype"),
     (returns_sbuf, r"kernel results must be HBM tensors"),
+    (returns_nothing, r"must return its output tensor\(s\) \(HBM tensors\) or write into an argument"),
 ]
 
 

@@ -239,3 +239,19 @@ def test_in_out_argument_hbm_scratch_and_psum_tiles():
         got = nki.simulate(kernel, backend=backend)(X, previous)
         np.testing.assert_array_equal(got[:64], 2.0 * X[:64])
         np.testing.assert_array_equal(got[64:], previous[64:])   # rows the kernel does not write
+
+
+def test_tile_assignment_copies_and_fills_and_out_parameters():
+    """NKI 1.x style: results written into an argument, no return; `t[...] = src` copies."""
+    def kernel(a, out):
+        x = load(a)
+        y = new(a.shape)
+        y[...] = 0.5                       # memset
+        y[0:64, 0:8] = x[0:64, 8:16]       # tensor_copy
+        out[:, :] = y                      # dma_copy into the out-parameter
+
+    initial = np.zeros_like(X)
+    got = nki.simulate(kernel)(X, initial)
+    want = np.full_like(X, 0.5)
+    want[0:64, 0:8] = X[0:64, 8:16]
+    np.testing.assert_array_equal(got, want)

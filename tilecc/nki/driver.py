@@ -74,8 +74,11 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
             call_args[name] = view
         result = target(**call_args)
         kernel = trace.finish(result, lambda message: _at_definition(target, message))
-    results = list(result) if isinstance(result, (tuple, list)) else [result]
     output_shapes = [trace.allocation(t.name).shape for t in kernel.outputs]
+    if result is None:
+        returned = [t.name for t in kernel.outputs]
+        return TracedKernel(kernel, shapes, output_shapes, returned, len(returned) > 1)
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
     return TracedKernel(kernel, shapes, output_shapes, [r.name for r in results],
                         isinstance(result, (tuple, list)))
 

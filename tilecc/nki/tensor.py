@@ -14,6 +14,8 @@ Invariants:
   expressions built from `nl.arange` / `nl.mgrid`; the result axes of an expression index
   are the expression's grid axes. `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs
   explicitly; `broadcast_to` repeats size-1 dims with step 0 (never the partition dim on chip).
+- `tile[idx] = value` is a copy (tensor_copy / dma_copy) or a fill (memset); a tile has no
+  values while tracing, so arithmetic or `if` on tiles is a KernelError.
 """
 
 from __future__ import annotations
@@ -202,6 +204,32 @@ class NkiTensor:
         if any(isinstance(item, IndexExpr) for item in items):
             return self._index_grid(items)
         return self._index_basic(items)
+
+    def __setitem__(self, key: object, value: object) -> None:
+        """`tile[...] = src` copies (tensor_copy on chip, dma_copy when HBM is involved);
+        `tile[...] = 0.0` fills (memset), as NKI's assignment to a tile does."""
+        from tilecc.nki import isa
+        dst = self[key]
+        if isinstance(value, NkiTensor):
+            if dst.alloc.on_chip and value.alloc.on_chip:
+                isa.tensor_copy(dst=dst, src=value)
+            else:
+                isa.dma_copy(dst=dst, src=value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            isa.memset(dst=dst, value=value)
+        else:
+            raise kernel_error(f"cannot assign {value!r} to {dst!r}: expected a tensor or a number")
+
+    def _no_value(self, *args: object) -> NkiTensor:
+        raise kernel_error(f"{self!r} has no values while the kernel is traced: tile arithmetic "
+                           f"and conditions on tiles are not traced; use nki.isa instructions")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _no_value
+    __truediv__ = __rtruediv__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = _no_value
+
+    def __bool__(self) -> bool:
+        self._no_value()
+        return True
 
     def _expand(self, items: list[object]) -> list[object]:
         if items.count(Ellipsis) > 1:

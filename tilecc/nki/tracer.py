@@ -135,9 +135,17 @@ class Trace:
     def finish(self, result: object, fail: Callable[[str], Exception]) -> ast.Kernel:
         """The Kernel; `fail(message)` builds the error for a bad return value (the kernel
         has returned, so it is located at the kernel's definition)."""
+        inputs = [self.tensor_name(alloc) for alloc in self.inputs]
+        written: list[ast.TensorName] = []
+        for stmt in self.body:
+            if (tensor := ast.access_tensor(stmt.dst)) in inputs and tensor not in written:
+                written.append(tensor)
         results = list(result) if isinstance(result, (tuple, list)) else [result]
+        if result is None and written:   # NKI 1.x style: results written into arguments
+            return ast.Kernel(self.kernel_name, inputs, written, list(self.body))
         if result is None or not results:
-            raise fail("the kernel must return its output tensor(s) (HBM tensors)")
+            raise fail("the kernel must return its output tensor(s) (HBM tensors) or write "
+                       "into an argument")
         outputs: list[ast.TensorName] = []
         for value in results:
             if not isinstance(value, NkiTensor) or value.alloc.on_chip:
@@ -146,12 +154,8 @@ class Trace:
                 raise fail(f"return the whole HBM tensor {value.name}, not a view of it")
             if (tensor := self.tensor_name(value.alloc)) not in outputs:
                 outputs.append(tensor)
-        inputs = [self.tensor_name(alloc) for alloc in self.inputs]
         # an argument the kernel writes is a result too (NKI 1.x out-parameters)
-        for stmt in self.body:
-            written = ast.access_tensor(stmt.dst)
-            if written in inputs and written not in outputs:
-                outputs.append(written)
+        outputs += [tensor for tensor in written if tensor not in outputs]
         return ast.Kernel(self.kernel_name, inputs, outputs, list(self.body))
 
     def allocation(self, name: str) -> Allocation:
