@@ -59,8 +59,7 @@ def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name:
     """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM)."""
     d, s = chk.tile("tensor_copy", "dst", dst), chk.tile("tensor_copy", "src", src)
     chk.same_elements("tensor_copy", ("src", s), ("dst", d))
-    eng = klr_engine("tensor_copy", engine, (_Engine.vector, _Engine.scalar,
-                                          _Engine.gpsimd, _Engine.unknown))
+    eng = klr_engine("tensor_copy", engine, (_Engine.vector, _Engine.scalar, _Engine.gpsimd, _Engine.unknown))
     if eng is ast.Engine.pool and "psum" in (d.buffer, s.buffer):
         raise kernel_error("nisa.tensor_copy: GpSimd Engine cannot access PSUM")
     _emit(ast.NcCopy(_ap(d), _ap(s), klr_dtype(d.dtype), eng))
@@ -69,8 +68,7 @@ def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name:
 def memset(dst: object, value: int | float, engine: engine = engine.unknown, name: str | None = None) -> None:
     """Fill dst with the compile-time constant `value` (Vector or GpSimd Engine)."""
     d = chk.tile("memset", "dst", dst)
-    eng = klr_engine("memset", engine, (_Engine.vector, _Engine.gpsimd,
-                                     _Engine.unknown))
+    eng = klr_engine("memset", engine, (_Engine.vector, _Engine.gpsimd, _Engine.unknown))
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise kernel_error(f"nisa.memset: value must be a compile-time number, got {chk.describe(value)}")
     if not is_float(d.dtype) and not float(value).is_integer():
@@ -112,12 +110,11 @@ def tensor_tensor(dst: object, data1: object, data2: object, op: object, engine:
     alu = chk.alu_op(fn, "op", op, binary=True)
     chk.integer_dtypes(fn, alu, ("data1", a), ("data2", b), ("dst", d))
     chk.not_both_psum(fn, ("data1", a), ("data2", b))
-    eng = klr_engine(fn, engine, (_Engine.vector, _Engine.gpsimd,
-                               _Engine.unknown))
+    eng = klr_engine(fn, engine, (_Engine.vector, _Engine.gpsimd, _Engine.unknown))
     in_psum = "psum" in (a.buffer, b.buffer, d.buffer)
-    if alu is ast.AluOp.pow and (in_psum or eng is ast.Engine.dve):
-        raise kernel_error("nisa.tensor_tensor: nl.power runs on GpSimd Engine, which cannot access PSUM")
-    if eng is ast.Engine.pool and in_psum:
+    if alu is ast.AluOp.pow and eng is ast.Engine.dve:
+        raise kernel_error("nisa.tensor_tensor: nl.power runs on GpSimd Engine, not on Vector Engine")
+    if (eng is ast.Engine.pool or alu is ast.AluOp.pow) and in_psum:
         raise kernel_error("nisa.tensor_tensor: GpSimd Engine cannot access PSUM")
     if eng is ast.Engine.unassigned:
         eng = _tensor_tensor_engine(alu, (a, b, d), in_psum)
@@ -190,7 +187,8 @@ def tensor_scalar(dst: object, data: object, op0: object, operand0: object, reve
                            eng, klr_dtype(d.dtype)))
 
 
-def _check_tensor_scalar_engine(eng: ast.Engine, bitvec: bool, alu0: ast.AluOp, alu1: ast.AluOp | None) -> None:
+def _check_tensor_scalar_engine(eng: ast.Engine, bitvec: bool, alu0: ast.AluOp,
+                                alu1: ast.AluOp | None) -> None:
     if eng in (ast.Engine.pe, ast.Engine.dma, ast.Engine.sp):
         raise kernel_error(f"nisa.tensor_scalar: cannot run on engine {eng.name}; use vector, scalar "
                            f"or gpsimd")

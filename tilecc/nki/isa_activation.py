@@ -102,7 +102,8 @@ def activate2(dst: object, op: object, data: object, imm0: object, imm1: object,
         raise kernel_error(f"nisa.activate2: imm0 ({imm0.dtype}) and imm1 ({imm1.dtype}) tiles must "
                            f"have the same dtype")
     cmd = klr_accum(fn, reduce_cmd, _ALL_CMDS[:4])
-    red = ast.AluOp.bypass if reduce_op is None else chk.alu_op(fn, "reduce_op", reduce_op, allowed=ACTIVATE2_REDUCE_OPS)
+    red = ast.AluOp.bypass if reduce_op is None else chk.alu_op(fn, "reduce_op", reduce_op,
+                                                                allowed=ACTIVATE2_REDUCE_OPS)
     if red is ast.AluOp.bypass and (reduce_res is not None or cmd is not ast.AccumCmd.Idle):
         raise kernel_error("nisa.activate2: a reduction (reduce_res / reduce_cmd) needs reduce_op")
     res = None if reduce_res is None else chk.reduce_tile(fn, "reduce_res", reduce_res, x)

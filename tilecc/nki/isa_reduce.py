@@ -5,7 +5,8 @@ Contract as tilecc/nki/isa.py. Documented restrictions checked here (NKI docstri
 tensor_reduce reduces "the last contiguous free dimension(s) ending at the final dim", never
 axis 0, negate only for arithmetic ops, at most 4 axes (KLR TensorSubDim X..XYZW);
 tensor_partition_reduce op in {add, max, bitwise_or, bitwise_and} (+ average), a one-
-partition dst, and (birverifier, klr-bir.md) partition and element counts in multiples of 32; tensor_scalar_reduce reduce_op in {add, multiply, max, min}, op0 arithmetic;
+partition dst, and (birverifier, klr-bir.md) partition and element counts in multiples of
+32; tensor_scalar_reduce reduce_op in {add, multiply, max, min}, op0 arithmetic;
 tensor_scalar_cumulative op1 in {add, subtract, multiply, max, min}, no int32/uint32 tiles.
 """
 

@@ -321,13 +321,14 @@ class NkiTensor:
         """NKI 2.x explicit access pattern on a whole tensor: [[step, num], ...] in elements,
         the partition pair first (on chip its step is the row length, one partition), and an
         element `offset` from the tensor's start. Indirect (dynamic) offsets are not supported."""
-        if scalar_offset is not None or vector_offset is not None or indirect_dim is not None or dtype is not None:
+        if any(v is not None for v in (scalar_offset, vector_offset, indirect_dim, dtype)):
             raise kernel_error("tensor.ap(): indirect offsets and dtype reinterpretation are not "
                                "supported by tilecc")
         if self.shape != self.alloc.shape or self.offset or self.par_start:
             raise kernel_error("tensor.ap() applies to a whole tensor, not to a view of it")
         pairs = [tuple(pair) for pair in pattern] if isinstance(pattern, (list, tuple)) else []
-        if not pairs or any(len(p) != 2 or not all(isinstance(v, int) for v in p) or p[1] <= 0 for p in pairs):
+        if not pairs or any(len(p) != 2 or not all(isinstance(v, int) for v in p) or p[1] <= 0
+                            for p in pairs):
             raise kernel_error(f"tensor.ap(): pattern is a list of [step, num] int pairs, got {pattern!r}")
         alloc, row = self.alloc, self.alloc.free_size
         extent = [offset + sum(min(0, s * (n - 1)) for s, n in pairs),
