@@ -3,8 +3,8 @@
 Contract: `trace_kernel(fn, *args, **kwargs)` calls the kernel function once with every
 array-like argument (anything with .shape and .dtype: numpy arrays, `ArgSpec`) replaced by
 an HBM input tensor named after its parameter, other arguments passed through as
-compile-time constants, and returns a `TracedKernel` (the KLR Kernel plus the logical shapes
-of its inputs and outputs). `simulate(kernel)(*arrays)` uses NKI's simulator convention:
+compile-time constants, and returns a `TracedKernel` (the KLR Kernel, the logical shape of
+each output, and which outputs the kernel returned). `simulate(kernel)(*arrays)` uses NKI's simulator convention:
 numpy inputs in, numpy outputs out (one array, or a tuple when the kernel returns several),
 after KLR -> BIR codegen, the BIR verifier and the BIR machine simulator.
 `jit(fn)` wraps a function so that calling it with numpy arrays does the same.
@@ -37,7 +37,6 @@ class ArgSpec:
 @dataclass(slots=True)
 class TracedKernel:
     kernel: ast.Kernel
-    input_shapes: dict[str, tuple[int, ...]]     # KLR input name -> logical shape
     output_shapes: list[tuple[int, ...]]         # logical shape of each kernel output
     returned_names: list[str]                    # the returned tensors, in return order
     returns_tuple: bool
@@ -54,7 +53,6 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
     except TypeError as err:
         raise TileccError(f"kernel {target.__name__}: {err}") from None
     trace = Trace(f"{target.__module__}.{target.__qualname__}")
-    shapes: dict[str, tuple[int, ...]] = {}
     with tracing(trace):
         call_args: dict[str, object] = {}
         for name, value in bound.arguments.items():
@@ -69,17 +67,15 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
             if not shape:
                 raise TileccError(f"kernel {target.__name__}: argument {name} is a 0-d array; "
                                   f"pass scalars as Python numbers")
-            view = trace.add_input(name, shape, dtype)
-            shapes[view.name] = shape
-            call_args[name] = view
+            call_args[name] = trace.add_input(name, shape, dtype)
         result = target(**call_args)
         kernel = trace.finish(result, lambda message: _at_definition(target, message))
     output_shapes = [trace.allocation(t.name).shape for t in kernel.outputs]
     if result is None:
         returned = [t.name for t in kernel.outputs]
-        return TracedKernel(kernel, shapes, output_shapes, returned, len(returned) > 1)
+        return TracedKernel(kernel, output_shapes, returned, len(returned) > 1)
     results = list(result) if isinstance(result, (tuple, list)) else [result]
-    return TracedKernel(kernel, shapes, output_shapes, [r.name for r in results],
+    return TracedKernel(kernel, output_shapes, [r.name for r in results],
                         isinstance(result, (tuple, list)))
 
 
@@ -127,8 +123,8 @@ def simulate(kernel: Callable[..., Any], backend: str = "bir") -> Callable[..., 
             expected = dtype_info(canonical_dtype(value.dtype)).numpy  # type: ignore[attr-defined]
             arrays[tensor.name] = np.asarray(value, dtype=expected)
         outputs = dict(zip((t.name for t in traced.kernel.outputs), run_traced(traced, arrays, backend)))
-        target_result = [outputs[name] for name in traced.returned_names]
-        return tuple(target_result) if traced.returns_tuple else target_result[0]
+        returned = [outputs[name] for name in traced.returned_names]
+        return tuple(returned) if traced.returns_tuple else returned[0]
     return run
 
 
