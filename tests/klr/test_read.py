@@ -105,7 +105,33 @@ def _head_doc() -> dict[str, Any]:
     x = k.make_tensor("x", k.Dtype.float32, (128, 8), k.Memory.sbuf)
     kern = k.Kernel("h", [a], [], [k.NcDmaCopy(x, a),
                                     k.TensorScalar(x, x, k.Immediate(1.0), k.AluOp.add)])
-    return kernel_to_doc(kern)
+    doc = kernel_to_doc(kern)
+    (block,) = doc["body"]
+    doc["body"] = block["body"]  # the flat statement list, which the reader also takes
+    return doc
+
+
+def test_head_blocks_are_concatenated_and_located() -> None:
+    doc = kernel_to_doc(read_kernel_doc(_head_doc()))
+    assert [b["label"] for b in doc["body"]] == ["entry"]
+    stmts = doc["body"][0]["body"]
+    assert stmts[0]["oper"]["pos"] == {"line": 0, "column": 0}
+    doc["body"] = [{"label": "a", "body": stmts[:1]}, {"label": "b", "body": stmts[1:]}]
+    kern = read_kernel_doc(doc)
+    assert [type(op).__name__ for op in kern.body] == ["NcDmaCopy", "TensorScalar"]
+    doc["body"][1]["body"][0]["oper"]["op"]["tensorScalar"]["op0"] = "plus"
+    with pytest.raises(ParseError) as info:
+        read_kernel_doc(doc, "k.json")
+    assert info.value.field == "body[1].body[0].oper.op.tensorScalar.op0"
+    doc["body"][1]["label"] = 7
+    with pytest.raises(ParseError) as info:
+        read_kernel_doc(doc, "k.json")
+    assert info.value.field == "body[1].label"
+
+
+def test_none_options_are_omitted() -> None:
+    text = write_kernel_json(read_kernel_doc(_head_doc()))
+    assert "null" not in text and '"imm1"' not in text and '"parOffset"' not in text
 
 
 def test_head_pattern_free_offset_in_bytes_and_bir_pattern() -> None:

@@ -1,7 +1,7 @@
 """Decoding KLR HEAD's Lean-derived JSON into `klr.ast` (used by `klr.read`).
 
 Contract: `HeadReader().kernel(doc)` returns a Kernel or raises `Bad` whose `path()` is
-the location inside the document (`body[3].oper.op.tensorScalar.op0`). The success path
+the location inside the document (`body[0].body[3].oper.op.tensorScalar.op0`). The success path
 builds no path strings: a field reader that fails raises Bad, and every enclosing object
 or list appends its key while the exception propagates. Operator fields are decoded from
 the dataclass annotations of `klr.ast` (`AluOp | None` = Lean `Option AluOp`); the JSON key
@@ -177,8 +177,26 @@ class HeadReader:
         name = field(obj, "name", read_str)
         inputs = field(obj, "inputs", lambda v: self.list_of(v, self.kernel_arg))
         outputs = field(obj, "outputs", lambda v: self.list_of(v, self.kernel_arg))
-        body = field(obj, "body", lambda v: self.list_of(v, self.stmt))
+        body = field(obj, "body", self.body)
         return k.Kernel(name, inputs, outputs, body)
+
+    def body(self, value: Any) -> list[k.Operator]:
+        """KLR HEAD's `List Block` (each {label, body: [Stmt]}), or a plain `[Stmt]`.
+
+        Blocks are concatenated in order: without branch operators (none is supported)
+        control falls through from one block to the next.
+        """
+        if not isinstance(value, list):
+            raise Bad(f"expected an array, found {json_type(value)}")
+        ops: list[k.Operator] = []
+        for i, item in enumerate(value):
+            if isinstance(item, dict) and "label" in item:
+                at(i, lambda b: at("label", read_str, b.get("label")), item)
+                ops += at(i, lambda b: field(b, "body", lambda v: self.list_of(v, self.stmt)),
+                          item)
+            else:
+                ops.append(at(i, self.stmt, item))
+        return ops
 
     def list_of(self, value: Any, read: Callable[[Any], Any]) -> list[Any]:
         if not isinstance(value, list):

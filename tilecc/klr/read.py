@@ -5,9 +5,11 @@ Contract:
   `write_kernel_json(kernel)` writes the HEAD form; read(write(k)) == k.
 - HEAD form (Lean's deriving handlers): a structure is an object keyed by field name, a
   nullary constructor a string, a constructor with fields `{"ctor": {...}}`, `Option`
-  null (or a missing key). Kernel {name, inputs, outputs, body}; a statement is
-  `{"oper": {"op": Operator}}` (other keys of the statement, e.g. a source position, are
-  ignored); a TensorRef is `{"abstract": Access}`; Immediate `{"int": {"i": n}}` /
+  null or a missing key (the writer omits `none`, as Lean's handler does). Kernel {name,
+  inputs, outputs, body}; body is a list of blocks {label, body: [Stmt]} (concatenated in
+  order; a plain list of statements is read too; the writer emits one block "entry"); a
+  statement is `{"oper": {"op": Operator, "name"?, "pos"}}` (name and pos are ignored;
+  the writer writes pos line 0); a TensorRef is `{"abstract": Access}`; Immediate `{"int": {"i": n}}` /
   `{"float": {"f": x}}`; AccessPattern.freeOffset is in BYTES (as KLR), converted to
   elements. Floats may be the strings "inf", "-inf", "nan"; float immediates are rounded
   to float32, int immediates must fit Int32. Key order never matters.
@@ -82,6 +84,8 @@ def is_klr0012_doc(doc: Any) -> bool:
 
 # ---------------------------------------------------------------- writer (HEAD form)
 
+BLOCK_LABEL = "entry"
+
 def write_kernel_json(kernel: k.Kernel) -> str:
     return json.dumps(kernel_to_doc(kernel), separators=(",", ":"))
 
@@ -91,7 +95,9 @@ def kernel_to_doc(kernel: k.Kernel) -> dict[str, Any]:
         "name": kernel.name,
         "inputs": [_w_tensor(t) for t in kernel.inputs],
         "outputs": [_w_tensor(t) for t in kernel.outputs],
-        "body": [{"oper": {"op": _w_operator(op)}} for op in kernel.body],
+        "body": [{"label": BLOCK_LABEL, "body": [
+            {"oper": {"op": _w_operator(op), "pos": {"line": 0, "column": 0}}}
+            for op in kernel.body]}],
     }
 
 
@@ -107,9 +113,18 @@ def _w_tensor(t: k.TensorName) -> dict[str, Any]:
     a = t.address
     return {"name": t.name, "dtype": t.dtype.name,
             "shape": {"parDim": t.shape.par_dim, "freeDims": list(t.shape.free_dims)},
-            "address": {"name": a.name, "memory": a.memory.name, "parSize": a.par_size,
-                        "freeSize": a.free_size, "parOffset": a.par_offset,
-                        "freeOffset": a.free_offset, "isShared": a.is_shared}}
+            "address": _w_address(a)}
+
+
+def _w_address(a: k.Address) -> dict[str, Any]:
+    doc: dict[str, Any] = {"name": a.name, "memory": a.memory.name, "parSize": a.par_size,
+                           "freeSize": a.free_size}
+    if a.par_offset is not None:
+        doc["parOffset"] = a.par_offset
+    if a.free_offset is not None:
+        doc["freeOffset"] = a.free_offset
+    doc["isShared"] = a.is_shared
+    return doc
 
 
 def _w_pairs(pairs: tuple[k.APPair, ...]) -> list[dict[str, int]]:
@@ -146,8 +161,6 @@ def _w_operand(o: k.Operand) -> dict[str, Any]:
 
 
 def _w_value(v: Any, kind: str) -> Any:
-    if v is None:
-        return None
     if kind == "TensorRef":
         return _w_ref(v)
     if kind == "Operand":
@@ -164,6 +177,10 @@ def _w_value(v: Any, kind: str) -> Any:
 
 def _w_operator(op: k.Operator) -> dict[str, Any]:
     spec = HeadReader.OPERATORS[type(op)]
-    return {k.OPERATOR_CTOR[type(op)]: {
-        key: _w_value(getattr(op, attr), kind) for attr, key, kind, _ in spec}}
+    fields = {}
+    for attr, key, kind, _ in spec:
+        value = getattr(op, attr)
+        if value is not None:
+            fields[key] = _w_value(value, kind)
+    return {k.OPERATOR_CTOR[type(op)]: fields}
 
