@@ -4,7 +4,8 @@ Contract: `Trace` is the state behind nki.language / nki.isa while a kernel body
 (`active_trace()`); calling those APIs outside a trace is a KernelError. Every NKI
 instruction appends exactly one KLR statement (an activation with a scalar bias adds the
 MemSet that fills its [P, 1] bias tile first). `finish` turns the kernel's return value into
-the Kernel's outputs.
+the Kernel's outputs: the returned HBM tensors, then every kernel argument the body writes
+(a kernel that returns None has the arguments it writes as its results).
 
 Mapping to KLR (tilecc/klr/ast.py): every tensor becomes a TensorName of shape
 (par_dim, free_dims): on chip the partition dim and the other dims in order; in HBM the
