@@ -17,6 +17,7 @@ erf is evaluated with the Abramowitz-Stegun 7.1.26 rational form in float64 (|er
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Union
 
 import numpy as np
 
@@ -24,7 +25,8 @@ from tilecc.bir.enums import ActivationFunctionType as Act
 from tilecc.errors import SimError
 
 F32 = np.float32
-ActFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+# a unary numpy ufunc, or fn(x, alpha) for the functions built from several steps
+ActFn = Union[np.ufunc, Callable[[np.ndarray, np.ndarray], np.ndarray]]
 
 _SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
@@ -72,16 +74,16 @@ ACTIVATION_TABLE: dict[Act, ActFn] = {
     Act.Lrelu: lambda x, a: np.where(x >= 0, x, x * a),
     Act.Prelu: lambda x, a: np.where(x >= 0, x, x * a),
     Act.Sigmoid: lambda x, a: _sigmoid(x),
-    Act.Tanh: lambda x, a: np.tanh(x),
-    Act.Exp: lambda x, a: np.exp(x),
+    Act.Tanh: np.tanh,
+    Act.Exp: np.exp,
     Act.Softplus: lambda x, a: np.logaddexp(F32(0.0), x),
-    Act.Sqrt: lambda x, a: np.sqrt(x),
+    Act.Sqrt: np.sqrt,
     Act.Rsqrt: lambda x, a: F32(1.0) / np.sqrt(x),
-    Act.Ln: lambda x, a: np.log(x),
+    Act.Ln: np.log,
     Act.Erf: lambda x, a: erf(x).astype(F32),
-    Act.Sin: lambda x, a: np.sin(x),
-    Act.Arctan: lambda x, a: np.arctan(x),
-    Act.Sign: lambda x, a: np.sign(x),
+    Act.Sin: np.sin,
+    Act.Arctan: np.arctan,
+    Act.Sign: np.sign,
     Act.Gelu: lambda x, a: x * _phi_cdf(x),
     Act.Mish: lambda x, a: x * np.tanh(np.logaddexp(F32(0.0), x)),
     Act.Gelu_apprx_tanh: lambda x, a: _gelu_apprx_tanh(x),
@@ -90,7 +92,7 @@ ACTIVATION_TABLE: dict[Act, ActFn] = {
     Act.Derivative_Gelu: lambda x, a: _phi_cdf(x) + x * (
         F32(_INV_SQRT_2PI) * np.exp(F32(-0.5) * x * x)),
     Act.Derivative_Erf: lambda x, a: F32(2.0 / np.sqrt(np.pi)) * np.exp(-x * x),
-    Act.Abs: lambda x, a: np.abs(x),
+    Act.Abs: np.abs,
     Act.Reciprocal: lambda x, a: F32(1.0) / x,
     Act.Abs_reciprocal_sqrt: lambda x, a: F32(1.0) / np.sqrt(np.abs(x)),
     Act.Silu: lambda x, a: x * _sigmoid(x),
@@ -99,10 +101,15 @@ ACTIVATION_TABLE: dict[Act, ActFn] = {
 }
 
 
-def apply_activation(func: Act, x: np.ndarray, alpha: np.ndarray | float = 0.0) -> np.ndarray:
+def apply_activation(func: Act, x: np.ndarray, alpha: np.ndarray | float = 0.0,
+                     out: np.ndarray | None = None) -> np.ndarray:
     """func(x) in float32 (alpha: scalar or broadcastable per-partition slope); SimError
-    for a function the engine model does not have."""
+    for a function the engine model does not have. With `out` (a float32 array of x's
+    shape) a single-ufunc function writes there directly; the result is returned either way."""
     if (fn := ACTIVATION_TABLE.get(func)) is None:
         raise SimError(f"activation function {func.name} is not implemented by the simulator")
-    with np.errstate(all="ignore"):
-        return np.asarray(fn(x, np.asarray(alpha, F32)), dtype=F32)
+    if isinstance(fn, np.ufunc):
+        if out is not None and out.dtype == F32 and out.shape == x.shape:
+            return fn(x, out=out)
+        return np.asarray(fn(x), dtype=F32)
+    return np.asarray(fn(x, np.asarray(alpha, F32)), dtype=F32)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilecc.bir.enums import AluOpType
 from tilecc.errors import SimError
 
 AluFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -162,8 +163,14 @@ ALU_TABLE: dict[str, AluEntry] = {
 }
 
 
+# the same entries keyed by AluOpType member (the executors' hot path)
+ALU_BY_OP: dict[AluOpType, AluEntry] = {op: ALU_TABLE[op.name] for op in AluOpType}
+
+
 def alu_entry(op: object) -> AluEntry:
     """The entry of a BIR AluOpType member (or its name); SimError for an unknown op."""
+    if (entry := ALU_BY_OP.get(op)) is not None:  # type: ignore[call-overload]
+        return entry
     name = getattr(op, "name", op)
     if not isinstance(name, str) or (entry := ALU_TABLE.get(name)) is None:
         raise SimError(f"ALU op {name!r} is not implemented by the simulator")
@@ -199,8 +206,22 @@ def apply_alu(entry: AluEntry, x: np.ndarray | float, y: np.ndarray | float) -> 
         if like.kind not in "iu":
             raise SimError(f"bitvec op {entry.name} needs integer data, got {xa.dtype}")
         return entry.fn(to_bits(xa, like), to_bits(ya, like))
-    with np.errstate(all="ignore"):
-        return np.asarray(entry.fn(to_f32(x), to_f32(y)), dtype=F32)
+    # float warnings (x / 0, inf - inf) are the semantics, silenced by `simulate` for speed
+    return np.asarray(entry.fn(to_f32(x), to_f32(y)), dtype=F32)
+
+
+def apply_alu_into(entry: AluEntry, x: np.ndarray | np.generic, y: np.ndarray | np.generic,
+                   out: np.ndarray) -> bool:
+    """`apply_alu` straight into a float32 destination view when the op is one numpy ufunc
+    and the operands broadcast to exactly `out`'s shape (saves a temporary and a copy);
+    False when it cannot, and nothing was written."""
+    if entry.kind != "arith" or not isinstance(entry.fn, np.ufunc) or out.dtype != F32:
+        return False
+    xa, ya = to_f32(x), to_f32(y)
+    if np.broadcast_shapes(xa.shape, ya.shape) != out.shape:
+        return False
+    entry.fn(xa, ya, out=out)
+    return True
 
 
 def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -214,27 +235,26 @@ def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.n
         raise SimError(f"ALU op {entry.name} is not a reduction op")
     if not axes:
         return data if entry.kind == "bitvec" else to_f32(data)
-    with np.errstate(all="ignore"):
-        if entry.kind == "bitvec":
-            if data.dtype.kind not in "iu":
-                raise SimError(f"bitvec reduction {entry.name} needs integer data, got {data.dtype}")
-            assert entry.ufunc is not None
-            return entry.ufunc.reduce(data, axis=axes)
-        values = to_f32(data)
-        if entry.name == "average":
-            return np.mean(values, axis=axes, dtype=F32)
-        if entry.name in ("abs_max", "abs_min"):
-            return entry.ufunc.reduce(np.abs(values), axis=axes)  # type: ignore[union-attr]
-        if entry.ufunc is not None:
-            folded = entry.ufunc.reduce(values, axis=axes)
-            if entry.name in ("max", "min"):
-                folded = _fold_zero_sign(values, axes, folded, entry.name == "max")
-            return folded
-        flat = _move_to_back(values, axes)
-        acc = flat[..., 0]
-        for i in range(1, flat.shape[-1]):
-            acc = apply_alu(entry, acc, flat[..., i])
-        return acc
+    if entry.kind == "bitvec":
+        if data.dtype.kind not in "iu":
+            raise SimError(f"bitvec reduction {entry.name} needs integer data, got {data.dtype}")
+        assert entry.ufunc is not None
+        return entry.ufunc.reduce(data, axis=axes)
+    values = to_f32(data)
+    if entry.name == "average":
+        return np.mean(values, axis=axes, dtype=F32)
+    if entry.name in ("abs_max", "abs_min"):
+        return entry.ufunc.reduce(np.abs(values), axis=axes)  # type: ignore[union-attr]
+    if entry.ufunc is not None:
+        folded = entry.ufunc.reduce(values, axis=axes)
+        if entry.name in ("max", "min"):
+            folded = _fold_zero_sign(values, axes, folded, entry.name == "max")
+        return folded
+    flat = _move_to_back(values, axes)
+    acc = flat[..., 0]
+    for i in range(1, flat.shape[-1]):
+        acc = apply_alu(entry, acc, flat[..., i])
+    return acc
 
 
 def _fold_zero_sign(values: np.ndarray, axes: tuple[int, ...], folded: np.ndarray,

@@ -57,9 +57,7 @@ def convert(values: np.ndarray, dst: np.dtype) -> np.ndarray:
         return values
     if is_int(dst) and not is_int(values.dtype):
         info = np.iinfo(dst)
-        with np.errstate(invalid="ignore"):
-            wide = np.rint(values.astype(np.float64))
-            wide = np.where(np.isnan(wide), 0.0, wide)
-            return np.clip(wide, info.min, info.max).astype(dst)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return values.astype(dst)
+        wide = np.rint(values.astype(np.float64))
+        wide = np.where(np.isnan(wide), 0.0, wide)
+        return np.clip(wide, info.min, info.max).astype(dst)
+    return values.astype(dst)

@@ -35,8 +35,8 @@ from tilecc.bir.inst import (AccessPattern, Argument, Immediate, Inst, InstActiv
                              InstTensorScalarPtr, InstTensorTensor, Program)
 from tilecc.errors import SimError
 from tilecc.sim.activation import apply_activation
-from tilecc.sim.alu import (ALU_TABLE, AluEntry, alu_entry, apply_alu, fold_rows, reduce_alu,
-                            to_f32)
+from tilecc.sim.alu import (ALU_TABLE, AluEntry, alu_entry, apply_alu, apply_alu_into, fold_rows,
+                            reduce_alu, to_f32)
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.machine import Machine
 
@@ -62,6 +62,14 @@ def write(m: Machine, ap: AccessPattern, values: Value) -> None:
                            f"to {ap.memref!r}")
         values = values.reshape(view.shape)
     view[...] = convert(values, view.dtype)
+
+
+def write_stage(m: Machine, ap: AccessPattern, entry: AluEntry, data: Value,
+                operand: Value | np.generic, reverse: bool) -> None:
+    """The last ALU stage of an instruction, computed into its destination when it can."""
+    x, y = (operand, data) if reverse else (data, operand)
+    if not apply_alu_into(entry, x, y, m.view(ap, write=True)):
+        write(m, ap, stage(entry, data, operand, reverse))
 
 
 def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
@@ -118,6 +126,7 @@ def accumulate(regs: Value, lane: slice, cmd: Acc, entry: AluEntry, rows: Value,
 def exec_activation(m: Machine, inst: InstActivation) -> None:
     dst = inst.outs[0]
     src = read(m, inst.ins[0], "activation input")
+    target: Value | None = None
     if inst.is_activate2:
         rest = inst.ins[1:4]
         if len(rest) != 3:
@@ -133,11 +142,13 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
             scale, acc_args = scalar(m, inst.ins[2], src), inst.ins[3:]
         else:
             scale, acc_args = F32(inst.scale), inst.ins[2:]
-        with np.errstate(all="ignore"):
-            pre = to_f32(src) * to_f32(scale) + to_f32(bias)
-        out = apply_activation(inst.func, pre, inst.alpha)
+        pre = np.multiply(to_f32(src), to_f32(scale), dtype=F32)
+        pre += to_f32(bias)
+        target = m.view(dst, write=True)
+        out = apply_activation(inst.func, pre, inst.alpha, out=target)
         reduce_entry = ALU_TABLE["add"]
-    write(m, dst, out)
+    if out is not target:
+        write(m, dst, out)
     lane = lanes(m, dst)
     accumulate(m.act_acc, lane, inst.acc, reduce_entry, rows_of(out))
     for arg in acc_args:
@@ -163,8 +174,7 @@ def drain_accumulator(m: Machine, inst: Inst, regs: Value) -> None:
 
 def exec_reciprocal(m: Machine, inst: InstReciprocal) -> None:
     src = read(m, inst.ins[0], "reciprocal input")
-    with np.errstate(all="ignore"):
-        write(m, inst.outs[0], F32(1.0) / to_f32(src))
+    write(m, inst.outs[0], F32(1.0) / to_f32(src))
 
 
 def exec_exponential(m: Machine, inst: InstExponential) -> None:
@@ -173,8 +183,7 @@ def exec_exponential(m: Machine, inst: InstExponential) -> None:
     src = read(m, inst.ins[2], "exponential input")
     max_value = scalar(m, inst.ins[0], src)
     init = scalar(m, inst.ins[1], src)
-    with np.errstate(all="ignore"):
-        out = np.exp(to_f32(src) - to_f32(max_value))
+    out = np.exp(to_f32(src) - to_f32(max_value))
     dst = inst.outs[0]
     write(m, dst, out)
     init_lanes = np.broadcast_to(to_f32(init).reshape(-1), (src.shape[0],))
@@ -209,13 +218,17 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
     data = read(m, inst.ins[0], "tensor-scalar input")
     op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
     s0 = scalar(m, inst.ins[1], data)
+    if (not inst.is_scalar_tensor_tensor and len(inst.outs) == 1 and len(inst.ins) == 2
+            and op1.name == "bypass"):  # one stage: straight into the destination
+        write_stage(m, inst.outs[0], op0, data, s0, inst.reverse0)
+        return None
     tmp = stage(op0, data, s0, inst.reverse0)
     if inst.is_scalar_tensor_tensor:
         other = read(m, inst.ins[2], "scalar-tensor-tensor second tensor")
         if other.shape != data.shape:
             raise SimError(f"scalar-tensor-tensor tensors differ in shape: {data.shape} "
                            f"vs {other.shape}")
-        write(m, inst.outs[0], stage(op1, tmp, other, inst.reverse1))
+        write_stage(m, inst.outs[0], op1, tmp, other, inst.reverse1)
         return None
     if len(inst.outs) == 2:  # tensor_scalar_reduce: dst, then the [P,1] fold of each row
         write(m, inst.outs[0], tmp)
@@ -225,8 +238,9 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
         write(m, inst.outs[1], -red if inst.negate_second_output else red)
         return None
     if len(inst.ins) > 2:
-        tmp = stage(op1, tmp, scalar(m, inst.ins[2], data), inst.reverse1)
-    elif op1.name != "bypass":
+        write_stage(m, inst.outs[0], op1, tmp, scalar(m, inst.ins[2], data), inst.reverse1)
+        return None
+    if op1.name != "bypass":
         raise SimError(f"op1 {op1.name} has no second scalar operand")
     write(m, inst.outs[0], tmp)
     return None
@@ -297,8 +311,7 @@ _ACCUMULATE_EXACT = frozenset({"add", "mult", "elemwise_mul"})
 def running_fold(op: AluEntry, reg: Value, t: Value, reverse: bool) -> Value:
     if op.name in _ACCUMULATE_EXACT and op.ufunc is not None:
         seeded = np.concatenate([reg.reshape(-1, 1), t], axis=1)
-        with np.errstate(all="ignore"):
-            return op.ufunc.accumulate(seeded, axis=1, dtype=F32)[:, 1:]
+        return op.ufunc.accumulate(seeded, axis=1, dtype=F32)[:, 1:]
     out = np.empty(t.shape, F32)
     for i in range(t.shape[1]):
         reg = stage(op, t[:, i], reg, reverse)
@@ -313,7 +326,7 @@ def exec_tensor_tensor(m: Machine, inst: InstTensorTensor) -> None:
     b = read(m, inst.ins[1], "tensor_tensor second input")
     if a.shape != b.shape:
         raise SimError(f"tensor_tensor inputs differ in shape: {a.shape} vs {b.shape}")
-    write(m, inst.outs[0], apply_alu(alu_entry(inst.op), a, b))
+    write_stage(m, inst.outs[0], alu_entry(inst.op), a, b, False)
 
 
 def exec_memset(m: Machine, inst: InstMemset) -> None:
@@ -415,8 +428,9 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
                            f"the kernel expects {dtype}{list(tensor.shape)}")
         hbm = hbm_elements(m, tensor.name, value.size)
         hbm[...] = value.reshape(hbm.shape)
-    for inst in program.instructions:
-        execute(m, inst)
+    with np.errstate(all="ignore"):  # inf / NaN results are the machine's semantics
+        for inst in program.instructions:
+            execute(m, inst)
     outputs: dict[str, np.ndarray] = {}
     for tensor in program.outputs:
         size = int(np.prod(tensor.shape))

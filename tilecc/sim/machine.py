@@ -1,11 +1,14 @@
 """State of the simulated NeuronCore and the access-pattern views into it.
 
 Invariants:
-- SBUF is 128 partitions x 192 KiB (0x30000 bytes) and PSUM 128 x 16 KiB, each one numpy
-  byte array [partition, byte]; every SB / PSUM MemoryLocation of a program is placed at
-  partition 0 of its memory and a free-byte range of its own (a bump allocator, 64-byte
-  aligned); a program that does not fit raises SimError. HBM locations are byte arrays of
-  their own, [partitions, bytes_per_partition].
+- SBUF is 128 partitions x 192 KiB (0x30000 bytes) and PSUM 128 x 16 KiB of bytes; every
+  SB / PSUM MemoryLocation of a program is placed at partition 0 and a column (byte) range
+  of its own in every partition (a bump allocator, 64-byte aligned); a program that does
+  not fit raises SimError. Each memory is one flat numpy byte array stored column-block
+  major: the bytes of columns base..end of all 128 partitions are one contiguous
+  [128, end - base] block, so a tile is as compact in host memory as a numpy array of its
+  shape (partition rows 192 KiB apart would thrash the host's caches and TLB). HBM
+  locations are byte arrays of their own, [partitions, bytes_per_partition].
 - A BIR AccessPattern (bir/inst.py) becomes a numpy view with np.ndarray(buffer=...,
   strides=...): the partition pair first, then one axis per [step, num] free pair, offsets
   in elements of the access dtype. No copy, no Python loop per element or partition.
@@ -46,11 +49,22 @@ class Placement:
     """Where a MemoryLocation lives: its byte array, first byte and row geometry."""
 
     loc: MemoryLocation
-    data: np.ndarray  # uint8 [partitions, bytes]
+    data: np.ndarray  # uint8 [partitions, bytes] of this location alone
     written: np.ndarray | None  # byte mask like data (0xff = written), None = not tracked (HBM)
-    base: int  # first byte of the location within each partition row
+    base: int  # the location's first column (byte) in every SBUF / PSUM partition
     itemsize: int
     row: int  # elements per partition
+
+
+@dataclass(slots=True)
+class CachedView:
+    """The data and init-mask views of one access object, and whether it is all written."""
+
+    ap: AccessPattern
+    view: np.ndarray
+    mask: np.ndarray
+    full: int
+    initialised: bool
 
 
 def _allowed_start(start: int, count: int) -> bool:
@@ -70,36 +84,38 @@ class Machine:
     def reset(self) -> None:
         """Back to power-on; SBUF / PSUM are allocated once and only their used bytes cleared."""
         if not hasattr(self, "sbuf"):
-            self.sbuf = np.zeros((PARTITIONS, SBUF_BYTES), np.uint8)
-            self.psum = np.zeros((PARTITIONS, PSUM_BYTES), np.uint8)
-            self.sbuf_written = np.zeros((PARTITIONS, SBUF_BYTES), np.uint8)
-            self.psum_written = np.zeros((PARTITIONS, PSUM_BYTES), np.uint8)
+            self.sbuf = np.zeros(PARTITIONS * SBUF_BYTES, np.uint8)
+            self.psum = np.zeros(PARTITIONS * PSUM_BYTES, np.uint8)
+            self.sbuf_written = np.zeros(PARTITIONS * SBUF_BYTES, np.uint8)
+            self.psum_written = np.zeros(PARTITIONS * PSUM_BYTES, np.uint8)
             self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
         for kind, data, written in ((MemoryKind.SB, self.sbuf, self.sbuf_written),
                                     (MemoryKind.PSUM, self.psum, self.psum_written)):
-            used = self._next_free[kind]
-            data[:, :used] = 0
-            written[:, :used] = 0
+            used = PARTITIONS * self._next_free[kind]
+            data[:used] = 0
+            written[:used] = 0
         self.act_acc = np.zeros(PARTITIONS, np.float32)
         self.dve_acc = np.zeros(PARTITIONS, np.float32)
         self.placements: dict[str, Placement] = {}
+        self._views: dict[int, CachedView] = {}
         self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
 
     # ------------------------------------------------------------------ placement
 
     def place(self, loc: MemoryLocation) -> Placement:
-        """Give `loc` its bytes (SB / PSUM: the next free range of every partition)."""
+        """Give `loc` its bytes (SB / PSUM: the next free column range of every partition)."""
         if loc.name in self.placements:
             raise SimError(f"memory location {loc.name!r} is declared twice")
         itemsize = numpy_dtype(loc.dtype).itemsize
+        row = loc.bytes_per_partition // itemsize
         if loc.kind == MemoryKind.HBM:
             data = np.zeros((loc.partitions, loc.bytes_per_partition), np.uint8)
-            placement = Placement(loc, data, None, 0, itemsize, loc.bytes_per_partition // itemsize)
+            placement = Placement(loc, data, None, 0, itemsize, row)
         else:
             if loc.partitions > PARTITIONS:
                 raise SimError(f"memory location {loc.name!r} has {loc.partitions} partitions "
                                f"(at most {PARTITIONS})")
-            data, written, capacity = (
+            flat, flat_written, capacity = (
                 (self.sbuf, self.sbuf_written, SBUF_BYTES) if loc.kind == MemoryKind.SB
                 else (self.psum, self.psum_written, PSUM_BYTES))
             base = self._next_free[loc.kind]
@@ -109,8 +125,11 @@ class Machine:
                                f"per partition) does not fit in {loc.kind.name}: bytes "
                                f"{base}..{end - 1} of {capacity}")
             self._next_free[loc.kind] = -(-end // ALIGN) * ALIGN
-            placement = Placement(loc, data, written, base, itemsize,
-                                  loc.bytes_per_partition // itemsize)
+            # columns base..end of all 128 partitions, stored as one [128, bytes] block
+            block = slice(PARTITIONS * base, PARTITIONS * end)
+            shape = (PARTITIONS, loc.bytes_per_partition)
+            placement = Placement(loc, flat[block].reshape(shape),
+                                  flat_written[block].reshape(shape), base, itemsize, row)
         self.placements[loc.name] = placement
         return placement
 
@@ -125,25 +144,35 @@ class Machine:
         """The numpy view of `ap` (shape: partitions, then each free pair's num).
 
         Reading a never-written byte raises SimError; `write=True` marks the bytes written
-        (the caller assigns through the view right after).
+        (the caller assigns through the view right after). Views are cached per access
+        object until reset; since bytes only ever go from unwritten to written, an access
+        found (or made) fully written is not checked again.
         """
-        pl = self.placement(ap.memref)
-        geometry = self._geometry(pl, ap)
-        dtype = numpy_dtype(ap.dtype)
-        shape, byte_offset, strides = geometry
-        view = np.ndarray(shape, dtype, buffer=pl.data, offset=byte_offset, strides=strides)
-        if pl.written is not None:
-            # the mask has the data's geometry, as unsigned integers of the same size:
-            # an element is initialised when all its bytes are 0xff
-            mask_dtype = _MASK_DTYPES[dtype.itemsize]
-            mask = np.ndarray(shape, mask_dtype, buffer=pl.written, offset=byte_offset,
-                              strides=strides)
-            full = np.iinfo(mask_dtype).max
+        entry = self._views.get(id(ap))
+        if entry is None or entry.ap is not ap:
+            entry = self._make_view(ap)
+            self._views[id(ap)] = entry
+        if not entry.initialised:
             if write:
-                mask[...] = full
-            elif mask.size and mask.min() != full:
-                raise SimError(self._uninitialised(ap, mask != full))
-        return view
+                entry.mask[...] = entry.full
+            elif entry.mask.size and entry.mask.min() != entry.full:
+                raise SimError(self._uninitialised(ap, entry.mask != entry.full))
+            entry.initialised = True
+        return entry.view
+
+    def _make_view(self, ap: AccessPattern) -> CachedView:
+        pl = self.placement(ap.memref)
+        shape, byte_offset, strides = self._geometry(pl, ap)
+        dtype = numpy_dtype(ap.dtype)
+        view = np.ndarray(shape, dtype, buffer=pl.data, offset=byte_offset, strides=strides)
+        if pl.written is None:  # HBM: not tracked
+            return CachedView(ap, view, view, 0, True)
+        # the mask has the data's geometry, as unsigned integers of the same size: an
+        # element is initialised when all its bytes are 0xff
+        mask_dtype = _MASK_DTYPES[dtype.itemsize]
+        mask = np.ndarray(shape, mask_dtype, buffer=pl.written, offset=byte_offset,
+                          strides=strides)
+        return CachedView(ap, view, mask, int(np.iinfo(mask_dtype).max), False)
 
     def _geometry(self, pl: Placement, ap: AccessPattern
                   ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
@@ -184,7 +213,7 @@ class Machine:
                            f"the location's row holds 0..{row - 1}")
         shape = (pnum,) + tuple(num for _, num in free)
         strides = (row_bytes,) + tuple(step * pl.itemsize for step, _ in free)
-        byte_offset = start * row_bytes + pl.base + first * pl.itemsize
+        byte_offset = start * row_bytes + first * pl.itemsize
         return shape, byte_offset, strides
 
     def _hbm_geometry(self, pl: Placement, ap: AccessPattern
