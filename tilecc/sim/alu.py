@@ -36,6 +36,7 @@ from tilecc.errors import SimError
 AluFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 F32 = np.float32
+F32_DTYPE = np.dtype(np.float32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +180,8 @@ def alu_entry(op: object) -> AluEntry:
 
 def to_f32(x: np.ndarray | float | int) -> np.ndarray:
     """A value on an arithmetic ALU port: integers and narrow floats widened to float32."""
+    if type(x) is np.ndarray and x.dtype is F32_DTYPE:  # the hot path: no conversion
+        return x
     arr = np.asarray(x)
     if arr.dtype == F32:
         return arr
@@ -261,7 +264,7 @@ def _fold_zero_sign(values: np.ndarray, axes: tuple[int, ...], folded: np.ndarra
                     is_max: bool) -> np.ndarray:
     """A max fold that lands on zero is +0 if any +0 was folded (min: -0 if any -0)."""
     zero = folded == 0
-    if not np.any(zero):
+    if not zero.any():
         return folded
     wanted_sign = ~np.signbit(values) if is_max else np.signbit(values)
     present = np.any((values == 0) & wanted_sign, axis=axes)
