@@ -102,6 +102,7 @@ def reduce_scatter(x: Array, groups: list[list[int]], dim: int,
                    reduce_group: GroupReducer) -> Array:
     """Reduce over the group, then member k keeps chunk k of `dim`."""
     size = len(groups[0])
+    _scaled(x.shape[1:], dim, 1)  # range check
     if x.shape[1 + dim] % size:
         raise InterpError(f"reduce-scatter: dimension {dim} of size {x.shape[1 + dim]} does "
                           f"not split into {size} equal chunks")
@@ -117,6 +118,7 @@ def reduce_scatter(x: Array, groups: list[list[int]], dim: int,
 def all_to_all_array(x: Array, groups: list[list[int]], dim: int) -> Array:
     """Member k's chunk j of `dim` becomes member j's chunk k."""
     size = len(groups[0])
+    _scaled(x.shape[1:], dim, 1)  # range check
     if x.shape[1 + dim] % size:
         raise InterpError(f"all-to-all: dimension {dim} of size {x.shape[1 + dim]} does not "
                           f"split into {size} equal chunks")
@@ -177,6 +179,8 @@ def collective_broadcast(x: Array, groups: list[list[int]]) -> Array:
 
 def _scaled(dims: tuple[int, ...], dim: int, factor: int, value: int | None = None
             ) -> tuple[int, ...]:
+    if not 0 <= dim < len(dims):
+        raise InterpError(f"collective dimension {dim} is out of range for rank {len(dims)}")
     new = list(dims)
     new[dim] = value if value is not None else dims[dim] * factor
     return tuple(new)

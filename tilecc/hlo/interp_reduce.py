@@ -9,6 +9,8 @@ floats accumulate in f32 and round once). `tree_reduce` combines columns of (M, 
 pairwise with a callable that evaluates the reducer computation on whole lanes, so a
 reduction of K elements costs log2(K) vectorized calls; XLA requires reducers to be
 associative and commutative, which makes the pairing order irrelevant for them.
+`generic_reduce` folds short reductions (<= FOLD_LIMIT elements) left to right from the init
+value instead, XLA CPU's own order.
 `window_view` turns reduce-window into a reduce over the trailing window axes of a strided
 view (size, stride and non-negative padding; dilations are not supported).
 """
@@ -26,6 +28,10 @@ from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
 
 Array = np.ndarray
+FOLD_LIMIT = 64
+"""Reductions of at most this many elements fold left to right from the init value, in
+XLA CPU's order, so reducers that are not associative for every input (an argmax meeting
+NaN) agree with XLA; longer ones use the pairwise tree."""
 LaneCombiner = Callable[[list[Array], list[Array]], list[Array]]
 """combine(accumulators, elements) -> new accumulators, each a flat (lanes,) array."""
 
@@ -124,8 +130,12 @@ def generic_reduce(xs: list[Array], inits: list[Array], axes: tuple[int, ...],
     else:
         columns = [np.transpose(x, [0] + kept_axes + list(axes)).reshape(rows, count)
                    for x in xs]
-        reduced = tree_reduce(columns, combine)
-        results = combine(init_rows, reduced)
+        if count <= FOLD_LIMIT:
+            results = init_rows
+            for k in range(count):
+                results = combine(results, [c[:, k] for c in columns])
+        else:
+            results = combine(init_rows, tree_reduce(columns, combine))
     return [r.reshape((lanes,) + kept) for r in results]
 
 
