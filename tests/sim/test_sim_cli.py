@@ -69,13 +69,15 @@ def test_runs_and_writes_outputs_in_their_dtype(program_file, tmp_path, capsys):
     (lambda d: ["--input", f"a={d / 'f.npy'}", "--input", f"acc={d / 'f.npy'}"],
      "input 'a' is float32[128, 4]; the kernel expects bfloat16[128, 16]"),
     (lambda d: ["--input", f"a={d / 'missing.npy'}"], "missing.npy: cannot read"),
-    (lambda d: ["--input", f"a={d / 'junk.npy'}"], "not a .npy array for input 'a'"),
+    (lambda d: ["--input", f"a={d / 'junk.npy'}"], "not a .npy file (no NUMPY header) for input 'a'"),
+    (lambda d: ["--input", f"a={d / 'obj.npy'}"], "not a .npy array for input 'a'"),
     (lambda d: ["--input", "a"], "expected NAME=FILE.npy"),
     (lambda d: ["--input", f"acc={d / 'f.npy'}"], "missing input 'a'"),
 ])
 def test_bad_inputs_are_one_line_errors(program_file, tmp_path, capsys, make_args, message):
     np.save(tmp_path / "f.npy", np.zeros((128, 4), np.float32))
     (tmp_path / "junk.npy").write_bytes(b"not numpy")
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
     code = main(["sim", str(program_file), *make_args(tmp_path), "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert code == 1
@@ -88,3 +90,15 @@ def test_malformed_program_is_a_parse_error(tmp_path, capsys):
     path.write_text('{"name": "k", "instructions": [')
     assert main(["sim", str(path), "--out", str(tmp_path)]) == 1
     assert "bad.bir.json:1:" in capsys.readouterr().err
+
+
+def test_codegen_then_sim_on_a_bundled_kernel(tmp_path, capsys):
+    kernel = Path(__file__).resolve().parents[2] / "examples" / "klr" / "softmax_row.klr.json"
+    bir = tmp_path / "softmax.bir.json"
+    assert main(["codegen", str(kernel), "-o", str(bir)]) == 0
+    x = np.random.default_rng(1).normal(size=(128, 512)).astype(np.float32)
+    assert main(["sim", str(bir), "--input", f"x={save(tmp_path / 'x.npy', x)}",
+                 "--out", str(tmp_path / "o")]) == 0
+    got = np.load(tmp_path / "o" / "out.npy")
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)

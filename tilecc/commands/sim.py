@@ -36,8 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_npy(path: str, name: str) -> np.ndarray:
+    data = read_bytes(path)
+    if not data.startswith(b"\x93NUMPY"):
+        raise TileccError(f"{path}: not a .npy file (no NUMPY header) for input {name!r}")
     try:
-        return np.load(io.BytesIO(read_bytes(path)), allow_pickle=False)
+        return np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError, EOFError) as err:
         raise TileccError(f"{path}: not a .npy array for input {name!r}: {err}") from None
 
