@@ -211,6 +211,18 @@ class HeadReader:
         return t
 
     def stmt(self, value: Any) -> k.Operator:
+        # fast path: {"oper": {"op": {ctor: {...}}, ...}} decoded without path tracking
+        if type(value) is dict and len(value) == 1:
+            oper = value.get("oper")
+            op = oper.get("op") if type(oper) is dict else None
+            if type(op) is dict and len(op) == 1:
+                ((ctor, payload),) = op.items()
+                cls = self.ctor_class.get(ctor)
+                if cls is not None and type(payload) is dict:
+                    try:
+                        return self.operator_fast(cls, payload)
+                    except Bad:
+                        pass  # decode again below, locating the error
         ctor, payload = one_ctor(value, "a statement")
         if ctor != "oper":
             raise Bad(f"unsupported statement '{ctor}' (expected 'oper')")
@@ -225,21 +237,24 @@ class HeadReader:
         return at(ctor, lambda v: self.operator_fields(cls, v), payload)
 
     def operator_fields(self, cls: type, value: Any) -> k.Operator:
-        """Fast path without path tracking; on any failure, redo it locating the error."""
         obj = expect_obj(value, cls.__name__)
-        args: dict[str, Any] = {}
         try:
-            for attr, key, kind, option in self.OPERATORS[cls]:
-                v = obj.get(key, _MISSING)
-                if v is _MISSING or (v is None and option):
-                    if option:
-                        args[attr] = None
-                    elif attr not in _DEFAULTED[cls]:
-                        raise Bad(f"missing field '{key}'")
-                    continue
-                args[attr] = self.kind_readers[kind](v)
+            return self.operator_fast(cls, obj)
         except Bad:
             return self.operator_fields_located(cls, obj)
+
+    def operator_fast(self, cls: type, obj: dict[str, Any]) -> k.Operator:
+        """The operator's fields without path tracking (a failure is re-decoded, located)."""
+        args: dict[str, Any] = {}
+        for attr, key, kind, option in self.OPERATORS[cls]:
+            v = obj.get(key, _MISSING)
+            if v is _MISSING or (v is None and option):
+                if option:
+                    args[attr] = None
+                elif attr not in _DEFAULTED[cls]:
+                    raise Bad(f"missing field '{key}'")
+                continue
+            args[attr] = self.kind_readers[kind](v)
         return cls(**args)
 
     def operator_fields_located(self, cls: type, obj: dict[str, Any]) -> k.Operator:
@@ -389,8 +404,15 @@ class HeadReader:
 
     # -------------------------------------------------------------- operands
     def operand(self, value: Any) -> k.Operand:
-        if type(value) is dict and len(value) == 1 and "tile" in value:
-            return at("tile", self.tensor_ref, value["tile"])
+        if type(value) is dict and len(value) == 1:
+            if "tile" in value:
+                return at("tile", self.tensor_ref, value["tile"])
+            # fast path: {"imm": {"float": {"f": <number>}}}
+            inner = value.get("imm")
+            single = inner.get("float") if type(inner) is dict and len(inner) == 1 else None
+            x = single.get("f") if type(single) is dict and len(single) == 1 else None
+            if type(x) is float or type(x) is int:
+                return k.Immediate(read_float32(x))
         ctor, payload = one_ctor(value, "an Operand")
         if ctor == "imm":
             return at(ctor, self.immediate, payload)
