@@ -41,12 +41,15 @@ Operand order per opcode, as spec 003's leaves bind them:
   reverse0 / reverse1 swap the operands of stage 0 / 1. A scalar operand is an Immediate or a
   [P,1] AP (then is_tensor_scalar_addr in the plain form).
 - TensorScalarCache (IT30): ins [src, s0, s1?], mode Cumulative: per partition
-  reg = op1(op0(src_i, s0), reg), dst_i = reg; reg starts per acc (Zero / ZeroAccumulate:
-  identity of op1; LoadAccumulate: s1; AddAccumulate / Accumulate: previous value).
+  reg = op1(op0(src_i, s0), reg), dst_i = reg; reg starts per acc (Idle / Zero /
+  ZeroAccumulate: identity of op1; LoadAccumulate: s1; AddAccumulate / Accumulate: the
+  value left by the previous TensorScalarCache, 0 if none).
 - TensorTensor (IT31): ins [a, b], outs [dst]: dst = a op b.
 - Exponential (IT103): ins [max_value, reduce_init, src], outs [dst]: dst = exp(src - max);
-  the DVE accumulator gets the row sums of dst per reduce_cmd (LoadAccumulate starts from
-  reduce_init) and is drained by the DveReadAccumulator that follows.
+  the DVE accumulator registers (one per partition, initially 0) get the row sums of dst
+  per reduce_cmd (Idle: unchanged; Zero: 0; ZeroAccumulate: = sum; AddAccumulate /
+  Accumulate: += sum; LoadAccumulate: reduce_init + sum) and are drained by the
+  DveReadAccumulator that follows.
 - Memset: ins [Immediate], outs [dst]. DMACopy: ins [src], outs [dst], converting dtypes
   (compute_op add: dst += src). TensorCopy: ins [src], outs [dst]. Iota: outs [dst],
   dst[p, x...] = offset + p * channel_multiplier + sum(x_i * step_i) over `pattern`.

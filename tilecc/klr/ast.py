@@ -53,9 +53,9 @@ first; `bypass(a, b) = a`. "reverse" swaps the two operands of one stage.
   -inf max, +inf min). reduce_cmd must be ZeroAccumulate and reduce_init None (the only
   form BIR codegen emits: spec 003 acc = ZeroAccumulate).
 - TensorScalarCumulative (per partition, in access order): reg starts per reduce_cmd
-  (ZeroAccumulate / Zero -> identity of op1, Accumulate -> kept from the previous
-  instruction, LoadAccumulate -> imm1); for each element i: reg = op1(op0(src[i], imm0),
-  reg); dst[i] = reg.
+  (Idle / Zero / ZeroAccumulate -> identity of op1, Accumulate -> kept from the previous
+  cumulative instruction, 0 if none, LoadAccumulate -> imm1); for each element i:
+  reg = op1(op0(src[i], imm0), reg); dst[i] = reg. imm1 is only read by LoadAccumulate.
 - NcScalarTensorTensor: dst = (data op0 src0) op1 src1; src0 an immediate or [P,1] tile,
   src1 a tile of data's shape; reverse_operands swaps per stage as TensorScalar.
 - TensorTensor: dst = src0 op src1, elementwise, equal shapes, equal input dtypes; engine
