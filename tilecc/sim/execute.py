@@ -10,15 +10,11 @@ instruction's name.
 Semantics (operand order and fields: bir/inst.py; meaning: reference/klr-bir.md "NKI
 instruction semantics"): operands are read through access-pattern views, arithmetic is
 done in float32 by the ALU table (sim/alu.py) and the activation table (sim/activation.py),
-and the result is converted to the destination AP's dtype (sim/dtypes.py). A [P,1]
-operand in a scalar slot broadcasts along the free axes of its partition. Reductions into
-an accumulator (activation accumulate, tensor-scalar reduce, exponential, cumulative)
-fold the float32 results before the output conversion. Accumulate commands act on the
-engine's registers (one per partition lane, the physical partitions of the instruction's
-output): Idle leaves them, Zero sets the op's identity, ZeroAccumulate = identity op
-rows, Accumulate / AddAccumulate = registers op rows, LoadAccumulate = init op rows (the
-Activation engine has no init operand: it adds to the registers). A bound accumulator AP
-then receives the registers; Read*Accumulator drains them into their AP.
+and the result is converted to the destination AP's dtype (sim/dtypes.py); operand
+conventions and accumulate commands are in sim/operands.py. Reductions into an
+accumulator (activation accumulate, tensor-scalar reduce, exponential, cumulative) fold
+the float32 results before the output conversion. A bound accumulator AP then receives
+the registers; Read*Accumulator drains them into their AP.
 """
 
 from __future__ import annotations
@@ -28,97 +24,21 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from tilecc.bir.enums import AxisListType, EngineAccumulationType as Acc, MemoryKind, TSCMode
-from tilecc.bir.inst import (AccessPattern, Argument, Immediate, Inst, InstActivation,
+from tilecc.bir.inst import (AccessPattern, Immediate, Inst, InstActivation,
                              InstDMACopy, InstDveReadAccumulator, InstExponential, InstIota,
                              InstMemset, InstReadActivationAccumulator, InstReciprocal,
                              InstTensorCopy, InstTensorReduce, InstTensorScalarCache,
                              InstTensorScalarPtr, InstTensorTensor, Program)
 from tilecc.errors import SimError
 from tilecc.sim.activation import apply_activation
-from tilecc.sim.alu import (ALU_TABLE, AluEntry, alu_entry, apply_alu, apply_alu_into, fold_rows,
-                            reduce_alu, to_f32)
+from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.machine import Machine
+from tilecc.sim.operands import (accumulate, lanes, read, rows_of, scalar, stage, write,
+                                 write_stage)
 
 F32 = np.float32
 Value = np.ndarray
-
-
-# ---------------------------------------------------------------- operand access
-
-def read(m: Machine, arg: Argument, what: str) -> Value:
-    if isinstance(arg, Immediate):
-        raise SimError(f"{what} must be a tensor access, got an immediate")
-    return m.view(arg, write=False)
-
-
-def write(m: Machine, ap: AccessPattern, values: Value) -> None:
-    """Convert `values` to the AP's dtype and store them (same shape, or same element count)."""
-    view = m.view(ap, write=True)
-    values = np.asarray(values)
-    if values.shape != view.shape:
-        if values.size != view.size:
-            raise SimError(f"writes {values.shape} values through a {view.shape} access "
-                           f"to {ap.memref!r}")
-        values = values.reshape(view.shape)
-    view[...] = convert(values, view.dtype)
-
-
-def write_stage(m: Machine, ap: AccessPattern, entry: AluEntry, data: Value,
-                operand: Value | np.generic, reverse: bool) -> None:
-    """The last ALU stage of an instruction, computed into its destination when it can."""
-    x, y = (operand, data) if reverse else (data, operand)
-    if not apply_alu_into(entry, x, y, m.view(ap, write=True)):
-        write(m, ap, stage(entry, data, operand, reverse))
-
-
-def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
-    """A scalar slot: an immediate, or a [P,1] tile broadcast along `data`'s free axes."""
-    if isinstance(arg, Immediate):
-        if isinstance(arg.value, float) or numpy_dtype(arg.dtype).kind == "f":
-            return F32(arg.value)
-        return np.int32(arg.value)
-    tile = m.view(arg, write=False)
-    if tile.size != data.shape[0]:
-        raise SimError(f"scalar operand {arg.memref!r} has shape {tile.shape}; "
-                       f"expected [{data.shape[0]}, 1]")
-    return tile.reshape((data.shape[0],) + (1,) * (data.ndim - 1))
-
-
-def stage(entry: AluEntry, data: Value, operand: Value | np.generic, reverse: bool) -> Value:
-    """One ALU stage over `data`'s shape (a reversed bypass passes the operand, broadcast)."""
-    result = apply_alu(entry, operand, data) if reverse else apply_alu(entry, data, operand)
-    if result.shape != data.shape:
-        result = np.broadcast_to(result, data.shape)
-    return result
-
-
-def lanes(m: Machine, ap: AccessPattern) -> slice:
-    """The physical partitions (accumulator lanes) an access covers."""
-    pl = m.placement(ap.memref)
-    start = 0 if pl.loc.kind == MemoryKind.HBM else ap.offset // pl.row
-    return slice(start, start + ap.ap[0][1])
-
-
-def rows_of(values: Value) -> Value:
-    return values.reshape(values.shape[0], -1)
-
-
-def accumulate(regs: Value, lane: slice, cmd: Acc, entry: AluEntry, rows: Value,
-               init: Value | np.generic | None = None) -> None:
-    """Update `regs[lane]` with the row folds of `rows` per the accumulate command."""
-    if cmd == Acc.Idle:
-        return
-    identity = np.full(rows.shape[0], entry.identity, F32)
-    if cmd == Acc.Zero:
-        regs[lane] = identity
-    elif cmd == Acc.ZeroAccumulate:
-        regs[lane] = fold_rows(entry, identity, rows)
-    elif cmd == Acc.LoadAccumulate and init is not None:
-        start = np.broadcast_to(to_f32(init).reshape(-1), (rows.shape[0],))
-        regs[lane] = fold_rows(entry, start, rows)
-    else:  # Accumulate, AddAccumulate; LoadAccumulate without an init operand
-        regs[lane] = fold_rows(entry, regs[lane], rows)
 
 
 # ---------------------------------------------------------------- one function per opcode

@@ -1,0 +1,102 @@
+"""Operands of simulated instructions: reading and writing access patterns, scalar slots,
+ALU stages and the accumulator registers.
+
+Contract: `read` / `write` go through the machine's checked views (`write` converts to the
+destination dtype, sim/dtypes.py, and accepts any array of the destination's element
+count); a scalar slot is an Immediate (float32 or int32) or a [P,1] tile that broadcasts
+along the free axes of its partition; `stage` applies one ALU op with the reverse flag
+swapping its ports, always giving the data's shape. `accumulate` applies an
+EngineAccumulationType to an engine's registers (one float32 per partition lane, the
+physical partitions of the instruction's output): Idle leaves them, Zero sets the op's
+identity, ZeroAccumulate = identity op rows, Accumulate / AddAccumulate = registers op
+rows, LoadAccumulate = init op rows (without an init operand: registers op rows).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tilecc.bir.enums import EngineAccumulationType as Acc, MemoryKind
+from tilecc.bir.inst import AccessPattern, Argument, Immediate
+from tilecc.errors import SimError
+from tilecc.sim.alu import AluEntry, apply_alu, apply_alu_into, fold_rows, to_f32
+from tilecc.sim.dtypes import convert, numpy_dtype
+from tilecc.sim.machine import Machine
+
+F32 = np.float32
+Value = np.ndarray
+
+
+def read(m: Machine, arg: Argument, what: str) -> Value:
+    if isinstance(arg, Immediate):
+        raise SimError(f"{what} must be a tensor access, got an immediate")
+    return m.view(arg, write=False)
+
+
+def write(m: Machine, ap: AccessPattern, values: Value) -> None:
+    """Convert `values` to the AP's dtype and store them (same shape, or same element count)."""
+    view = m.view(ap, write=True)
+    values = np.asarray(values)
+    if values.shape != view.shape:
+        if values.size != view.size:
+            raise SimError(f"writes {values.shape} values through a {view.shape} access "
+                           f"to {ap.memref!r}")
+        values = values.reshape(view.shape)
+    view[...] = convert(values, view.dtype)
+
+
+def write_stage(m: Machine, ap: AccessPattern, entry: AluEntry, data: Value,
+                operand: Value | np.generic, reverse: bool) -> None:
+    """The last ALU stage of an instruction, computed into its destination when it can."""
+    x, y = (operand, data) if reverse else (data, operand)
+    if not apply_alu_into(entry, x, y, m.view(ap, write=True)):
+        write(m, ap, stage(entry, data, operand, reverse))
+
+
+def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
+    """A scalar slot: an immediate, or a [P,1] tile broadcast along `data`'s free axes."""
+    if isinstance(arg, Immediate):
+        if isinstance(arg.value, float) or numpy_dtype(arg.dtype).kind == "f":
+            return F32(arg.value)
+        return np.int32(arg.value)
+    tile = m.view(arg, write=False)
+    if tile.size != data.shape[0]:
+        raise SimError(f"scalar operand {arg.memref!r} has shape {tile.shape}; "
+                       f"expected [{data.shape[0]}, 1]")
+    return tile.reshape((data.shape[0],) + (1,) * (data.ndim - 1))
+
+
+def stage(entry: AluEntry, data: Value, operand: Value | np.generic, reverse: bool) -> Value:
+    """One ALU stage over `data`'s shape (a reversed bypass passes the operand, broadcast)."""
+    result = apply_alu(entry, operand, data) if reverse else apply_alu(entry, data, operand)
+    if result.shape != data.shape:
+        result = np.broadcast_to(result, data.shape)
+    return result
+
+
+def lanes(m: Machine, ap: AccessPattern) -> slice:
+    """The physical partitions (accumulator lanes) an access covers."""
+    pl = m.placement(ap.memref)
+    start = 0 if pl.loc.kind == MemoryKind.HBM else ap.offset // pl.row
+    return slice(start, start + ap.ap[0][1])
+
+
+def rows_of(values: Value) -> Value:
+    return values.reshape(values.shape[0], -1)
+
+
+def accumulate(regs: Value, lane: slice, cmd: Acc, entry: AluEntry, rows: Value,
+               init: Value | np.generic | None = None) -> None:
+    """Update `regs[lane]` with the row folds of `rows` per the accumulate command."""
+    if cmd == Acc.Idle:
+        return
+    identity = np.full(rows.shape[0], entry.identity, F32)
+    if cmd == Acc.Zero:
+        regs[lane] = identity
+    elif cmd == Acc.ZeroAccumulate:
+        regs[lane] = fold_rows(entry, identity, rows)
+    elif cmd == Acc.LoadAccumulate and init is not None:
+        start = np.broadcast_to(to_f32(init).reshape(-1), (rows.shape[0],))
+        regs[lane] = fold_rows(entry, start, rows)
+    else:  # Accumulate, AddAccumulate; LoadAccumulate without an init operand
+        regs[lane] = fold_rows(entry, regs[lane], rows)
