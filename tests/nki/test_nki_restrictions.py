@@ -279,9 +279,9 @@ def bad_engine(a):
     nisa.memset(dst=x, value=0.0, engine=nisa.scalar_engine)  # <-
 
 
-def tile_api_call(a):
+def tile_op_arity(a):
     x = sb((128, 8))
-    nl.add(x, x)  # <-
+    nl.add(x)  # <-
 
 
 def isa_not_traced(a):
@@ -289,9 +289,13 @@ def isa_not_traced(a):
     nisa.nc_matmul(dst=x, stationary=x, moving=x)  # <-
 
 
+def tile_op_on_hbm(a):
+    nl.exp(a)  # <-
+
+
 def tile_level_function(a):
     x = sb((128, 8))
-    nl.sum(x, axis=1)  # <-
+    nl.matmul(x, x)  # <-
 
 
 def index_out_of_bounds(a):
@@ -309,14 +313,14 @@ def mask_compare(a):
     nl.load(a[ix, iy], mask=(ix < 64))  # <-
 
 
-def partition_broadcast(a):
-    x = sb((1, 8))
-    x.broadcast_to((128, 8))  # <-
-
-
-def tile_arithmetic(a):
+def broadcast_wide_dim(a):
     x = sb((128, 8))
-    x / 2.0  # <-
+    x.broadcast_to((128, 16))  # <-
+
+
+def tile_arithmetic_shapes(a):
+    x, y = sb((128, 8)), sb((128, 4))
+    x / y  # <-
 
 
 def condition_on_tile(a):
@@ -389,14 +393,15 @@ CASES = [
     (both_psum, r"data1 and data2 cannot both be in PSUM"),
     (bad_reduce_cmd, r"reduce_cmd must be one of nisa.reduce_cmd.idle"),
     (bad_engine, r"memset: engine must be one of nisa.engine.vector, nisa.engine.gpsimd"),
-    (tile_api_call, r"nl.add\(...\) on tiles is not traced by tilecc"),
+    (tile_op_arity, r"nl.add takes two operands, got 1 argument"),
+    (tile_op_on_hbm, r"nl.exp: <hbm tensor a\[128, 8\] float32> is in HBM; load it into a tile first"),
     (isa_not_traced, r"nisa.nc_matmul is not supported by tilecc"),
-    (tile_level_function, r"nl.sum is part of NKI's tile-level API"),
+    (tile_level_function, r"nl.matmul is not supported by tilecc"),
     (index_out_of_bounds, r"slice 4:12 is out of bounds for a dimension of size 8"),
     (mgrid_out_of_bounds, r"index range \[1, 128\] is out of bounds for a dimension of size 128"),
-    (mask_compare, r"index masks \(mask=...\) are not supported"),
-    (partition_broadcast, r"cannot broadcast a partition dim"),
-    (tile_arithmetic, r"has no values while the kernel is traced"),
+    (mask_compare, r"nl.load: the mask \(index < 64\) excludes part of the tile \(index range \[0, 127\]\)"),
+    (broadcast_wide_dim, r"cannot broadcast a dim of size 8"),
+    (tile_arithmetic_shapes, r"nl.divide: shape mismatch: \[128, 8\] and \[128, 4\]"),
     (condition_on_tile, r"has no values while the kernel is traced"),
     (not_a_dtype, r"float64 is not an NKI dtype"),
     (returns_sbuf, r"kernel results must be HBM tensors"),

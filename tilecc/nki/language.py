@@ -13,14 +13,13 @@ active trace (tilecc/nki/tracer.py).
 
 from __future__ import annotations
 
-import re
-
 from tilecc.klr import ast
 from tilecc.nki import ops as _ops
 from tilecc.nki.dtypes import canonical_dtype
-from tilecc.nki.errors import kernel_error, kernel_source_line
-from tilecc.nki.tensor import PMAX, IndexExpr, NkiTensor
-from tilecc.nki.tracer import active_trace, klr_dtype
+from tilecc.nki.errors import kernel_error
+from tilecc.nki.tensor import PMAX, IndexExpr, NkiTensor, check_mask
+from tilecc.nki import tile_ops
+from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype
 
 # ---------------------------------------------------------------- dtypes and buffers
 
@@ -91,18 +90,8 @@ def ndarray(shape: object, dtype: object, buffer: object = None, name: str = "")
     """A new tensor of `shape` and `dtype` in `buffer` (default nl.sbuf); without a name it
     is named after the variable it is assigned to (`row_max = nl.ndarray(...)`)."""
     sizes, par_axis = _shape(shape)
-    return active_trace().allocate(sizes, _dtype(dtype), _buffer(buffer), name or _assigned_name(),
+    return active_trace().allocate(sizes, _dtype(dtype), _buffer(buffer), name or assigned_name(),
                                    par_axis)
-
-
-_ASSIGNMENT = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
-
-
-def _assigned_name() -> str:
-    """The variable on the left of the kernel line being executed, if it is a plain assignment."""
-    source = kernel_source_line()
-    match = _ASSIGNMENT.match(source)
-    return match.group(1) if match else ""
 
 
 def full(shape: object, fill_value: int | float, dtype: object, buffer: object = None,
@@ -133,8 +122,7 @@ def empty_like(tensor: NkiTensor, dtype: object = None, buffer: object = None,
 
 def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor:
     """Copy an HBM tensor (view) into a new SBUF tile of the same shape (one DMA copy)."""
-    if mask is not None:
-        raise kernel_error("nl.load(mask=...) is not supported by tilecc")
+    check_mask(mask, "nl.load")
     if not isinstance(src, NkiTensor):
         raise kernel_error(f"nl.load reads a tensor, got {src!r}")
     tile = ndarray(src.shape, src.dtype if dtype is None else dtype, sbuf)
@@ -146,8 +134,7 @@ def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor
 def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
     """Copy a tile into an HBM tensor (view) of the same number of elements (one DMA copy)."""
     from tilecc.nki import isa
-    if mask is not None:
-        raise kernel_error("nl.store(mask=...) is not supported by tilecc")
+    check_mask(mask, "nl.store")
     isa.dma_copy(dst=dst, src=value)
 
 
@@ -198,6 +185,30 @@ def program_id(axis: int = 0) -> int:
 
 def num_programs(axes: object = None) -> int:
     return 1
+
+
+# ---------------------------------------------------------------- tile-level reductions
+
+def _reduction(kind: str):  # type: ignore[no-untyped-def]
+    def reduction(x: NkiTensor, axis: object, dtype: object = None, keepdims: bool = False,
+                  mask: object = None) -> NkiTensor:
+        return tile_ops.reduce(kind, x, axis, dtype, keepdims, mask, assigned_name())
+    reduction.__name__ = reduction.__qualname__ = kind
+    reduction.__doc__ = f"nl.{kind}(x, axis, dtype=None, keepdims=False, mask=None): a new tile."
+    return reduction
+
+
+sum = _reduction("sum")  # noqa: A001 (NKI's names)
+max = _reduction("max")  # noqa: A001
+min = _reduction("min")  # noqa: A001
+prod = _reduction("prod")
+mean = _reduction("mean")
+
+
+def broadcast_to(x: NkiTensor, shape: tuple[int, ...] | list[int]) -> NkiTensor:
+    if not isinstance(x, NkiTensor):
+        raise kernel_error(f"nl.broadcast_to: expected a tensor, got {x!r}")
+    return x.broadcast_to(shape)
 
 
 # ---------------------------------------------------------------- operator names
@@ -256,10 +267,10 @@ sign = _OPS["sign"]
 copy = _OPS["copy"]
 reciprocal = _OPS["reciprocal"]
 
-# NKI's tile-level API (nl.matmul, nl.sum, nl.where ...) computes on tiles and returns new
-# ones; tilecc traces the nki.isa instructions only, and says so at the kernel line.
+# The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
+# nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
-    "matmul", "transpose", "sum", "max", "min", "mean", "prod", "all", "where", "expand_dims",
+    "matmul", "transpose", "all", "where", "expand_dims",
     "shared_constant", "shared_identity_matrix", "device_print", "atomic_rmw", "gather_flattened",
     "dropout", "floor", "ceil", "cos", "tan", "sum_reduce", "softmax", "rms_norm", "all_reduce",
 })
@@ -270,7 +281,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'tilecc.nki.language' has no attribute {name!r}")
 
     def not_traced(*args: object, **kwargs: object) -> None:
-        raise kernel_error(f"nl.{name} is part of NKI's tile-level API, which tilecc does not trace; "
-                           f"write it with nki.isa instructions")
+        raise kernel_error(f"nl.{name} is not supported by tilecc: no instruction of spec 003 "
+                           f"computes it")
     return not_traced
 

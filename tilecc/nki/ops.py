@@ -10,8 +10,8 @@ Shifts follow KLR's own NKI frontend (the klr 0.0.12 tool traces np.left_shift /
 np.right_shift to logical_shift_left / logical_shift_right, shared/klr-0.0.12 k05): a right
 shift fills with zeros whatever the dtype's signedness.
 
-Calling an Op as a function (`nl.add(a, b)`) is NKI's tile-level API, which tilecc does not
-trace: the error says to use the nki.isa instruction instead.
+Calling an Op as a function (`nl.add(a, b)`, `nl.exp(x)`) is NKI's tile-level API: it
+computes a new tile with one instruction (tilecc/nki/tile_ops.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilecc.nki.errors import kernel_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +30,10 @@ class Op:
     unary: bool = False
 
     def __call__(self, *args: object, **kwargs: object) -> object:
-        raise kernel_error(f"nl.{self.name}(...) on tiles is not traced by tilecc; pass nl.{self.name} "
-                           f"as the op of an nki.isa instruction (e.g. nisa.tensor_tensor)")
+        """NKI's tile-level form `nl.exp(x)`, `nl.add(a, b)`: a new tile (tilecc/nki/tile_ops.py)."""
+        from tilecc.nki.tile_ops import apply
+        from tilecc.nki.tracer import assigned_name
+        return apply(self, args, dict(kwargs), assigned_name())
 
     def __repr__(self) -> str:
         return f"nl.{self.name}"

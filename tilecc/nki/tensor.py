@@ -12,10 +12,13 @@ Invariants:
   in partitions); an integer index on it keeps it with size 1, so a tile stays partition-first.
 - Indexing accepts ints, slices (`nl.ds(start, size)` is a slice), `...`, and affine index
   expressions built from `nl.arange` / `nl.mgrid`; the result axes of an expression index
-  are the expression's grid axes. `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs
-  explicitly; `broadcast_to` repeats size-1 dims with step 0 (never the partition dim on chip).
-- `tile[idx] = value` is a copy (tensor_copy / dma_copy) or a fill (memset); a tile has no
-  values while tracing, so arithmetic or `if` on tiles is a KernelError.
+  are the grid axes its indices use, in grid order (`a[iw, iy]` of `ix, iw, iy =
+  nl.mgrid[0:128, 0:1, 0:n]` is [1, n]); `0 * ix` keeps an axis as a broadcast (step 0). `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs
+  explicitly; `broadcast_to` repeats size-1 dims with step 0 (on chip, a one-partition tile
+  broadcast to P partitions is copied into a new tile: partitions cannot be read with step 0).
+- `tile[idx] = value` is a copy (tensor_copy / dma_copy) or a fill (memset); `a + b`,
+  `a / 2.0`, `a < b` ... are NKI's tile-level ops (tilecc/nki/tile_ops.py); `if tile:` is a
+  KernelError (a tile has no values while tracing).
 """
 
 from __future__ import annotations
@@ -125,11 +128,23 @@ class IndexExpr:
 
     __rmul__ = __mul__
 
-    def _mask(self, other: object) -> IndexExpr:
-        raise kernel_error("index masks (mask=...) are not supported by tilecc: index with "
-                           "tiles that lie inside the tensor")
+    def __lt__(self, other: object) -> Mask:
+        return Mask(((self, "<", other),))
 
-    __lt__ = __le__ = __gt__ = __ge__ = _mask
+    def __le__(self, other: object) -> Mask:
+        return Mask(((self, "<=", other),))
+
+    def __gt__(self, other: object) -> Mask:
+        return Mask(((self, ">", other),))
+
+    def __ge__(self, other: object) -> Mask:
+        return Mask(((self, ">=", other),))
+
+    def bounds(self) -> tuple[int, int]:
+        """The smallest and largest value over the grid."""
+        low = self.offset + sum(min(0, step * (self.sizes[a] - 1)) for a, step in self.terms)
+        high = self.offset + sum(max(0, step * (self.sizes[a] - 1)) for a, step in self.terms)
+        return low, high
 
     def __getitem__(self, key: object) -> IndexExpr:
         """arange(n)[:, None] -> grid axis 0 of 2; arange(n)[None, :] -> grid axis 1 of 2."""
@@ -140,6 +155,39 @@ class IndexExpr:
         if key[0] is None and key[1] == slice(None):
             return IndexExpr(self.offset, tuple((1, s) for _, s in self.terms), (1, self.sizes[0]))
         raise kernel_error("an nl.arange index is reshaped with [:, None] or [None, :]")
+
+
+@dataclass(frozen=True, slots=True)
+class Mask:
+    """`mask=` of NKI 1.x calls: comparisons of grid indices with ints, joined by `&`.
+    tilecc traces whole tiles only, so a mask must hold on the whole grid (`check`)."""
+    clauses: tuple[tuple[IndexExpr, str, object], ...]
+
+    def __and__(self, other: object) -> Mask:
+        if not isinstance(other, Mask):
+            return NotImplemented
+        return Mask(self.clauses + other.clauses)
+
+    def check(self, what: str) -> None:
+        for expr, op, bound in self.clauses:
+            if isinstance(bound, bool) or not isinstance(bound, int):
+                raise kernel_error(f"{what}: a mask compares an nl.arange / nl.mgrid index with an "
+                                   f"int, got {bound!r}")
+            low, high = expr.bounds()
+            holds = {"<": high < bound, "<=": high <= bound, ">": low > bound, ">=": low >= bound}[op]
+            if not holds:
+                raise kernel_error(f"{what}: the mask (index {op} {bound}) excludes part of the tile "
+                                   f"(index range [{low}, {high}]); tilecc traces whole tiles only")
+
+
+def check_mask(mask: object, what: str) -> None:
+    """Accept mask=None or a Mask that holds everywhere (see Mask)."""
+    if mask is None:
+        return
+    if not isinstance(mask, Mask):
+        raise kernel_error(f"{what}: mask must be a comparison of nl.arange / nl.mgrid indices, "
+                           f"got {mask!r}")
+    mask.check(what)
 
 
 def broadcast_grids(grids: list[tuple[int, ...]]) -> tuple[int, ...]:
@@ -220,16 +268,29 @@ class NkiTensor:
         else:
             raise kernel_error(f"cannot assign {value!r} to {dst!r}: expected a tensor or a number")
 
-    def _no_value(self, *args: object) -> NkiTensor:
-        raise kernel_error(f"{self!r} has no values while the kernel is traced: tile arithmetic "
-                           f"and conditions on tiles are not traced; use nki.isa instructions")
+    def _arith(name: str, reflected: bool = False):  # type: ignore[no-untyped-def]  # noqa: N805
+        def method(self: NkiTensor, other: object) -> NkiTensor:
+            from tilecc.nki.ops import ALL_OPS
+            from tilecc.nki.tile_ops import binary
+            from tilecc.nki.tracer import assigned_name
+            left, right = (other, self) if reflected else (self, other)
+            return binary(ALL_OPS[name], left, right, None, assigned_name())
+        return method
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _no_value
-    __truediv__ = __rtruediv__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = _no_value
+    __add__, __radd__ = _arith("add"), _arith("add", True)
+    __sub__, __rsub__ = _arith("subtract"), _arith("subtract", True)
+    __mul__, __rmul__ = _arith("multiply"), _arith("multiply", True)
+    __truediv__, __rtruediv__ = _arith("divide"), _arith("divide", True)
+    __lt__, __le__ = _arith("less"), _arith("less_equal")
+    __gt__, __ge__ = _arith("greater"), _arith("greater_equal")
+    del _arith
+
+    def __neg__(self) -> NkiTensor:
+        return self * -1.0
 
     def __bool__(self) -> bool:
-        self._no_value()
-        return True
+        raise kernel_error(f"{self!r} has no values while the kernel is traced: a condition on a "
+                           f"tile cannot be traced")
 
     def _expand(self, items: list[object]) -> list[object]:
         if items.count(Ellipsis) > 1:
@@ -289,8 +350,7 @@ class NkiTensor:
                                    "every dimension with them or with an int")
             for axis, step in item.terms:
                 steps[axis][dim.is_par] = steps[axis].get(dim.is_par, 0) + step * dim.step
-            low = item.offset + sum(min(0, step * (sizes[a] - 1)) for a, step in item.terms)
-            high = item.offset + sum(max(0, step * (sizes[a] - 1)) for a, step in item.terms)
+            low, high = IndexExpr(item.offset, item.terms, sizes).bounds()
             if low < 0 or high >= dim.num:
                 raise kernel_error(f"index range [{low}, {high}] is out of bounds for a dimension "
                                    f"of size {dim.num} of {self!r}")
@@ -300,9 +360,11 @@ class NkiTensor:
                 offset += item.offset * dim.step
         dims = []
         for axis, size in enumerate(sizes):
+            if not steps[axis]:
+                continue    # a grid axis no index uses is not an axis of the access
             if len(steps[axis]) > 1:
                 raise kernel_error("one index axis cannot step both partitions and free elements")
-            is_par, step = next(iter(steps[axis].items()), (False, 0))
+            is_par, step = next(iter(steps[axis].items()))
             dims.append(Dim(step, size, is_par))
         if self.alloc.on_chip and not any(d.is_par for d in dims):
             dims.insert(0, Dim(1, 1, True))
@@ -360,11 +422,15 @@ class NkiTensor:
         for dim, size in zip(self.dims, shape):
             if size == dim.num:
                 dims.append(dim)
-            elif dim.num == 1 and not dim.is_par:
-                dims.append(Dim(0, size))
+            elif dim.num == 1 and not (dim.is_par and dims):
+                dims.append(Dim(0, size, dim.is_par))
             else:
-                what = "a partition dim" if dim.is_par else f"a dim of size {dim.num}"
-                raise kernel_error(f"cannot broadcast {what} of {self!r} to {size}")
+                raise kernel_error(f"cannot broadcast a dim of size {dim.num} of {self!r} to {size}")
+        if self.alloc.on_chip and dims[0].num != self.dims[0].num:
+            # partitions cannot be read with step 0: copy the one partition into a new tile
+            from tilecc.nki.tile_ops import broadcast_partitions
+            from tilecc.nki.tracer import assigned_name
+            return broadcast_partitions(self, shape, assigned_name())
         return NkiTensor(self.alloc, self.offset, self.par_start, tuple(dims))
 
     def reshape(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:

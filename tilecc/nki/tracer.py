@@ -17,12 +17,13 @@ access must start on an allowed partition (`check_start_partition`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from tilecc.klr import ast
 from tilecc.nki.dtypes import dtype_info
-from tilecc.nki.errors import kernel_error
+from tilecc.nki.errors import kernel_error, kernel_source_line
 from tilecc.nki.tensor import Allocation, NkiTensor, check_allocation
 
 _TRACES: list[Trace] = []
@@ -42,6 +43,16 @@ def tracing(trace: Trace) -> Iterator[Trace]:
         yield trace
     finally:
         _TRACES.pop()
+
+
+_ASSIGNMENT = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
+
+
+def assigned_name() -> str:
+    """The variable on the left of the kernel line being executed when it is a plain
+    assignment (`row_max = nl.ndarray(...)`), else "": tensors are named after it."""
+    match = _ASSIGNMENT.match(kernel_source_line())
+    return match.group(1) if match else ""
 
 
 def check_start_partition(start: int, count: int, view: NkiTensor) -> None:
