@@ -1,0 +1,112 @@
+"""Benchmark: DecomposeIntAllReduce + DecomposeScalarReduce on 1k / 10k / 100k-instruction
+modules of which 10% match, against tilecc's own parse of the same module.
+
+Each module is a chain of 10-instruction blocks that all stay live; every block holds one
+match: an s32[] all-reduce(add) over 4 replicas (even blocks) or an s32[4,32] -> s32[]
+maximum reduce (odd blocks). Printed per size: parse time, the two passes' time (gate scan
++ expansion + replacement), both per instruction, and passes / parse. Targets: time per
+instruction flat across sizes (linear), and passes / parse < 1. Wall-clock medians of
+`--repeat` runs; the passes run on a fresh parse each time.
+
+Usage: python bench/hlo_passes.py [--sizes 1000,10000,100000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from tilecc.hlo.parser import parse_module
+from tilecc.passes.decompose_int_all_reduce import DecomposeIntAllReduce
+from tilecc.passes.decompose_scalar_reduce import DecomposeScalarReduce
+
+HEADER = """HloModule bench_{n}, replica_count=4
+
+add_s32 {{
+  lhs = s32[] parameter(0)
+  rhs = s32[] parameter(1)
+  ROOT sum = s32[] add(lhs, rhs)
+}}
+
+max_s32 {{
+  lhs = s32[] parameter(0)
+  rhs = s32[] parameter(1)
+  ROOT m = s32[] maximum(lhs, rhs)
+}}
+
+ENTRY main {{
+  acc_0 = s32[] parameter(0)
+  one = s32[] constant(1)
+  three = s32[] constant(3)
+  low = s32[] constant(-2147483648)
+"""
+
+
+def block(i: int) -> list[str]:
+    """Ten instructions, one of which matches one of the two passes."""
+    prev = f"acc_{i}"
+    if i % 2 == 0:
+        widen = f"  e_{i} = s32[] negate(w_{i})"
+        match = (f"  r_{i} = s32[] all-reduce(e_{i}), replica_groups={{{{0,1,2,3}}}}, "
+                 f"to_apply=add_s32, metadata={{op_name=\"psum_{i}\"}}")
+    else:
+        widen = f"  e_{i} = s32[4,32]{{1,0}} broadcast(w_{i}), dimensions={{}}"
+        match = (f"  r_{i} = s32[] reduce(e_{i}, low), dimensions={{0,1}}, to_apply=max_s32, "
+                 f"metadata={{op_name=\"reduce_max_{i}\"}}")
+    return [
+        f"  x_{i} = s32[] add({prev}, one)",
+        f"  y_{i} = s32[] multiply(x_{i}, three)",
+        f"  z_{i} = s32[] subtract(y_{i}, x_{i})",
+        f"  w_{i} = s32[] xor(z_{i}, x_{i})",
+        widen,
+        match,
+        f"  m_{i} = s32[] maximum(r_{i}, x_{i})",
+        f"  n_{i} = s32[] minimum(m_{i}, y_{i})",
+        f"  s_{i} = s32[] and(n_{i}, z_{i})",
+        f"  acc_{i + 1} = s32[] add(s_{i}, w_{i})",
+    ]
+
+
+def module_text(instructions: int) -> str:
+    blocks = instructions // 10
+    lines = [HEADER.format(n=instructions)]
+    for i in range(blocks):
+        lines.extend(block(i))
+    lines.append(f"  ROOT result = s32[] copy(acc_{blocks})\n}}\n")
+    return "\n".join(lines)
+
+
+def measure(text: str, repeat: int) -> tuple[int, int, float, float]:
+    parse_times, pass_times = [], []
+    count = matches = 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        module = parse_module(text)
+        parse_times.append(time.perf_counter() - start)
+        count = module.instruction_count()
+        int_pass, reduce_pass = DecomposeIntAllReduce(), DecomposeScalarReduce()
+        matches = len(int_pass.matches(module)) + len(reduce_pass.matches(module))
+        start = time.perf_counter()
+        int_pass.run(module)
+        reduce_pass.run(module)
+        pass_times.append(time.perf_counter() - start)
+    return count, matches, statistics.median(parse_times), statistics.median(pass_times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"{'instructions':>12} {'matches':>8} {'parse ms':>10} {'passes ms':>10} "
+          f"{'parse us/inst':>14} {'passes us/inst':>15} {'passes/parse':>13}")
+    for size in (int(s) for s in args.sizes.split(",")):
+        count, matches, parse_s, pass_s = measure(module_text(size), args.repeat)
+        print(f"{count:>12} {matches:>8} {parse_s * 1e3:>10.1f} {pass_s * 1e3:>10.1f} "
+              f"{parse_s / count * 1e6:>14.2f} {pass_s / count * 1e6:>15.2f} "
+              f"{pass_s / parse_s:>13.2f}")
+
+
+if __name__ == "__main__":
+    main()
