@@ -17,7 +17,8 @@ from tilecc.klr import ast
 from tilecc.nki import ops as _ops
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
-from tilecc.nki.tensor import PMAX, IndexExpr, NkiTensor, check_mask
+from tilecc.nki.indexing import IndexExpr, check_mask
+from tilecc.nki.tensor import PMAX, NkiTensor
 from tilecc.nki import tile_ops
 from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype
 

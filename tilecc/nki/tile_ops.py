@@ -21,7 +21,8 @@ from tilecc.nki import isa
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.ops import ALL_OPS, Op
-from tilecc.nki.tensor import Dim, NkiTensor, check_mask
+from tilecc.nki.indexing import check_mask
+from tilecc.nki.tensor import Dim, NkiTensor
 from tilecc.nki.tracer import active_trace
 
 _COMPARISONS = frozenset({"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"})
