@@ -4,9 +4,9 @@ Contract: `trace_kernel(fn, *args, **kwargs)` calls the kernel function once wit
 array-like argument (anything with .shape and .dtype: numpy arrays, `ArgSpec`) replaced by
 an HBM input tensor named after its parameter, other arguments passed through as
 compile-time constants, and returns a `TracedKernel` (the KLR Kernel, the logical shape of
-each output, and which outputs the kernel returned). `simulate(kernel)(*arrays)` uses NKI's simulator convention:
-numpy inputs in, numpy outputs out (one array, or a tuple when the kernel returns several),
-after KLR -> BIR codegen, the BIR verifier and the BIR machine simulator.
+each output, and which outputs the kernel returned). `simulate(kernel)(*arrays)` uses NKI's
+simulator convention: numpy inputs in, numpy outputs out (one array, or a tuple when the
+kernel returns several), after KLR -> BIR codegen, the BIR verifier and the BIR simulator.
 `jit(fn)` wraps a function so that calling it with numpy arrays does the same.
 """
 
