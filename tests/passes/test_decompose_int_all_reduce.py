@@ -146,3 +146,26 @@ def test_dead_producer_of_the_operand_stays_when_still_used() -> None:
     module, printed, _ = run_pipeline(case.text, case.passes)
     names = [i.name for i in module.entry.instructions]
     assert "neg" in names and "ar" not in names
+
+
+CROSS_REPLICA_AND_PARTITION = """HloModule m, replica_count=2, num_partitions=2
+red {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT r = s32[] add(a, b)
+}
+ENTRY main {
+  p = s32[] parameter(0)
+  ROOT ar = s32[] all-reduce(p), channel_id=1, replica_groups={{0,1}}, to_apply=red
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="tilecc.hlo.builders.create_all_gather and the verifier "
+                   "size an all-gather by the first group only; in cross-replica-and-partition "
+                   "mode XLA's subgroup is group size x num_partitions (XLA rejects s32[4] here "
+                   "and sums all 4 devices with s32[8])")
+def test_cross_replica_and_partition_gathers_every_partition() -> None:
+    _, printed, changed = run_pipeline(CROSS_REPLICA_AND_PARTITION, [PASS])
+    assert changed == [True]
+    filecheck(printed, [("CHECK", "= s32[8]{0} all-gather(")])
