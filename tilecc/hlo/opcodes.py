@@ -155,6 +155,10 @@ class HloOpcode(Enum):
     WHILE = ("while", 1)
     XOR = ("xor", 2)
 
+    # Members are singletons: identity hashing keeps opcode sets and tables fast (Enum's own
+    # __hash__ is a Python-level call).
+    __hash__ = object.__hash__
+
     def __init__(self, mnemonic: str, arity: int | None) -> None:
         self.mnemonic = mnemonic
         self.arity = arity

@@ -22,6 +22,7 @@ cached by their text. There is no per-character Python loop except inside nested
 
 from __future__ import annotations
 
+import gc
 import re
 
 from tilecc.errors import ParseError
@@ -41,8 +42,8 @@ _OPCODE = re.compile(_WS + r"([a-z][a-z0-9\-]*)" + _WS + r"\(")
 _SIMPLE_OPERANDS = re.compile(r"\s*((?:%?" + _NAME + r"\s*,\s*)*%?" + _NAME + r")?\s*\)")
 _ATTR_KEY = re.compile(_WS + r"," + _WS + r"([A-Za-z_][\w\-]*)" + _WS + "=" + _WS)
 _SIMPLE_VALUE = re.compile(r'[^,{}()\[\]"\s]+')
-_FLAT_BRACES = re.compile(r'\{[^{}"\n]*(?:"(?:[^"\\\n]|\\.)*"[^{}"\n]*)*\}')
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_FLAT_BRACES = re.compile(r'\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\}')
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _BRACKET_OR_QUOTE = re.compile(r'[()\[\]{}"]')
 _BRACKET_QUOTE_OR_NEWLINE = re.compile(r'[()\[\]{}"\n]')
 _COMP_HEAD = re.compile(_WS + r"(ENTRY\s+)?%?(" + _NAME + r")" + _WS)
@@ -89,10 +90,17 @@ _COMPARISON_TYPES = {"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"}
 
 def parse_module(text: str, path: str = "<string>") -> HloModule:
     """Parse XLA HLO text (see the module docstring); ParseError on any malformed input."""
+    # Everything the parser allocates lives as long as the module, so the cyclic garbage
+    # collector would only re-scan it again and again (superlinear on big modules).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         return _Parser(text, path).parse()
     except RecursionError:
         raise ParseError(path, 1, 1, "input nests too deeply") from None
+    finally:
+        if gc_was_enabled:
+            gc.enable()
 
 
 class _Parser:
@@ -791,5 +799,5 @@ _FAST_INST = re.compile(
     r"((?:%?" + _NAME + r"(?:,[ \t]*%?" + _NAME + r")*)?)\)")
 _FAST_ATTR = re.compile(
     r",[ \t]*([A-Za-z_][\w\-]*)=([^,{}()\[\]\"\s]+|\{(?:\{[\d,]*\},?)*\}"
-    r'|\{[^{}"\n]*(?:"(?:[^"\\\n]|\\.)*"[^{}"\n]*)*\})(?=[,\s]|$)')
+    r'|\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\})(?=[,\s]|$)')
 _LINE_END = re.compile(r"[ \t]*(?:\n|$|(?=\}))")

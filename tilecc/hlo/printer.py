@@ -126,7 +126,13 @@ def print_instruction(inst: HloInstruction, is_root: bool = False,
     else:
         args = ", ".join(["%" + op.name for op in inst.operands])
     line = f"  {'ROOT ' if is_root else ''}%{inst.name} = {shape_text} {opcode.mnemonic}({args})"
-    return line + _attributes_text(inst)
+    if (inst.attributes or inst.metadata is not None or inst.dimensions is not None
+            or inst.to_apply is not None or inst.calls or inst.condition is not None
+            or inst.branch_computations or inst.control_predecessors
+            or inst.replica_groups is not None or inst.channel_id is not None
+            or inst.use_global_device_ids or inst.constrain_layout or opcode in _TYPED_PRINTERS):
+        return line + _attributes_text(inst)
+    return line
 
 
 def _attributes_text(inst: HloInstruction) -> str:
