@@ -20,6 +20,7 @@ import numpy as np
 from tilecc.bir.json import read_program_json, write_program_json
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import codegen_kernel
+from tilecc.errors import InterpError, SimError
 from tilecc.klr import ast as k
 from tilecc.klr.interp import interpret_kernel, np_dtype
 from tilecc.sim.execute import simulate
@@ -99,6 +100,29 @@ class KernelBuilder:
 
     def run(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         return run_both(self.kernel(), self.values)
+
+    def run_or_reject(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None:
+        """Both results, or None when BOTH executors reject the kernel (one rejecting
+        alone fails the test)."""
+        kernel = self.kernel()
+        program = codegen_kernel(kernel)
+        verify_program(program)
+        sim = ref = None
+        try:
+            sim = simulate(program, self.values)
+        except SimError as err:
+            sim_error: Exception | None = err
+        else:
+            sim_error = None
+        try:
+            ref = interpret_kernel(kernel, self.values)
+        except InterpError as err:
+            ref_error: Exception | None = err
+        else:
+            ref_error = None
+        assert (sim_error is None) == (ref_error is None), (
+            f"only one executor rejects: simulator {sim_error!r}, interpreter {ref_error!r}")
+        return None if sim is None or ref is None else (sim, ref)
 
 
 def run_both(kernel: k.Kernel, inputs: dict[str, np.ndarray]

@@ -4,9 +4,10 @@ KLR's own enums (klr/ast.py order); written apart from the BIR simulator's table
 Contract (NKI semantics, reference/klr-bir.md):
 - `alu(op, x, y)`: arithmetic AluOps take float32 operands and give float32 (comparisons
   and logical ops 1.0 / 0.0, NaN unequal to all; max / min propagate NaN and order
-  -0 < +0 as IEEE 754-2019 maximum / minimum; mod is C fmod; bypass returns x; unary
-  ops read x); bitwise ops act on the integer bits of the integer operand's dtype (float
-  immediates converted by value); shifts by >= the bit width give 0 (arithmetic right:
+  -0 < +0 as IEEE 754-2019 maximum / minimum; mod is C fmod; pow is evaluated in
+  float64 and rounded to float32 (deterministic, unlike float32 libm pow); bypass returns x; unary
+  ops read x); bitwise ops act on the integer bits of the tile data (x, or y when x is a
+  lone scalar; float data is an error; float immediates converted by value); shifts by >= the bit width give 0 (arithmetic right:
   the sign fill). `binary` applies the reverse flag and keeps the data's shape.
 - `activation(func, x)`: evaluated in float64 and rounded to float32.
 - `to_dtype(values, dtype)`: float32 to floats by round-to-nearest-even (ml_dtypes for
@@ -114,7 +115,7 @@ ALU: dict[k.AluOp, tuple[bool, Callable[[np.ndarray, np.ndarray], np.ndarray], f
     A.mod: (False, lambda x, y: np.fmod(x, y), None),
     A.mult: (False, lambda x, y: x * y, 1.0),
     A.not_equal: (False, lambda x, y: _flag(x != y), None),
-    A.pow: (False, lambda x, y: np.power(x, y), None),
+    A.pow: (False, lambda x, y: (x.astype(np.float64) ** y.astype(np.float64)).astype(F32), None),
     A.rsqrt: (False, lambda x, y: F32(1) / np.sqrt(x), None),
     A.subtract: (False, lambda x, y: x - y, 0.0),
 }
@@ -124,11 +125,10 @@ def alu(op: k.AluOp, x: np.ndarray | np.generic, y: np.ndarray | np.generic) -> 
     bitwise, fn, _ = ALU[op]
     x, y = np.asarray(x), np.asarray(y)
     if bitwise:
-        ints = [v.dtype for v in (x, y) if v.dtype.kind in "iu" and v.ndim > 0]
-        ints = ints or [v.dtype for v in (x, y) if v.dtype.kind in "iu"]
-        if not ints:
-            raise InterpError(f"bitwise op {op.name} on non-integer data")
-        like = ints[0]
+        # the tile data's bits: x, or y when x is a lone scalar (a reversed stage)
+        like = y.dtype if x.ndim == 0 and y.ndim > 0 else x.dtype
+        if like.kind not in "iu":
+            raise InterpError(f"bitwise op {op.name} on non-integer data ({like})")
         x, y = (v.astype(np.int64).astype(like) if v.dtype.kind == "f" else v.astype(like)
                 for v in (x, y))
         return np.asarray(fn(x, y))

@@ -9,6 +9,8 @@ Contract, from the NKI ISA docs (nki.api.shared, "Supported Math Operators"):
 - Bitvec ops (bitwise_*, the shifts) need integer operands and act on their raw bits; the
   result keeps the data operand's integer dtype. A float immediate given to a bitvec op is
   converted by value (255.0 -> 255), as the klr tool writes every constant as float32.
+  The integer dtype is the tile data's (port x, or port y when x is a scalar); float data,
+  such as the float32 result of an arithmetic first stage, is an error.
 - Every op is binary `op(x, y)` on the engine's two ALU ports; `x` is the data port. Unary
   ops (bitwise_not, abs, rsqrt) read `x` only; bypass returns `x`. Reverse flags swap the
   ports before the call, so `reverse + bypass` passes the other operand through.
@@ -17,7 +19,10 @@ Contract, from the NKI ISA docs (nki.api.shared, "Supported Math Operators"):
 - max / min propagate NaN and order -0 < +0 (IEEE 754-2019 maximum / minimum, whatever
   the operand order); divide and mod follow IEEE float32
   (x / 0 = +-inf, fmod(x, 0) = NaN); mod is C fmod (sign of the dividend); mod_int is the
-  integer remainder with the dividend's sign and 0 for a zero divisor.
+  integer remainder with the dividend's sign and 0 for a zero divisor. pow is the one
+  op that IEEE does not round exactly (numpy's float32 pow differs by an ulp between its
+  SIMD and scalar paths, i.e. with the memory layout): it is computed in float64 and
+  rounded to float32, which makes it deterministic.
 
 Reductions (tensor_reduce, reduce accumulators, partition reduce) and scans use the
 `identity` and `ufunc` columns; an op without a ufunc can still be folded sequentially.
@@ -154,7 +159,7 @@ ALU_TABLE: dict[str, AluEntry] = {
     "is_le": _arith("is_le", lambda x, y: _flag(x <= y)),
     "average": _arith("average", lambda x, y: (x + y) * F32(0.5)),
     "elemwise_mul": _arith("elemwise_mul", np.multiply, 1.0, np.multiply),
-    "pow": _arith("pow", np.power),
+    "pow": _arith("pow", lambda x, y: np.power(x.astype(np.float64), y.astype(np.float64)).astype(F32)),
     "mod": _arith("mod", np.fmod),
     "rsqrt": _arith("rsqrt", lambda x, y: F32(1.0) / np.sqrt(x)),
     "abs": _arith("abs", lambda x, y: np.abs(x)),
@@ -204,10 +209,12 @@ def apply_alu(entry: AluEntry, x: np.ndarray | float, y: np.ndarray | float) -> 
     """`entry.fn(x, y)` with the operand conversions of the op's kind (module docstring)."""
     if entry.kind == "bitvec":
         xa, ya = np.asarray(x), np.asarray(y)
-        # the integer dtype comes from whichever port holds tile data (reverse may swap)
-        like = xa.dtype if xa.dtype.kind in "iu" else ya.dtype
+        # the bits are those of the tile data: port x, unless x is a scalar (a reversed
+        # stage puts the immediate there); float data (e.g. after an arithmetic stage)
+        # has no bits to act on
+        like = xa.dtype if xa.ndim > 0 or ya.ndim == 0 else ya.dtype
         if like.kind not in "iu":
-            raise SimError(f"bitvec op {entry.name} needs integer data, got {xa.dtype}")
+            raise SimError(f"bitvec op {entry.name} needs integer data, got {like}")
         return entry.fn(to_bits(xa, like), to_bits(ya, like))
     # float warnings (x / 0, inf - inf) are the semantics, silenced by `simulate` for speed
     return np.asarray(entry.fn(to_f32(x), to_f32(y)), dtype=F32)
