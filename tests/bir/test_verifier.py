@@ -90,6 +90,12 @@ def test_scalar_tensor_tensor_checks() -> None:
           "acc must be Idle")
 
 
+def test_elementwise_sizes() -> None:
+    copy = b.InstDMACopy("C", EngineType.DMA, [ap("hin", elems=32, row=64)], [ap("x")])
+    fails(program(copy), r"'C' \(DMACopy\): input of 4096 elements, output of 8192")
+    verify_program(program(dataclasses.replace(copy, ins=[ap("hin")])))
+
+
 def test_tensor_scalar_addr_flag_must_match() -> None:
     ts = b.InstTensorScalarPtr("TS", EngineType.DVE, [ap("x"), ap("col", elems=1, row=1)],
                                [ap("y")])

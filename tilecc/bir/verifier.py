@@ -14,6 +14,8 @@ Contract: `verify_program(p)` returns None or raises VerifyError naming the inst
 - checkTensorReduce: the cross-lane axes (C, XYZWC) have no negate and 32-multiple
   partition and element counts; a free-axis reduce folds at most the pairs it has; the
   output has the input's elements divided by the folded ones;
+- elementwise instructions (activation, tensor-scalar, copies, reciprocal, exponential)
+  write as many elements as they read;
 - checkScalarTensorTensor: [tensor0, scalar, tensor1] with a [P,1] or immediate scalar
   and tensor1 the size of tensor0; scalar operands of TensorScalarPtr / Cache are
   immediates or [P,1] tiles and is_tensor_scalar_addr says which.
@@ -156,6 +158,11 @@ class InstChecker:
             raise self.fail(f"{what} must be an immediate or a [P,1] tile, found "
                             f"{[n for _, n in arg.ap]}")
 
+    def same_size(self, src: b.Argument, dst: b.AccessPattern) -> None:
+        """Elementwise instructions write as many elements as they read."""
+        if isinstance(src, b.AccessPattern) and elements(src) != elements(dst):
+            raise self.fail(f"input of {elements(src)} elements, output of {elements(dst)}")
+
     def count(self, n_ins: tuple[int, ...], n_outs: int) -> None:
         if len(self.inst.ins) not in n_ins or len(self.inst.outs) != n_outs:
             raise self.fail(f"expected {'/'.join(map(str, n_ins))} inputs and {n_outs} outputs, "
@@ -215,7 +222,7 @@ class InstChecker:
             return
         reduce = inst.acc == EngineAccumulationType.ZeroAccumulate
         self.count((2, 3), 2 if reduce else 1)
-        self.tile(inst.ins[0], "input")
+        self.same_size(self.tile(inst.ins[0], "input"), inst.outs[0])
         for i, arg in enumerate(inst.ins[1:]):
             self.scalar(arg, f"scalar {i}")
         has_tile = any(isinstance(a, b.AccessPattern) for a in inst.ins[1:])
@@ -229,7 +236,7 @@ class InstChecker:
         inst = self.inst
         assert isinstance(inst, b.InstTensorScalarCache)
         self.count((2, 3), 1)
-        self.tile(inst.ins[0], "input")
+        self.same_size(self.tile(inst.ins[0], "input"), inst.outs[0])
         for i, arg in enumerate(inst.ins[1:]):
             self.scalar(arg, f"scalar {i}")
 
@@ -244,17 +251,17 @@ class InstChecker:
             self.scalar(inst.ins[1], "bias")
             if inst.scale is None:
                 self.scalar(self.tile(inst.ins[2], "scale"), "scale")
-        self.tile(inst.ins[0], "input")
+        self.same_size(self.tile(inst.ins[0], "input"), inst.outs[0])
 
     def check_single(self) -> None:
         self.count((1,), 1)
-        self.tile(self.inst.ins[0], "input")
+        self.same_size(self.tile(self.inst.ins[0], "input"), self.inst.outs[0])
 
     def check_exponential(self) -> None:
         self.count((3,), 1)
         self.scalar(self.inst.ins[0], "max value")
         self.scalar(self.inst.ins[1], "reduce init")
-        self.tile(self.inst.ins[2], "input")
+        self.same_size(self.tile(self.inst.ins[2], "input"), self.inst.outs[0])
 
     def check_memset(self) -> None:
         self.count((1,), 1)
