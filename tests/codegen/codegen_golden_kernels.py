@@ -134,6 +134,8 @@ def tensor_scalar_cumulative() -> k.Kernel:
                                  k.AccumCmd.LoadAccumulate, R.second),
         k.TensorScalarCumulative(y, x, k.AluOp.add, k.AluOp.mult, imm(1.0), None,
                                  k.AccumCmd.Accumulate, R.both),
+        *(k.TensorScalarCumulative(y, x, k.AluOp.subtract, k.AluOp.add, imm(2.0), None, cmd,
+                                   R.first) for cmd in (k.AccumCmd.Idle, k.AccumCmd.Zero)),
     ])
 
 
@@ -143,6 +145,8 @@ def scalar_tensor_tensor() -> k.Kernel:
     return kernel("scalar_tensor_tensor", [
         k.NcScalarTensorTensor(y, x, imm(2.0), z, k.AluOp.mult, k.AluOp.add),
         k.NcScalarTensorTensor(y, x, col, z, k.AluOp.subtract, k.AluOp.max, R.first),
+        *(k.NcScalarTensorTensor(y, x, imm(3.0), z, k.AluOp.divide, k.AluOp.subtract, rev)
+          for rev in R),
     ])
 
 
@@ -154,6 +158,8 @@ def tensor_tensor_scan() -> k.Kernel:
                            k.AccumCmd.Idle),
         k.TensorTensorScan(y, x, z, k.AluOp.add, k.AluOp.subtract, R.both, col,
                            k.AccumCmd.ZeroAccumulate),
+        *(k.TensorTensorScan(y, x, z, k.AluOp.subtract, k.AluOp.divide, rev, imm(1.0), cmd)
+          for rev in R for cmd in (k.AccumCmd.Idle, k.AccumCmd.Accumulate)),
     ])
 
 

@@ -170,7 +170,8 @@ def test_tensor_scalar_reduce_collapse() -> None:
 def test_tensor_scalar_cumulative_on_cache_op() -> None:
     insts = lower(golden.tensor_scalar_cumulative())
     assert all(type(i) is b.InstTensorScalarCache and i.OPCODE == 30 for i in insts)
-    c0, c1, c2 = [i for i in insts if isinstance(i, b.InstTensorScalarCache)]
+    c0, c1, c2, c3, c4 = [i for i in insts if isinstance(i, b.InstTensorScalarCache)]
+    assert [c.acc for c in (c3, c4)] == [EngineAccumulationType.Idle, EngineAccumulationType.Zero]
     assert all(c.mode == TSCMode.Cumulative and c.engine == EngineType.DVE for c in (c0, c1, c2))
     assert [c.acc for c in (c0, c1, c2)] == [EngineAccumulationType.ZeroAccumulate,
                                              EngineAccumulationType.LoadAccumulate,
@@ -179,7 +180,9 @@ def test_tensor_scalar_cumulative_on_cache_op() -> None:
 
 
 def test_scalar_tensor_tensor_operand_order() -> None:
-    s0, s1 = lower(golden.scalar_tensor_tensor())
+    s0, s1, *by_reverse = lower(golden.scalar_tensor_tensor())
+    assert [(s.reverse0, s.reverse1) for s in by_reverse] == [  # type: ignore[attr-defined]
+        (False, False), (True, False), (False, True), (True, True)]
     assert isinstance(s1, b.InstTensorScalarPtr) and s1.is_scalar_tensor_tensor
     assert not s1.is_tensor_tensor_scan
     assert [getattr(x, "memref", None) for x in s1.ins] == ["x", "col", "z"]
@@ -187,7 +190,10 @@ def test_scalar_tensor_tensor_operand_order() -> None:
 
 
 def test_tensor_tensor_scan_on_tensor_scalar_ptr() -> None:
-    s0, s1 = lower(golden.tensor_tensor_scan())
+    s0, s1, *rest = lower(golden.tensor_tensor_scan())
+    assert [(s.reverse0, s.reverse1, s.acc.name) for s in rest] == [  # type: ignore[attr-defined]
+        (r0, r1, acc) for r0, r1 in ((False, False), (True, False), (False, True), (True, True))
+        for acc in ("Idle", "AddAccumulate")]
     assert isinstance(s1, b.InstTensorScalarPtr) and s1.OPCODE == 29
     assert s1.is_tensor_tensor_scan and s1.is_scalar_tensor_tensor
     assert s1.name == "TensorTensorScan-2" and s1.acc == EngineAccumulationType.ZeroAccumulate
