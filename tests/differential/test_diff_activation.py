@@ -49,13 +49,14 @@ def test_tile_scale_and_zero_bias(func):
 
 
 def test_activation_accumulate_chain():
-    """ZeroAccumulate, Accumulate, Zero, then Accumulate again: the registers carry over."""
+    """ZeroAccumulate, Accumulate, Zero, then LoadAccumulate (which adds, the activation
+    engine having no load value): the registers carry over."""
     rng = np.random.default_rng(3)
     kb = KernelBuilder()
     src = kb.load("a", values(F32, (128, 40), rng, specials=False), F32)
     dst = kb.tile("t", F32, (128, 40))
     sums = [kb.tile(f"r{i}", F32, (128, 1)) for i in range(4)]
-    for cmd, res in zip([Cmd.ZeroAccumulate, Cmd.Accumulate, Cmd.Zero, Cmd.Accumulate], sums):
+    for cmd, res in zip([Cmd.ZeroAccumulate, Cmd.Accumulate, Cmd.Zero, Cmd.LoadAccumulate], sums):
         kb.add(k.NcActivate(dst, src, cmd, Fn.exp, k.Immediate(0.5), None, A.add, res))
     for i, res in enumerate(sums):
         kb.store(f"sum{i}", res)

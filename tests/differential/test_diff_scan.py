@@ -35,6 +35,20 @@ def test_cumulative(op0, op1, reverse):
         np.testing.assert_allclose(sim["out"].reshape(128, -1), want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("cmd", [Cmd.Idle, Cmd.Zero], ids=lambda c: c.name)
+def test_cumulative_idle_and_zero_start_from_the_identity(cmd):
+    rng = np.random.default_rng(4)
+    kb = KernelBuilder()
+    src = kb.load("a", values(F32, (32, 12), rng, specials=False), F32)
+    d0, d1 = kb.tile("d0", F32, (32, 12)), kb.tile("d1", F32, (32, 12))
+    kb.add(k.TensorScalarCumulative(d0, src, A.bypass, A.add, k.Immediate(0.0), None, Cmd.ZeroAccumulate))
+    kb.add(k.TensorScalarCumulative(d1, src, A.bypass, A.max, k.Immediate(0.0), None, cmd))
+    kb.store("out", d1)
+    sim, ref = kb.run()
+    assert_agree(sim, ref, exact=True)
+    np.testing.assert_array_equal(sim["out"], np.maximum.accumulate(kb.values["a"], axis=1))
+
+
 def test_cumulative_load_then_continue():
     """LoadAccumulate seeds from imm1 (a [P,1] tile); Accumulate continues the register."""
     rng = np.random.default_rng(21)

@@ -123,10 +123,25 @@ def test_errors_name_the_statement():
         interpret_kernel(kern, {"a": np.zeros((4, 4), np.int32)})
     with pytest.raises(InterpError, match="unknown input 'b'"):
         interpret_kernel(kern, {"a": np.zeros((4, 4), np.float32), "b": np.zeros(1)})
-    act = kernel_of([k.NcDmaCopy(t, a), k.NcActivate(t, t, k.AccumCmd.LoadAccumulate, k.ActivationFunc.exp,
-                                                     k.Immediate(1.0))], [a], [])
-    with pytest.raises(InterpError, match="activation cannot LoadAccumulate"):
-        interpret_kernel(act, {"a": np.zeros((4, 4), np.float32)})
+    col = sb("col", F32, (4, 1))
+    tsr = kernel_of([k.NcDmaCopy(t, a), k.TensorScalarReduce(t, t, k.Immediate(1.0), A.add, False, None,
+                                                             A.add, col, k.AccumCmd.Accumulate)], [a], [])
+    with pytest.raises(InterpError, match=r"body\[1\] \(TensorScalarReduce\): .*ZeroAccumulate"):
+        interpret_kernel(tsr, {"a": np.zeros((4, 4), np.float32)})
+
+
+def test_activation_load_accumulate_adds_like_accumulate():
+    a = hbm("a", F32, (2, 2))
+    out = hbm("out", F32, (2, 1))
+    t, y, r = sb("t", F32, (2, 2)), sb("y", F32, (2, 2)), sb("r", F32, (2, 1))
+    Cmd = k.AccumCmd
+    body = [k.NcDmaCopy(t, a)]
+    for cmd in (Cmd.ZeroAccumulate, Cmd.LoadAccumulate, Cmd.Accumulate):
+        body.append(k.NcActivate(y, t, cmd, k.ActivationFunc.copy, k.Immediate(1.0), None, A.add, r))
+    body.append(k.NcDmaCopy(out, r))
+    value = np.array([[1.0, 2.0], [3.0, -4.0]], np.float32)
+    got = interpret_kernel(kernel_of(body, [a], [out]), {"a": value})["out"]
+    np.testing.assert_array_equal(got[:, 0], 3 * value.sum(axis=1))
 
 
 def test_the_interpreter_is_independent():

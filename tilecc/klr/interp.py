@@ -17,7 +17,11 @@ Model (the semantics listed in klr/ast.py and reference/klr-bir.md):
   the vector engine (Exponential, TensorScalarReduce, TensorScalarCumulative,
   TensorTensorScan), indexed by the partition of the destination access. AccumCmd: Idle
   leaves them, Zero sets the identity, ZeroAccumulate folds the new rows from the
-  identity, Accumulate folds them into the registers, LoadAccumulate from the load value.
+  identity, Accumulate folds them into the registers, LoadAccumulate from the load value
+  (the activation engine has none: there it adds like Accumulate). A cumulative scan
+  starts from op1's identity on Idle / Zero / ZeroAccumulate, from imm1 on
+  LoadAccumulate, from the registers on Accumulate; TensorTensorScan starts from imm0,
+  or from the registers on Accumulate.
   Reductions fold the float32 results before the destination conversion.
 """
 
@@ -142,12 +146,12 @@ def run_activate(s: State, op: k.NcActivate) -> None:
         pre = src.astype(F32) * np.asarray(scale, F32) + np.asarray(bias, F32)
     out = activation(op.activation_func, pre)
     s.write(op.dst, out)
-    if op.accumulator_cmd == Cmd.LoadAccumulate:
-        raise InterpError("activation cannot LoadAccumulate")
     if op.reduce_op is not None and op.reduce_op != A.add:
         raise InterpError(f"activation reduces with add only, not {op.reduce_op.name}")
     lane = lanes(op.dst)
-    accumulate(s.act, lane, op.accumulator_cmd, A.add, rows(out))
+    # the activation engine has no load value: LoadAccumulate adds like Accumulate
+    cmd = Cmd.Accumulate if op.accumulator_cmd == Cmd.LoadAccumulate else op.accumulator_cmd
+    accumulate(s.act, lane, cmd, A.add, rows(out))
     if op.reduce_res is not None:
         s.write(op.reduce_res, s.act[lane].reshape(-1, 1))
 
@@ -215,7 +219,7 @@ def run_cumulative(s: State, op: k.TensorScalarCumulative) -> None:
     r0, r1 = rev_flags(op.reverse)
     t = rows(binary(op.op0, src, s.operand(op.imm0, src), r0))
     lane = lanes(op.dst)
-    if op.reduce_cmd in (Cmd.Zero, Cmd.ZeroAccumulate):
+    if op.reduce_cmd in (Cmd.Idle, Cmd.Zero, Cmd.ZeroAccumulate):
         reg = np.full(t.shape[0], identity_of(op.op1), F32)
     elif op.reduce_cmd == Cmd.LoadAccumulate:
         if op.imm1 is None:

@@ -14,7 +14,10 @@ and the result is converted to the destination AP's dtype (sim/dtypes.py); opera
 conventions and accumulate commands are in sim/operands.py. Reductions into an
 accumulator (activation accumulate, tensor-scalar reduce, exponential, cumulative) fold
 the float32 results before the output conversion. A bound accumulator AP then receives
-the registers; Read*Accumulator drains them into their AP.
+the registers; Read*Accumulator drains them into their AP. The cumulative cache op starts
+from op1's identity on Idle / Zero / ZeroAccumulate, from s1 on LoadAccumulate and from
+the DVE registers on (Add)Accumulate; the tensor-tensor scan starts from its init operand,
+or from the DVE registers on (Add)Accumulate.
 """
 
 from __future__ import annotations
@@ -210,7 +213,7 @@ def exec_tensor_scalar_cache(m: Machine, inst: InstTensorScalarCache) -> None:
     dst = inst.outs[0]
     lane = lanes(m, dst)
     count = t.shape[0]
-    if inst.acc in (Acc.Zero, Acc.ZeroAccumulate):
+    if inst.acc in (Acc.Idle, Acc.Zero, Acc.ZeroAccumulate):
         reg = np.full(count, op1.identity, F32)
     elif inst.acc == Acc.LoadAccumulate:
         if len(inst.ins) < 3:
