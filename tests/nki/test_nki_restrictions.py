@@ -305,12 +305,22 @@ def index_out_of_bounds(a):
 
 def mgrid_out_of_bounds(a):
     ix, iy = nl.mgrid[0:128, 0:8]
-    a[ix + 1, iy]  # <-
+    nl.load(a[ix + 1, iy])  # <-
 
 
 def mask_compare(a):
     ix, iy = nl.mgrid[0:128, 0:8]
-    nl.load(a[ix, iy], mask=(ix < 64))  # <-
+    nl.load(a[ix, iy], mask=(ix >= 64))  # <-
+
+
+def mask_excludes_all(a):
+    ix, iy = nl.mgrid[0:128, 0:8]
+    nl.load(a[ix, iy], mask=(ix < 0))  # <-
+
+
+def mask_on_free_axis_of_compute(a):
+    ix, iy = nl.mgrid[0:128, 0:8]
+    nl.exp(sb((128, 8)), mask=(iy < 4))  # <-
 
 
 def broadcast_wide_dim(a):
@@ -398,8 +408,10 @@ CASES = [
     (isa_not_traced, r"nisa.nc_matmul is not supported by tilecc"),
     (tile_level_function, r"nl.matmul is not supported by tilecc"),
     (index_out_of_bounds, r"slice 4:12 is out of bounds for a dimension of size 8"),
-    (mgrid_out_of_bounds, r"index range \[1, 128\] is out of bounds for a dimension of size 128"),
-    (mask_compare, r"nl.load: the mask \(index < 64\) excludes part of the tile \(index range \[0, 127\]\)"),
+    (mgrid_out_of_bounds, r"index range \[1, 128\] is out of bounds for a dimension of size 128 .*a mask= keeping"),
+    (mask_compare, r"nl.load: tilecc supports masks that keep a leading part of one index axis"),
+    (mask_excludes_all, r"nl.load: the mask \(index < 0\) excludes the whole tile"),
+    (mask_on_free_axis_of_compute, r"nl.exp: a mask on a compute tile may cut its partitions .* only"),
     (broadcast_wide_dim, r"cannot broadcast a dim of size 8"),
     (tile_arithmetic_shapes, r"nl.divide: shape mismatch: \[128, 8\] and \[128, 4\]"),
     (condition_on_tile, r"has no values while the kernel is traced"),

@@ -3,8 +3,9 @@
 Contract: an IndexExpr is `offset + sum(step * k_axis)` over a grid of `sizes` (the grid of
 nl.mgrid[...] or nl.arange(n)[:, None] / [None, :]); `+`, `-` with ints or other expressions
 and `*` by ints stay affine, expressions of different grids broadcast like numpy
-(`broadcast_grids`). Comparing an expression with an int gives a Mask; tilecc traces whole
-tiles, so a Mask is accepted only when it holds on the whole grid (`check_mask`).
+(`broadcast_grids`). Comparing an expression with an int gives a Mask: a mask that holds on the whole grid
+changes nothing, one that keeps a leading part of an axis cuts the access or the tiles
+(`mask_counts`), as NKI does for a partial last tile.
 tilecc/nki/tensor.py turns expressions used as indices into access patterns.
 """
 
@@ -80,7 +81,9 @@ class IndexExpr:
 @dataclass(frozen=True, slots=True)
 class Mask:
     """`mask=` of NKI 1.x calls: comparisons of grid indices with ints, joined by `&`.
-    tilecc traces whole tiles only, so a mask must hold on the whole grid (`check`)."""
+    A mask that holds on the whole grid changes nothing; otherwise each clause must keep a
+    leading part of one grid axis (`i * 128 + ix < n`), and the access or the tiles are cut
+    to that many entries (`counts`): a partial last tile."""
     clauses: tuple[tuple[IndexExpr, str, object], ...]
 
     def __and__(self, other: object) -> Mask:
@@ -88,26 +91,49 @@ class Mask:
             return NotImplemented
         return Mask(self.clauses + other.clauses)
 
-    def check(self, what: str) -> None:
+    def counts(self, what: str) -> dict[int, int]:
+        """grid axis -> how many leading entries the mask keeps (axes it does not cut omitted)."""
+        kept: dict[int, int] = {}
         for expr, op, bound in self.clauses:
             if isinstance(bound, bool) or not isinstance(bound, int):
                 raise kernel_error(f"{what}: a mask compares an nl.arange / nl.mgrid index with an "
                                    f"int, got {bound!r}")
             low, high = expr.bounds()
-            holds = {"<": high < bound, "<=": high <= bound, ">": low > bound, ">=": low >= bound}[op]
-            if not holds:
-                raise kernel_error(f"{what}: the mask (index {op} {bound}) excludes part of the tile "
-                                   f"(index range [{low}, {high}]); tilecc traces whole tiles only")
+            if {"<": high < bound, "<=": high <= bound, ">": low > bound, ">=": low >= bound}[op]:
+                continue
+            axis, count = _leading_count(expr, op, bound, what)
+            if count <= 0:
+                raise kernel_error(f"{what}: the mask (index {op} {bound}) excludes the whole tile "
+                                   f"(index range [{low}, {high}])")
+            kept[axis] = min(count, kept.get(axis, count))
+        return kept
 
 
-def check_mask(mask: object, what: str) -> None:
-    """Accept mask=None or a Mask that holds everywhere (see Mask)."""
+def _leading_count(expr: IndexExpr, op: str, bound: int, what: str) -> tuple[int, int]:
+    """How many leading k of the one axis `expr` steps along satisfy `expr(k) op bound`."""
+    steps = [(axis, step) for axis, step in expr.terms if step != 0 and expr.sizes[axis] > 1]
+    upper = op in ("<", "<=")
+    if len(steps) != 1 or (steps[0][1] > 0) != upper:
+        raise kernel_error(f"{what}: tilecc supports masks that keep a leading part of one index "
+                           f"axis (as `i * 128 + ix < n`), not (index {op} {bound})")
+    (axis, step), size = steps[0], expr.sizes[steps[0][0]]
+    if upper:   # offset + step * k < bound  (or <=)
+        limit = bound - expr.offset
+        count = -(-limit // step) if op == "<" else limit // step + 1
+    else:       # offset + step * k > bound (or >=), step < 0
+        limit = expr.offset - bound
+        count = -(-limit // -step) if op == ">" else limit // -step + 1
+    return axis, max(0, min(size, count))
+
+
+def mask_counts(mask: object, what: str) -> dict[int, int]:
+    """The cuts of `mask=` (None, or a Mask): grid axis -> leading entries kept."""
     if mask is None:
-        return
+        return {}
     if not isinstance(mask, Mask):
         raise kernel_error(f"{what}: mask must be a comparison of nl.arange / nl.mgrid indices, "
                            f"got {mask!r}")
-    mask.check(what)
+    return mask.counts(what)
 
 
 def broadcast_grids(grids: list[tuple[int, ...]]) -> tuple[int, ...]:

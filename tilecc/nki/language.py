@@ -6,8 +6,10 @@ Contract: the names a kernel written against the public NKI API uses from `nl`
 (`nl.sbuf`, `nl.psum`, `nl.hbm`, `nl.shared_hbm`, `nl.private_hbm`), `nl.ndarray` /
 `nl.zeros` / `nl.full` / `nl.empty_like`, `nl.par_dim`, `nl.tile_size.pmax == 128`,
 `nl.arange` / `nl.mgrid` / `nl.ds` indices, the loop ranges (unrolled while tracing),
-`nl.load` / `nl.store` (DMA copies) and the operator names (`nl.add`, `nl.exp` ...) that
-nki.isa instructions take as `op` arguments. Each call records KLR statements in the
+`nl.load` / `nl.store` (DMA copies; `mask=` cuts a partial last tile) and the operator
+names (`nl.add`, `nl.exp` ...) that nki.isa instructions take as `op` arguments; called on
+tiles they, `nl.sum` / `nl.max` / `nl.min` / `nl.prod` / `nl.mean` and `nl.broadcast_to` are
+NKI's tile-level API (tilecc/nki/tile_ops.py). Each call records KLR statements in the
 active trace (tilecc/nki/tracer.py).
 """
 
@@ -17,7 +19,7 @@ from tilecc.klr import ast
 from tilecc.nki import ops as _ops
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
-from tilecc.nki.indexing import IndexExpr, check_mask
+from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.tensor import PMAX, NkiTensor
 from tilecc.nki import tile_ops
 from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype
@@ -122,10 +124,11 @@ def empty_like(tensor: NkiTensor, dtype: object = None, buffer: object = None,
 
 
 def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor:
-    """Copy an HBM tensor (view) into a new SBUF tile of the same shape (one DMA copy)."""
-    check_mask(mask, "nl.load")
+    """Copy an HBM tensor (view) into a new SBUF tile of the same shape (one DMA copy); a
+    mask cuts the access (and the tile) to the part it keeps."""
     if not isinstance(src, NkiTensor):
         raise kernel_error(f"nl.load reads a tensor, got {src!r}")
+    src = src.masked(mask, "nl.load")
     tile = ndarray(src.shape, src.dtype if dtype is None else dtype, sbuf)
     trace = active_trace()
     trace.emit(ast.NcDmaCopy(trace.access(tile), trace.access(src)))
@@ -133,9 +136,14 @@ def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor
 
 
 def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
-    """Copy a tile into an HBM tensor (view) of the same number of elements (one DMA copy)."""
+    """Copy a tile into an HBM tensor (view) of the same number of elements (one DMA copy);
+    a mask cuts both to the part it keeps."""
     from tilecc.nki import isa
-    check_mask(mask, "nl.store")
+    if not isinstance(dst, NkiTensor):
+        raise kernel_error(f"nl.store writes a tensor, got {dst!r}")
+    if mask is not None:
+        dst = dst.masked(mask, "nl.store")
+        value = tile_ops.cut_to(value, dst.shape)
     isa.dma_copy(dst=dst, src=value)
 
 

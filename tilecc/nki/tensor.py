@@ -24,11 +24,11 @@ Invariants:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tilecc.nki.dtypes import dtype_info
 from tilecc.nki.errors import kernel_error
-from tilecc.nki.indexing import IndexExpr, broadcast_grids
+from tilecc.nki.indexing import IndexExpr, broadcast_grids, mask_counts
 
 PMAX = 128
 SBUF_PARTITION_BYTES = 0x30000   # 192 KiB per partition (klr-bir.md, Memory)
@@ -98,11 +98,48 @@ def check_allocation(shape: tuple[int, ...], dtype: str, buffer: str, par_axis: 
 
 
 @dataclass(frozen=True, eq=False)
+class GridAccess:
+    """How a view was indexed with nl.arange / nl.mgrid: enough to index it again on a
+    smaller grid when a mask cuts it."""
+    parent: NkiTensor
+    items: tuple[object, ...]
+    sizes: tuple[int, ...]
+    problem: str | None
+
+
+@dataclass(frozen=True, eq=False)
 class NkiTensor:
     alloc: Allocation
     offset: int
     par_start: int
     dims: tuple[Dim, ...]
+    grid: GridAccess | None = field(default=None, repr=False)
+
+    @property
+    def problem(self) -> str | None:
+        """Why this grid access cannot be used as it is (out of bounds), if so: a mask= that
+        cuts it back inside the tensor makes it usable (`masked`)."""
+        return self.grid.problem if self.grid is not None else None
+
+    def usable(self) -> NkiTensor:
+        if (problem := self.problem) is not None:
+            raise kernel_error(problem)
+        return self
+
+    def masked(self, mask: object, what: str) -> NkiTensor:
+        """This access cut to the leading entries `mask` keeps on each grid axis."""
+        counts = mask_counts(mask, what)
+        if not counts:
+            return self.usable()
+        if self.grid is None:
+            raise kernel_error(f"{what}: a mask that cuts the tile needs an access indexed with "
+                               f"nl.arange / nl.mgrid")
+        sizes = list(self.grid.sizes)
+        for axis, count in counts.items():
+            sizes[axis] = min(sizes[axis], count)
+        items = [IndexExpr(i.offset, i.terms, tuple(sizes)) if isinstance(i, IndexExpr) else i
+                 for i in self.grid.items]
+        return self.grid.parent._index_grid(items, tuple(sizes)).usable()
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -140,6 +177,7 @@ class NkiTensor:
         return f"<{self.buffer} tensor {self.name}{list(self.shape)} {self.dtype}>"
 
     def __getitem__(self, key: object) -> NkiTensor:
+        self.usable()
         items = list(key) if isinstance(key, tuple) else [key]
         if any(isinstance(item, IndexExpr) for item in items):
             return self._index_grid(items)
@@ -230,9 +268,10 @@ class NkiTensor:
                 raise kernel_error(f"slice {item.start}:{item.stop} is out of bounds for a "
                                    f"dimension of size {dim.num}")
 
-    def _index_grid(self, items: list[object]) -> NkiTensor:
-        sizes = broadcast_grids([item.sizes for item in items if isinstance(item, IndexExpr)])
-        offset, par_start = self.offset, self.par_start
+    def _index_grid(self, items: list[object], sizes: tuple[int, ...] | None = None) -> NkiTensor:
+        if sizes is None:
+            sizes = broadcast_grids([item.sizes for item in items if isinstance(item, IndexExpr)])
+        offset, par_start, problem = self.offset, self.par_start, None
         steps: list[dict[bool, int]] = [{} for _ in sizes]
         for dim, item in zip(self.dims, self._expand(items)):
             if isinstance(item, int):
@@ -243,9 +282,9 @@ class NkiTensor:
             for axis, step in item.terms:
                 steps[axis][dim.is_par] = steps[axis].get(dim.is_par, 0) + step * dim.step
             low, high = IndexExpr(item.offset, item.terms, sizes).bounds()
-            if low < 0 or high >= dim.num:
-                raise kernel_error(f"index range [{low}, {high}] is out of bounds for a dimension "
-                                   f"of size {dim.num} of {self!r}")
+            if (low < 0 or high >= dim.num) and problem is None:
+                problem = (f"index range [{low}, {high}] is out of bounds for a dimension of size "
+                           f"{dim.num} of {self!r} (a mask= keeping the part inside would cut it)")
             if dim.is_par:
                 par_start += item.offset * dim.step
             else:
@@ -260,7 +299,8 @@ class NkiTensor:
             dims.append(Dim(step, size, is_par))
         if self.alloc.on_chip and not any(d.is_par for d in dims):
             dims.insert(0, Dim(1, 1, True))
-        return self._make(offset, par_start, dims)
+        view = self._make(offset, par_start, dims)
+        return replace(view, grid=GridAccess(self, tuple(items), sizes, problem))
 
     def _make(self, offset: int, par_start: int, dims: list[Dim]) -> NkiTensor:
         if self.alloc.on_chip and (not dims or not dims[0].is_par):
@@ -306,7 +346,8 @@ class NkiTensor:
                          (Dim(1, par_num, True), *(Dim(s, n) for s, n in free)))
 
     def broadcast_to(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:
-        """Repeat size-1 dims (step 0) to `shape`; on chip only free dims can be broadcast."""
+        """Repeat size-1 dims (step 0) to `shape` (a one-partition tile to P partitions: a copy)."""
+        self.usable()
         shape = tuple(shape)
         if len(shape) != self.ndim:
             raise kernel_error(f"cannot broadcast {self!r} to {shape}: the rank must stay {self.ndim}")

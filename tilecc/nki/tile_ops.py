@@ -11,8 +11,9 @@ with nki.isa would give:
   trailing free axes (mean then scales by 1/n with tensor_scalar); the result keeps the
   partition dim, and a [P, 1] column when every free axis is reduced.
 The result dtype is `dtype`, else the tile operand's (float32 when two tiles differ);
-comparisons default to nl.bool_ (uint8) as NKI's. `mask=` must hold on the whole tile
-(tensor.Mask). Operands must be on chip: load HBM tensors first.
+comparisons default to nl.bool_ (uint8) as NKI's. A `mask=` that keeps the leading
+partitions (a partial last tile) cuts every tile operand to them; operands must be on chip:
+load HBM tensors first.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from tilecc.nki import isa
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.ops import ALL_OPS, Op
-from tilecc.nki.indexing import check_mask
+from tilecc.nki.indexing import mask_counts
 from tilecc.nki.tensor import Dim, NkiTensor
 from tilecc.nki.tracer import active_trace
 
@@ -48,13 +49,35 @@ def _dtype(what: str, dtype: object, default: str) -> str:
         raise kernel_error(f"{what}: {err}") from None
 
 
+def _masked_operand(what: str, value: object, mask: object) -> object:
+    """A tile operand cut to the partitions `mask` keeps (a partial last tile); masks that
+    cut free axes of compute tiles are not supported."""
+    counts = mask_counts(mask, what)
+    if not counts or not isinstance(value, NkiTensor):
+        return value
+    if set(counts) != {0}:
+        raise kernel_error(f"{what}: a mask on a compute tile may cut its partitions (grid axis 0) "
+                           f"only")
+    keep = counts[0]
+    return value[0:keep] if value.partitions > keep else value
+
+
+def cut_to(value: object, shape: tuple[int, ...]) -> object:
+    """A tile cut to the leading `shape` of its dims (what a mask keeps of it), if larger."""
+    if not isinstance(value, NkiTensor) or value.shape == shape or value.ndim != len(shape):
+        return value
+    if any(have < want for have, want in zip(value.shape, shape)):
+        return value
+    return value[tuple(slice(0, want) for want in shape)]
+
+
 def apply(op: Op, args: tuple[object, ...], kwargs: dict[str, object], name: str) -> NkiTensor:
     """`nl.<op>(x[, y], dtype=None, mask=None)` on tiles."""
     what = f"nl.{op.name}"
     dtype, mask = kwargs.pop("dtype", None), kwargs.pop("mask", None)
     if kwargs:
         raise kernel_error(f"{what}: unexpected argument(s) {', '.join(kwargs)}")
-    check_mask(mask, what)
+    args = tuple(_masked_operand(what, a, mask) for a in args)
     if len(args) == 1 and (op.unary or op.act is not None):
         return unary(op, args[0], dtype, name)
     if len(args) == 2 and op.alu is not None and not op.unary:
@@ -110,10 +133,9 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
 def reduce(kind: str, x: object, axis: object, dtype: object, keepdims: bool, mask: object,
            name: str) -> NkiTensor:
     what = f"nl.{kind}"
-    check_mask(mask, what)
     if not isinstance(x, NkiTensor):
         raise kernel_error(f"{what}: expected a tile, got {x!r}")
-    tile = _on_chip(what, x)
+    tile = _on_chip(what, _masked_operand(what, x, mask))
     raw = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     if not raw or any(isinstance(a, bool) or not isinstance(a, int) for a in raw):
         raise kernel_error(f"{what}: axis must be an int or a list of ints, got {axis!r}")

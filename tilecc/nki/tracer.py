@@ -117,6 +117,7 @@ class Trace:
         return tensor
 
     def access(self, view: NkiTensor) -> ast.AccessPattern | ast.TensorName:
+        view = view.usable()
         tensor = self.tensor_name(view.alloc)
         if view.alloc.on_chip:
             first, rest = view.dims[0], view.dims[1:]
