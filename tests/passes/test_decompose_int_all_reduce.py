@@ -120,6 +120,7 @@ ENTRY main {{
     ("replica_count=2, num_partitions=4", "channel_id=3, replica_groups={{0,1}}", 8),
     ("replica_count=2, num_partitions=4", "replica_groups={}", 2),
     ("replica_count=8", "replica_groups=mesh['a'=2,'b'=4] {'b'}", 4),
+    ("replica_count=8", 'metadata={op_name="groups omitted"}', 8),
 ])
 def test_participants_per_group(header: str, attrs: str, expected: int) -> None:
     assert _group_size(header, attrs) == expected
@@ -138,6 +139,14 @@ def test_single_replica_group_is_a_plain_copy() -> None:
         ("CHECK-NEXT", "ROOT %[[O:[\\w.-]+]] = u32[] reshape(%[[L]])"),
         ("CHECK-NOT", "add("),
     ])
+
+
+def test_omitted_replica_groups_gather_from_everyone() -> None:
+    text = _all_reduce_module("u32[]").replace(" replica_groups={{0,1,2,3}},", "")
+    _, printed, changed = run_pipeline(text, [PASS])
+    assert changed == [True]
+    filecheck(printed, [("CHECK", "= u32[8]{0} all-gather(%[[BC:[\\w.-]+]]), replica_groups={}, "
+                                  "dimensions={0}")])
 
 
 def test_dead_producer_of_the_operand_stays_when_still_used() -> None:

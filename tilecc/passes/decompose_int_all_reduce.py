@@ -36,6 +36,7 @@ from tilecc.hlo.builders import (create_all_gather, make_binary, make_broadcast,
                                  make_slice)
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.opcodes import HloOpcode
+from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.types import PrimitiveType, Shape, is_integral
 from tilecc.passes.pass_base import OpExpanderPass
 
@@ -73,7 +74,7 @@ class DecomposeIntAllReduce(OpExpanderPass):
     def expand_instruction(self, inst: HloInstruction) -> HloInstruction | None:
         assert self.instruction_matches_pattern(inst), f"{inst.name} does not match the gate"
         comp = inst.parent
-        assert comp is not None and comp.parent is not None and inst.replica_groups is not None
+        assert comp is not None and comp.parent is not None
         if len(inst.operands) != 1:
             raise PassError(f"{inst.name}: an array-shaped all-reduce takes one operand, "
                             f"found {len(inst.operands)}")
@@ -83,8 +84,10 @@ class DecomposeIntAllReduce(OpExpanderPass):
 
         scalar = make_reshape(Shape.array(et, ()), inst.operands[0], meta)
         pair = make_broadcast(scalar, (), (2,), meta)
+        # an all-reduce written without replica_groups means all participants, as `{}` does
+        groups = inst.replica_groups if inst.replica_groups is not None else ReplicaGroups.empty()
         gathered = create_all_gather(
-            Shape.array(et, (2 * group,)), pair, 0, inst.replica_groups,
+            Shape.array(et, (2 * group,)), pair, 0, groups,
             inst.constrain_layout, inst.channel_id, inst.use_global_device_ids, meta)
         # spec 000: the unrolled kAdd loop, one [2] chunk per participant
         acc = make_slice(gathered, (0,), (2,), (1,), meta)
