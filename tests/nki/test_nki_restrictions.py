@@ -229,6 +229,36 @@ def start_partition(a):
     nisa.memset(dst=x[40:80, :], value=0.0)  # <-
 
 
+def activation_reduce_without_res(a):
+    x = sb((128, 8))
+    nisa.activation_reduce(dst=x, op=nl.exp, data=x, reduce_op=nl.add, reduce_res=None)  # <-
+
+
+def exponential_tf32_src(a):
+    x, t = sb((128, 8)), sb((128, 8), nl.tfloat32)
+    nisa.exponential(dst=x, src=t)  # <-
+
+
+def activate2_imm_dtypes(a):
+    x, c, h = sb((128, 8)), sb((128, 1)), sb((128, 1), nl.bfloat16)
+    nisa.activate2(dst=x, op=nl.relu, data=x, imm0=c, imm1=h, op0=nl.multiply, op1=nl.add)  # <-
+
+
+def scalar_reduce_init(a):
+    x, c = sb((128, 8)), sb((128, 1))
+    nisa.tensor_scalar_reduce(dst=x, data=x, op0=nl.add, operand0=1.0, reduce_op=nl.add, reduce_res=c, reduce_init=2.0)  # <-
+
+
+def iota_bad_pattern(a):
+    x = sb((128, 8))
+    nisa.iota(dst=x, pattern=[8])  # <-
+
+
+def dma_engine_without_hwdge(a):
+    x = sb((128, 8))
+    nisa.dma_copy(dst=x, src=a, engine=nisa.engine.sync)  # <-
+
+
 def reduce_res_shape(a):
     x, c = sb((128, 8)), sb((128, 2))
     nisa.exponential(dst=x, src=x, reduce_res=c, reduce_cmd=R.reset_reduce)  # <-
@@ -393,6 +423,12 @@ CASES = [
     (bf16_scale_tile, r"activation: scale tile must be float32, got bfloat16"),
     (memset_fraction_into_int, r"value 0.5 does not fit the integer dtype int32"),
     (start_partition, r"an access of 40 partitions of sbuf starts at partition 40; it must start at 0 / 64"),
+    (activation_reduce_without_res, r"activation_reduce: reduce_op and reduce_res are required"),
+    (exponential_tf32_src, r"exponential: src dtype tfloat32 is not supported"),
+    (activate2_imm_dtypes, r"activate2: imm0 \(float32\) and imm1 \(bfloat16\) tiles must have the same dtype"),
+    (scalar_reduce_init, r"reduce_init should only be set when reduce_cmd is load_reduce"),
+    (iota_bad_pattern, r"iota: pattern is a list of \[step, num\] int pairs"),
+    (dma_engine_without_hwdge, r"engine is only valid with dge_mode=nisa.dge_mode.hwdge"),
     (reduce_res_shape, r"reduce_res must be a \[128, 1\] tile"),
     (dma_count, r"dma_copy: dst \[128, 4\] and src \[128, 8\] must hold the same number of elements"),
     (dma_psum, r"dma_copy: dst must be a tile in HBM or SBUF"),
