@@ -156,3 +156,17 @@ def test_reciprocal(dtype):
     kb.add(k.Reciprocal(dst, src))
     kb.store("out", dst)
     assert_agree(*kb.run(), exact=True)
+
+
+@pytest.mark.parametrize("func", [Fn.exp, Fn.sigmoid, Fn.relu, Fn.square, Fn.gelu_apprx_tanh],
+                         ids=lambda f: f.name)
+def test_bf16_input_and_accumulate(func):
+    rng = np.random.default_rng(int(func) + 50)
+    kb = KernelBuilder()
+    src = kb.load("a", values(BF16, (128, 96), rng, specials=False, low=-3, high=3), BF16)
+    dst = kb.tile("t", BF16, (128, 96))
+    res = kb.tile("r", F32, (128, 1))
+    kb.add(k.NcActivate(dst, src, Cmd.ZeroAccumulate, func, k.Immediate(1.5), None, A.add, res))
+    kb.store("out", dst)
+    kb.store("sum", res)
+    assert_agree(*kb.run(), rtol=2e-5, atol=1e-5)

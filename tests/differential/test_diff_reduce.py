@@ -125,3 +125,24 @@ def test_tensor_scalar_reduce(op0, reduce_op, reverse0):
     kb.store("red", res)
     sim, ref = kb.run()
     assert_agree(sim, ref, rtol=2e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("op", [A.add, A.max, A.min, A.average], ids=lambda o: o.name)
+@pytest.mark.parametrize("dtype", [BF16, I32, U32], ids=lambda d: d.name)
+def test_free_axis_reduce_of_bf16_and_integer_tiles(dtype, op):
+    """Arithmetic folds of bf16 / integer data go through float32; integer sums that stay
+    below 2**24 are exact."""
+    rng = np.random.default_rng(int(op) + 3)
+    kb = KernelBuilder()
+    raw = values(dtype, (96, 4, 25), rng)
+    if dtype != BF16:
+        raw = raw % 4096
+    src = kb.load("a", raw, dtype)
+    dst = kb.tile("t", dtype, (96, 4))
+    kb.add(k.TensorReduce(dst, src, op, Dim.X))
+    kb.store("out", dst)
+    sim, ref = kb.run()
+    assert_agree(sim, ref, rtol=1e-5, atol=1e-5)
+    if dtype != BF16 and op in (A.add, A.max, A.min):
+        fold = {A.add: np.sum, A.max: np.max, A.min: np.min}[op]
+        np.testing.assert_array_equal(sim["out"], fold(raw.astype(np.int64), axis=2).astype(raw.dtype))

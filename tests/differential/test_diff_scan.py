@@ -118,3 +118,23 @@ def test_bitwise_scan_is_rejected_by_both():
     from tilecc.klr.interp import interpret_kernel
     with pytest.raises(InterpError, match="bitwise_or is bitwise"):
         interpret_kernel(kb.kernel(), kb.values)
+
+
+@pytest.mark.parametrize("dtype", [k.Dtype.bfloat16, I32, k.Dtype.uint32], ids=lambda d: d.name)
+@pytest.mark.parametrize("op1", [A.add, A.max, A.min], ids=lambda o: o.name)
+def test_cumulative_and_scan_other_dtypes(op1, dtype):
+    """bf16 / integer tiles: the running value is float32, written in the tile's dtype."""
+    rng = np.random.default_rng(int(op1))
+    kb = KernelBuilder()
+    raw = values(dtype, (64, 30), rng, specials=False)
+    if dtype != k.Dtype.bfloat16:
+        raw = raw % 1000  # sums stay exact in float32
+    src = kb.load("a", raw, dtype)
+    other = kb.load("b", raw[:, ::-1].copy(), dtype)
+    d0, d1 = kb.tile("d0", dtype, (64, 30)), kb.tile("d1", dtype, (64, 30))
+    kb.add(k.TensorScalarCumulative(d0, src, A.mult, op1, k.Immediate(2.0), None, Cmd.ZeroAccumulate))
+    kb.add(k.TensorTensorScan(d1, src, other, A.add, op1, R.none, k.Immediate(1.0), Cmd.ZeroAccumulate))
+    kb.store("o0", d0)
+    kb.store("o1", d1)
+    sim, ref = kb.run()
+    assert_agree(sim, ref, exact=True)
