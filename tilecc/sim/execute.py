@@ -26,7 +26,8 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from tilecc.bir.enums import AxisListType, EngineAccumulationType as Acc, MemoryKind, TSCMode
+from tilecc.bir.enums import (AluOpType, AxisListType, EngineAccumulationType as Acc, MemoryKind,
+                              TSCMode)
 from tilecc.bir.inst import (AccessPattern, Immediate, Inst, InstActivation,
                              InstDMACopy, InstDveReadAccumulator, InstExponential, InstIota,
                              InstMemset, InstReadActivationAccumulator, InstReciprocal,
@@ -263,7 +264,7 @@ def exec_memset(m: Machine, inst: InstMemset) -> None:
 
 def exec_dma_copy(m: Machine, inst: InstDMACopy) -> None:
     src = read(m, inst.ins[0], "copy source")
-    if inst.compute_op == inst.compute_op.bypass:
+    if inst.compute_op == AluOpType.bypass:
         write(m, inst.outs[0], src)
         return
     current = m.view(inst.outs[0], write=False)
