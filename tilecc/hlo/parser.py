@@ -15,9 +15,10 @@ opcodes, missing required attributes, unknown computations, malformed literals.
 Instruction names must be unique within a computation; a name repeated in another
 computation is renamed `name.N` as XLA's parser does.
 
-Speed: the parser is a cursor over the whole text driven by compiled regexes that each
-consume a whole piece (instruction head, shape, operand list, attribute) at once; shapes are
-cached by their text. There is no per-character Python loop except inside nested braces.
+Speed: the parser is a cursor (tilecc.hlo.lexer) over the whole text driven by compiled
+regexes that each consume a whole piece (instruction head, shape, operand list, attribute)
+at once; XLA-printed lines take a fast path of about three regex matches; shapes are cached
+by their text. There is no per-character Python loop except inside nested brackets.
 """
 
 from __future__ import annotations
@@ -27,36 +28,21 @@ import re
 
 from tilecc.errors import ParseError
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control_dependency
+from tilecc.hlo.lexer import (NAME, NAME_IN_LIST, STRING, WS, Cursor, int_list, name_list,
+                              replica_groups_from_text, slice_bounds)
 from tilecc.hlo.literal import LiteralError, parse_literal
 from tilecc.hlo.opcodes import HloOpcode, lookup_opcode
-from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.types import TYPE_BY_NAME, Layout, PrimitiveType, Shape
 
-_WS = r"(?:\s+|/\*[\s\S]*?\*/|//[^\n]*)*"
-_NAME = r"[A-Za-z_][\w.\-]*"
-_SKIP = re.compile(_WS)
-_HEADER = re.compile(_WS + r"HloModule\s+(" + _NAME + r")")
-_INST_HEAD = re.compile(_WS + r"(ROOT\s+)?%?(" + _NAME + r")" + _WS + "=" + _WS)
+_HEADER = re.compile(WS + r"HloModule\s+(" + NAME + r")")
+_INST_HEAD = re.compile(WS + r"(ROOT\s+)?%?(" + NAME + r")" + WS + "=" + WS)
 _ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}]*\})?")
-_OPCODE = re.compile(_WS + r"([a-z][a-z0-9\-]*)" + _WS + r"\(")
-_SIMPLE_OPERANDS = re.compile(r"\s*((?:%?" + _NAME + r"\s*,\s*)*%?" + _NAME + r")?\s*\)")
-_ATTR_KEY = re.compile(_WS + r"," + _WS + r"([A-Za-z_][\w\-]*)" + _WS + "=" + _WS)
-_SIMPLE_VALUE = re.compile(r'[^,{}()\[\]"\s]+')
-_FLAT_BRACES = re.compile(r'\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\}')
-_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
-_BRACKET_OR_QUOTE = re.compile(r'[()\[\]{}"]')
-_BRACKET_QUOTE_OR_NEWLINE = re.compile(r'[()\[\]{}"\n]')
-_COMP_HEAD = re.compile(_WS + r"(ENTRY\s+)?%?(" + _NAME + r")" + _WS)
-_EXECUTION_THREAD = re.compile(_WS + r',\s*execution_thread\s*=\s*"([^"\n]*)"')
+_OPCODE = re.compile(WS + r"([a-z][a-z0-9\-]*)" + WS + r"\(")
+_SIMPLE_OPERANDS = re.compile(r"\s*((?:%?" + NAME + r"\s*,\s*)*%?" + NAME + r")?\s*\)")
+_ATTR_KEY = re.compile(WS + r"," + WS + r"([A-Za-z_][\w\-]*)" + WS + "=" + WS)
+_COMP_HEAD = re.compile(WS + r"(ENTRY\s+)?%?(" + NAME + r")" + WS)
+_EXECUTION_THREAD = re.compile(WS + r',\s*execution_thread\s*=\s*"([^"\n]*)"')
 _INT = re.compile(r"\s*(-?\d+)\s*")
-_INT_LIST = re.compile(r"\{\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\}")
-_SLICE_DIM = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
-_IOTA_GROUPS = re.compile(
-    r"\[\s*(\d+)\s*,\s*(\d+)\s*\]\s*<=\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]"
-    r"(?:\s*T\(\s*(\d+(?:\s*,\s*\d+)*)\s*\))?")
-_MESH_GROUPS = re.compile(r"mesh\[\s*((?:'[^']*'\s*=\s*\d+\s*,?\s*)*)\]\s*\{\s*((?:'[^']*'\s*,?\s*)*)\}")
-_MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
-_MESH_NAME = re.compile(r"'([^']*)'")
 _STACK_SECTIONS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 _STACK_LINE = re.compile(r"[ \t]*(?:\d[^\n]*|FileNames|FunctionNames|FileLocations|StackFrames)?[ \t]*(?:\n|$)")
 
@@ -103,45 +89,13 @@ def parse_module(text: str, path: str = "<string>") -> HloModule:
             gc.enable()
 
 
-class _Parser:
+class _Parser(Cursor):
     def __init__(self, text: str, path: str) -> None:
-        self.text = text
-        self.path = path
-        self.pos = 0
+        super().__init__(text, path)
         self.shape_cache: dict[str, Shape] = {}
         self.module: HloModule | None = None
         # (instruction, attribute, computation name, text position) resolved at the end
         self.comp_refs: list[tuple[HloInstruction, str, list[tuple[str, int]]]] = []
-
-    # --- errors and low-level cursor helpers -----------------------------------------------
-
-    def error(self, message: str, pos: int | None = None) -> ParseError:
-        pos = self.pos if pos is None else pos
-        pos = max(0, min(pos, len(self.text)))
-        line = self.text.count("\n", 0, pos) + 1
-        start = self.text.rfind("\n", 0, pos) + 1
-        end = self.text.find("\n", pos)
-        source = self.text[start:end if end >= 0 else len(self.text)]
-        return ParseError(self.path, line, pos - start + 1, message, source_line=source)
-
-    def skip(self) -> None:
-        self.pos = _SKIP.match(self.text, self.pos).end()  # type: ignore[union-attr]
-
-    def peek(self) -> str:
-        self.skip()
-        return self.text[self.pos:self.pos + 1]
-
-    def expect(self, char: str, what: str) -> None:
-        self.skip()
-        if not self.text.startswith(char, self.pos):
-            raise self.error(f"expected '{char}' {what}, found {self.describe_here()}")
-        self.pos += len(char)
-
-    def describe_here(self) -> str:
-        m = _SIMPLE_VALUE.match(self.text, self.pos)
-        if m is not None:
-            return f"'{m.group(0)[:40]}'"
-        return f"'{self.text[self.pos]}'" if self.pos < len(self.text) else "end of input"
 
     # --- module ----------------------------------------------------------------------------
 
@@ -424,7 +378,7 @@ class _Parser:
         if m is not None:
             if m.group(1):
                 base = m.start(1)
-                for nm in _NAME_IN_LIST.finditer(m.group(1)):
+                for nm in NAME_IN_LIST.finditer(m.group(1)):
                     op = scope.get(nm.group(1))
                     if op is None:
                         raise self.error(f"use of undefined instruction '{nm.group(1)}'",
@@ -547,102 +501,6 @@ class _Parser:
 
     # --- attribute values ------------------------------------------------------------------
 
-    def raw_value(self, key: str) -> str:
-        """The verbatim text of an attribute value, brackets balanced, strings respected."""
-        text = self.text
-        start = self.pos
-        c = text[start:start + 1]
-        if c == "{":
-            m = _FLAT_BRACES.match(text, start)
-            if m is not None:
-                self.pos = m.end()
-                return m.group(0)
-        elif c == '"':
-            m = _STRING.match(text, start)
-            if m is None:
-                raise self.error(f"unterminated string in attribute '{key}'")
-            self.pos = m.end()
-            return m.group(0)
-        m = _SIMPLE_VALUE.match(text, start)
-        if m is not None and text[m.end():m.end() + 1] not in "{[(\"":
-            self.pos = m.end()
-            return m.group(0)
-        return self.scan_balanced_value(key)
-
-    def scan_balanced_value(self, key: str) -> str:
-        """A value with nested brackets: scan bracket by bracket until a ',' or line end at depth 0."""
-        text = self.text
-        start = self.pos
-        stack: list[tuple[str, int]] = []
-        pos = start
-        closers = {"(": ")", "[": "]", "{": "}"}
-        while True:
-            if not stack:
-                m = _DEPTH0_STOP.search(text, pos)
-                if m is None:
-                    pos = len(text)
-                    break
-                ch = m.group(0)
-                if ch in ",\n)]}":
-                    pos = m.start()
-                    break
-            else:
-                # Values never span lines outside strings (XLA prints one instruction per line),
-                # which keeps an unclosed bracket from swallowing the rest of the module.
-                m = _BRACKET_QUOTE_OR_NEWLINE.search(text, pos)
-                if m is None or m.group(0) == "\n":
-                    o, opos = stack[-1]
-                    raise self.error(f"unbalanced '{o}' in attribute '{key}'", opos)
-                ch = m.group(0)
-            if ch == '"':
-                s = _STRING.match(text, m.start())
-                if s is None:
-                    raise self.error(f"unterminated string in attribute '{key}'", m.start())
-                pos = s.end()
-            elif ch in closers:
-                stack.append((ch, m.start()))
-                pos = m.end()
-            else:
-                if not stack or closers[stack[-1][0]] != ch:
-                    raise self.error(f"unbalanced '{ch}' in attribute '{key}'", m.start())
-                stack.pop()
-                pos = m.end()
-        value = text[start:pos].rstrip()
-        if not value:
-            raise self.error(f"attribute '{key}' has no value", start)
-        self.pos = start + len(value)
-        return value
-
-    def skip_balanced(self) -> None:
-        """Skip from '(' at self.pos to just after its matching ')', strings respected."""
-        text = self.text
-        start = self.pos
-        depth = 0
-        pos = start
-        while True:
-            m = _BRACKET_OR_QUOTE.search(text, pos)
-            if m is None:
-                raise self.error("unbalanced '(': no matching ')'", start)
-            ch = m.group(0)
-            if ch == '"':
-                s = _STRING.match(text, m.start())
-                if s is None:
-                    raise self.error("unterminated string", m.start())
-                pos = s.end()
-                continue
-            pos = m.end()
-            if ch in "([{":
-                depth += 1
-            else:
-                depth -= 1
-                if depth == 0:
-                    if ch != ")":
-                        raise self.error(f"unbalanced '{ch}' inside parentheses", m.start())
-                    self.pos = pos
-                    return
-                if depth < 0:
-                    raise self.error(f"unbalanced '{ch}'", m.start())
-
     def parse_attribute(self, inst: HloInstruction, key: str, control_refs: list) -> None:
         value_pos = self.pos
         self.set_attribute(inst, key, self.raw_value(key), value_pos, control_refs)
@@ -655,11 +513,11 @@ class _Parser:
             if key == "metadata":
                 inst.metadata = value
             elif key == "dimensions":
-                inst.dimensions = self.int_list(value, key)
+                inst.dimensions = int_list(value, key)
             elif key == "slice" and op is HloOpcode.SLICE:
-                self.set_slice(inst, value)
+                inst.slice_starts, inst.slice_limits, inst.slice_strides = slice_bounds(value)
             elif key == "replica_groups":
-                inst.replica_groups = self.parse_replica_groups(value)
+                inst.replica_groups = replica_groups_from_text(value)
             elif key == "channel_id":
                 if not value.isdigit():
                     raise ValueError(f"channel_id must be a non-negative integer, got '{value}'")
@@ -686,70 +544,13 @@ class _Parser:
                     raise ValueError(f"unknown comparison type '{value}'")
                 inst.comparison_type = value
             elif key in _COMPUTATION_ATTRS:
-                self.comp_refs.append((inst, key, self.name_list(value, value_pos)))
+                self.comp_refs.append((inst, key, name_list(value, value_pos)))
             elif key == "control-predecessors":
-                control_refs.append((inst, self.name_list(value, value_pos)))
+                control_refs.append((inst, name_list(value, value_pos)))
             else:
                 inst.attributes[key] = value
         except ValueError as err:
             raise self.error(str(err), value_pos) from None
-
-    def int_list(self, value: str, key: str) -> tuple[int, ...]:
-        m = _INT_LIST.fullmatch(value)
-        if m is None:
-            raise ValueError(f"{key} must be a list of integers like {{0,1}}, got '{value}'")
-        return tuple(int(x) for x in m.group(1).split(",")) if m.group(1) else ()
-
-    def name_list(self, value: str, value_pos: int) -> list[tuple[str, int]]:
-        inner, offset = (value[1:-1], 1) if value.startswith("{") and value.endswith("}") \
-            else (value, 0)
-        out = []
-        for part in _NAME_IN_LIST.finditer(inner):
-            out.append((part.group(1), value_pos + offset + part.start(1)))
-        rest = _NAME_IN_LIST.sub("", inner).replace(",", "").strip()
-        if rest:
-            raise ValueError(f"expected computation or instruction names, got '{value}'")
-        return out
-
-    def set_slice(self, inst: HloInstruction, value: str) -> None:
-        if not (value.startswith("{") and value.endswith("}")):
-            raise ValueError(f"slice must look like {{[0:4], [0:8:2]}}, got '{value}'")
-        starts, limits, strides = [], [], []
-        body = value[1:-1]
-        pos = 0
-        for m in _SLICE_DIM.finditer(body):
-            if body[pos:m.start()].strip(" ,"):
-                raise ValueError(f"slice must look like {{[0:4], [0:8:2]}}, got '{value}'")
-            starts.append(int(m.group(1)))
-            limits.append(int(m.group(2)))
-            strides.append(int(m.group(3)) if m.group(3) is not None else 1)
-            pos = m.end()
-        if body[pos:].strip(" ,"):
-            raise ValueError(f"slice must look like {{[0:4], [0:8:2]}}, got '{value}'")
-        inst.slice_starts, inst.slice_limits = tuple(starts), tuple(limits)
-        inst.slice_strides = tuple(strides)
-
-    def parse_replica_groups(self, value: str) -> ReplicaGroups:
-        v = value.strip()
-        if v.startswith("{"):
-            inner = v[1:-1].strip()
-            if not inner:
-                return ReplicaGroups.empty()
-            groups = []
-            for g in _GROUP.finditer(inner):
-                groups.append([int(x) for x in g.group(1).split(",")] if g.group(1) else [])
-            if _GROUP.sub("", inner).replace(",", "").strip() or not groups:
-                raise ValueError(f"replica_groups must look like {{{{0,1}},{{2,3}}}}, got '{value}'")
-            return ReplicaGroups.from_groups(groups)
-        if (m := _IOTA_GROUPS.fullmatch(v)) is not None:
-            dims = [int(x) for x in m.group(3).split(",")]
-            perm = [int(x) for x in m.group(4).split(",")] if m.group(4) else None
-            return ReplicaGroups.iota(int(m.group(1)), int(m.group(2)), dims, perm)
-        if (m := _MESH_GROUPS.fullmatch(v)) is not None:
-            axes = [(a.group(1), int(a.group(2))) for a in _MESH_AXIS.finditer(m.group(1))]
-            return ReplicaGroups.mesh(axes, [a.group(1) for a in _MESH_NAME.finditer(m.group(2))])
-        raise ValueError(f"unrecognised replica_groups '{value}' (expected {{{{0,1}},{{2,3}}}}, "
-                         "[G,S]<=[dims]T(perm) or mesh[...] {...})")
 
     # --- computation references ------------------------------------------------------------
 
@@ -788,15 +589,12 @@ class _Parser:
                         c.is_fusion_computation = True
 
 
-_NAME_IN_LIST = re.compile(r"%?(" + _NAME + r")")
-_OPERAND_NAME = re.compile(r"%?(" + _NAME + r")")
-_OPERAND_WITH_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?\s+%?" + _NAME)
-_GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
-_DEPTH0_STOP = re.compile(r'[,\n(){}\[\]"]')
+_OPERAND_NAME = re.compile(r"%?(" + NAME + r")")
+_OPERAND_WITH_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?\s+%?" + NAME)
 _FAST_INST = re.compile(
-    r"\s*(ROOT[ \t]+)?%?(" + _NAME + r")[ \t]*=[ \t]*"
+    r"\s*(ROOT[ \t]+)?%?(" + NAME + r")[ \t]*=[ \t]*"
     r"([a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?)[ \t]+([a-z][a-z0-9\-]*)\("
-    r"((?:%?" + _NAME + r"(?:,[ \t]*%?" + _NAME + r")*)?)\)")
+    r"((?:%?" + NAME + r"(?:,[ \t]*%?" + NAME + r")*)?)\)")
 _FAST_ATTR = re.compile(
     r",[ \t]*([A-Za-z_][\w\-]*)=([^,{}()\[\]\"\s]+|\{(?:\{[\d,]*\},?)*\}"
     r'|\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\})(?=[,\s]|$)')
