@@ -146,3 +146,21 @@ def test_bitwise_on_float_is_rejected_by_both():
     from tilecc.klr.interp import interpret_kernel
     with pytest.raises(InterpError, match=r"body\[1\].*bitwise_and"):
         interpret_kernel(kb.kernel(), kb.values)
+
+
+@pytest.mark.parametrize("dtype", [k.Dtype.float8e4, k.Dtype.float8e5, k.Dtype.float8_e4m3fn,
+                                   k.Dtype.float16], ids=lambda d: d.name)
+def test_narrow_float_inputs_and_outputs(dtype):
+    """fp8 / fp16 tiles: read widened to float32, results rounded to nearest-even (ml_dtypes),
+    out-of-range values to inf (e4m3 / e5m2) or NaN (e4m3fn)."""
+    rng = np.random.default_rng(int(dtype))
+    kb = KernelBuilder()
+    src = kb.load("a", values(dtype, (64, 40), rng, low=-20, high=20), dtype)
+    dst = kb.tile("t", dtype, (64, 40))
+    kb.add(k.TensorScalar(dst, src, k.Immediate(12.5), A.mult, k.Immediate(-3.0), A.add))
+    kb.store("out", dst)
+    sim, ref = kb.run()
+    assert_agree(sim, ref, exact=True)
+    a = kb.values["a"].astype(np.float32)
+    want = (a * np.float32(12.5) + np.float32(-3.0)).astype(sim["out"].dtype)
+    np.testing.assert_array_equal(sim["out"].astype(np.float32), want.astype(np.float32))
