@@ -68,8 +68,12 @@ def test_bounds_errors_name_the_indices():
         m.view(ap("t", 8, 1, [(1, 8)], offset=4), write=True)
     with pytest.raises(SimError, match=r"partitions 0\.\.127; the location has 64"):
         m.view(ap("t", 8, 128, [(1, 8)]), write=True)
-    with pytest.raises(SimError, match="spans 129 partitions"):
+    with pytest.raises(SimError, match=r"spans 129 partitions \(1\.\.128\)"):
         m.view(ap("t", 8, 129, [(1, 8)]), write=True)
+    with pytest.raises(SimError, match="spans 0 partitions"):
+        m.view(ap("t", 8, 0, [(1, 8)]), write=True)
+    with pytest.raises(SimError, match=r"empty pair \[1, 0\]"):
+        m.view(ap("t", 8, 1, [(1, 0)]), write=True)
     with pytest.raises(SimError, match="partition step 4"):
         m.view(AccessPattern("t", F32, 0, ((4, 2), (1, 8))), write=True)
     with pytest.raises(SimError, match="undeclared memory location 'nope'"):

@@ -189,9 +189,9 @@ class Machine:
         start, first = divmod(ap.offset, row)
         if ap.offset < 0:
             raise SimError(f"access to {ap.memref!r} has a negative offset {ap.offset}")
-        if pnum > PARTITIONS:
+        if not 0 < pnum <= PARTITIONS:
             raise SimError(f"access to {ap.memref!r} spans {pnum} partitions "
-                           f"(at most {PARTITIONS})")
+                           f"(1..{PARTITIONS})")
         if pnum > 1 and pstep != row:
             raise SimError(f"access to {ap.memref!r} has partition step {pstep}; "
                            f"the location's row is {row} elements")
