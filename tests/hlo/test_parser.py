@@ -263,3 +263,19 @@ ENTRY b {
 """)
     assert [i.name for i in m.entry.instructions] == ["x.1", "y.1"]
     assert m.unique_name("x") == "x.2"
+
+
+def test_operands_with_tuple_shapes_and_tiled_layouts() -> None:
+    # As XLA prints with print_operand_shape (e.g. in hlo_parser_test.cc style dumps).
+    m = parse_module("""HloModule ops
+ENTRY %e (a: s32[1], b: f32[1]) -> s32[1] {
+  %a = s32[1]{0:T(128)} parameter(0)
+  %b = f32[1]{0:T(128)} parameter(1)
+  %t = (s32[1]{0:T(128)}, f32[1]{0:T(128)}) tuple(s32[1]{0:T(128)} %a, f32[1]{0:T(128)} %b), control-predecessors={%a}
+  ROOT %g = s32[1]{0:T(128)} get-tuple-element((s32[1]{0:T(128)}, f32[1]{0:T(128)}) %t), index=0
+}
+""")
+    t, g = m.entry.instructions[2:]
+    assert [o.name for o in t.operands] == ["a", "b"] and g.operands == [t]
+    assert g.tuple_index == 0 and g.shape.layout.tail == "T(128)"
+    assert "ROOT %g = s32[1]{0:T(128)} get-tuple-element(%t), index=0" in print_module(m)
