@@ -378,6 +378,9 @@ class HloModule:
     def name_is_used(self, name: str) -> bool:
         return name in self._names
 
+    def computation_name_is_used(self, name: str) -> bool:
+        return name in self._comp_names
+
     # --- computations ----------------------------------------------------------------------
 
     def add_computation(self, comp: HloComputation, is_entry: bool = False) -> HloComputation:

@@ -164,7 +164,7 @@ class _Parser(Cursor):
         name, name_pos, is_entry = m.group(2), m.start(2), m.group(1) is not None
         if name in ("ROOT", "ENTRY") or name in TYPE_BY_NAME:
             raise self.error(f"'{name}' cannot name a computation", name_pos)
-        if module.computation_by_name(name) is not None:
+        if module.computation_name_is_used(name):
             raise self.error(f"computation '{name}' is defined twice", name_pos)
         self.pos = m.end()
         if self.text.startswith("(", self.pos):
