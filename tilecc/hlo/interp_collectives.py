@@ -83,9 +83,25 @@ def device_groups(inst: HloInstruction, replicas: int, partitions: int) -> list[
 
 
 def all_reduce(x: Array, groups: list[list[int]], reduce_group: GroupReducer) -> Array:
+    if len({len(g) for g in groups}) != 1:
+        out = np.empty_like(x)
+        for group in groups:
+            out[group] = reduce_group(x[group])
+        return out
+    # Equal groups reduce in one call; groups of consecutive devices need no gather copy,
+    # and one group covering every device returns a read-only broadcast (no copy at all).
+    index = np.array(groups)
+    stacked_shape = index.shape + x.shape[1:]
+    in_order = bool((index.reshape(-1) == np.arange(index.size)).all())
+    stacked = x.reshape(stacked_shape) if in_order else x[index]
+    reduced = reduce_group(np.moveaxis(stacked, 1, 0))[:, None]
+    if in_order and len(groups) == 1:
+        return np.broadcast_to(reduced[0], x.shape)
     out = np.empty_like(x)
-    for group in groups:
-        out[group] = reduce_group(x[group])
+    if in_order:
+        out.reshape(stacked_shape)[...] = reduced
+    else:
+        out[index] = reduced
     return out
 
 

@@ -72,11 +72,19 @@ def widen_flushed(t: PrimitiveType, x: Array) -> Array:
     return flush_subnormals(x.astype(_compute_dtype(t), copy=False))
 
 
+_SMALLEST_NORMAL: dict[np.dtype, np.floating] = {}
+
+
 def flush_subnormals(x: Array) -> Array:
     """XLA CPU runs with denormals-are-zero and flush-to-zero: a subnormal f32 / f64 operand
     or result becomes a signed zero."""
-    tiny = np.finfo(x.dtype).tiny
-    return np.where(np.abs(x) < tiny, np.copysign(np.zeros((), x.dtype), x), x)
+    tiny = _SMALLEST_NORMAL.get(x.dtype)
+    if tiny is None:
+        tiny = _SMALLEST_NORMAL[x.dtype] = x.dtype.type(np.finfo(x.dtype).tiny)
+    small = np.abs(x) < tiny  # subnormals and zeros; flushing a zero keeps it
+    if not small.any():
+        return x
+    return np.where(small, np.copysign(np.zeros((), x.dtype), x), x)
 
 
 def _bits(t: PrimitiveType) -> int:

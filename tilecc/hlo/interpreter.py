@@ -103,9 +103,20 @@ def _select_lanes(mask: Array, on_true: Value, on_false: Value) -> Value:
     return np.where(mask.reshape(mask.shape + (1,) * (on_true.ndim - 1)), on_true, on_false)
 
 
-def _data_movement(fn: Callable[[HloInstruction, list[Array]], Array]
-                   ) -> Callable[[HloInstruction, list[Value], Lanes], Value]:
-    return lambda inst, operands, lanes: fn(inst, operands)  # type: ignore[arg-type]
+def _evaluation_order(comp: HloComputation) -> list[HloInstruction]:
+    """The instructions with operands first: the text order when it already is (the usual
+    case, checked in one pass), else a post-order walk."""
+    order = comp.instructions
+    seen: set[int] = set()
+    for inst in order:
+        if any(id(op) not in seen for op in inst.operands):
+            return comp.post_order()
+        seen.add(id(inst))
+    return order
+
+
+def _data_movement(fn: Callable[[HloInstruction, list[Array]], Array]) -> Handler:
+    return lambda interp, inst, operands, lanes: fn(inst, operands)  # type: ignore[arg-type]
 
 
 class Interpreter:
@@ -116,24 +127,6 @@ class Interpreter:
         self.replicas = replicas
         self.partitions = partitions
         self._orders: dict[int, list[HloInstruction]] = {}
-        handlers: dict[Op, Callable[[HloInstruction, list[Value], Lanes], Value]] = {
-            Op.PARAMETER: self._unreachable, Op.CONSTANT: self._constant, Op.IOTA: self._iota,
-            Op.REPLICA_ID: self._replica_id, Op.PARTITION_ID: self._partition_id,
-            Op.COMPARE: self._compare, Op.SELECT: self._select, Op.CLAMP: self._clamp,
-            Op.CONVERT: self._convert, Op.BITCAST_CONVERT: self._bitcast_convert,
-            Op.IS_FINITE: self._is_finite, Op.OPTIMIZATION_BARRIER: lambda i, a, d: a[0],
-            **{opcode: _data_movement(fn) for opcode, fn in shapes.HANDLERS.items()},
-            Op.DOT: _data_movement(dot), Op.REDUCE: self._reduce,
-            Op.REDUCE_WINDOW: self._reduce_window, Op.MAP: self._map,
-            Op.TUPLE: lambda i, a, d: tuple(a),
-            Op.GET_TUPLE_ELEMENT: self._get_tuple_element, Op.CALL: self._call,
-            Op.FUSION: self._call, Op.WHILE: self._while, Op.CONDITIONAL: self._conditional,
-            Op.ALL_REDUCE: self._all_reduce, Op.ALL_GATHER: self._all_gather,
-            Op.REDUCE_SCATTER: self._reduce_scatter, Op.ALL_TO_ALL: self._all_to_all,
-            Op.COLLECTIVE_PERMUTE: self._collective_permute,
-            Op.COLLECTIVE_BROADCAST: self._collective_broadcast,
-        }
-        self._handlers = handlers
 
     # ---- driving ----------------------------------------------------------------------
 
@@ -141,7 +134,7 @@ class Interpreter:
         """Evaluate `comp` with every value carrying `lanes.count` lanes on axis 0."""
         order = self._orders.get(id(comp))
         if order is None:
-            order = self._orders[id(comp)] = comp.post_order()
+            order = self._orders[id(comp)] = _evaluation_order(comp)
         if len(args) != len(comp.parameters):
             raise InterpError(f"computation {comp.name} takes {len(comp.parameters)} "
                               f"arguments, got {len(args)}")
@@ -163,11 +156,11 @@ class Interpreter:
             if opcode in _UNARY:
                 return ew.unary(opcode, t, operands[0])  # type: ignore[arg-type]
             return ew.binary(opcode, t, operands[0], operands[1])  # type: ignore[arg-type]
-        handler = self._handlers.get(opcode)
+        handler = _HANDLERS.get(opcode)
         if handler is None:
             raise InterpError(f"{inst.name}: opcode {opcode.mnemonic} is not supported by "
                               "the interpreter")
-        return handler(inst, operands, lanes)
+        return handler(self, inst, operands, lanes)
 
     def _lane_combiner(self, comp: HloComputation) -> Callable[[list[Array], list[Array]],
                                                                list[Array]]:
@@ -378,3 +371,27 @@ class Interpreter:
         groups = self._groups(inst, d)
         outs = [coll.collective_broadcast(x, groups) for x in a]  # type: ignore[arg-type]
         return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
+
+
+Handler = Callable[[Interpreter, HloInstruction, list[Value], Lanes], Value]
+I = Interpreter
+_HANDLERS: dict[Op, Handler] = {
+    Op.PARAMETER: I._unreachable, Op.CONSTANT: I._constant, Op.IOTA: I._iota,
+    Op.REPLICA_ID: I._replica_id, Op.PARTITION_ID: I._partition_id,
+    Op.COMPARE: I._compare, Op.SELECT: I._select, Op.CLAMP: I._clamp,
+    Op.CONVERT: I._convert, Op.BITCAST_CONVERT: I._bitcast_convert,
+    Op.IS_FINITE: I._is_finite, Op.OPTIMIZATION_BARRIER: lambda s, i, a, d: a[0],
+    **{opcode: _data_movement(fn) for opcode, fn in shapes.HANDLERS.items()},
+    Op.DOT: _data_movement(dot), Op.REDUCE: I._reduce,
+    Op.REDUCE_WINDOW: I._reduce_window, Op.MAP: I._map,
+    Op.TUPLE: lambda s, i, a, d: tuple(a),
+    Op.GET_TUPLE_ELEMENT: I._get_tuple_element, Op.CALL: I._call,
+    Op.FUSION: I._call, Op.WHILE: I._while, Op.CONDITIONAL: I._conditional,
+    Op.ALL_REDUCE: I._all_reduce, Op.ALL_GATHER: I._all_gather,
+    Op.REDUCE_SCATTER: I._reduce_scatter, Op.ALL_TO_ALL: I._all_to_all,
+    Op.COLLECTIVE_PERMUTE: I._collective_permute,
+    Op.COLLECTIVE_BROADCAST: I._collective_broadcast,
+}
+"""Opcode -> handler(interpreter, instruction, operand values, lanes); elementwise opcodes
+are dispatched before this table is consulted."""
+del I

@@ -39,6 +39,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO, Union
 
@@ -54,13 +55,15 @@ _FATAL_LOG_LINE = re.compile(r"^F\d{4} [\d:.]+\s+\d+ (.*)$", re.MULTILINE)
 
 @dataclass(slots=True)
 class XlaJob:
-    """One request to the child: `kind` is "parse", "compile" or "run"."""
+    """One request to the child: `kind` is "parse", "compile", "run" or "time" (the best
+    of `repeats` executions, compile excluded)."""
 
     kind: str
     text: str
     inputs: list[np.ndarray] = field(default_factory=list)
     replicas: int = 1
     partitions: int = 1
+    repeats: int = 1
 
 
 def renumber_channel_ids(text: str) -> str:
@@ -73,6 +76,14 @@ def run_on_xla(text: str, inputs: list[np.ndarray], replicas: int,
                partitions: int = 1) -> list[np.ndarray]:
     """Execute the entry computation of `text` on XLA CPU; see the module contract."""
     return _unwrap(run_many_on_xla([XlaJob("run", text, list(inputs), replicas, partitions)])[0])
+
+
+def time_on_xla(text: str, inputs: list[np.ndarray], replicas: int, partitions: int = 1,
+                repeats: int = 5) -> float:
+    """Best wall time (seconds) of `repeats` executions on XLA CPU, compile and input
+    transfer excluded (for benchmarks)."""
+    job = XlaJob("time", text, list(inputs), replicas, partitions, repeats)
+    return float(_unwrap(run_many_on_xla([job])[0])[0])
 
 
 def parse_on_xla(text: str) -> None:
@@ -135,7 +146,7 @@ class XlaSession:
         self.close()
 
     def submit(self, job: XlaJob) -> Result:
-        if job.kind not in ("parse", "compile", "run"):
+        if job.kind not in ("parse", "compile", "run", "time"):
             raise ValueError(f"unknown XLA job kind {job.kind!r}")
         if job.replicas < 1 or job.partitions < 1:
             return OracleError(f"XLA needs at least one replica and partition, got "
@@ -147,7 +158,7 @@ class XlaSession:
         proc = self._proc if self._proc is not None else self._start()
         frame = pickle.dumps((job.kind, renumber_channel_ids(job.text),
                               [np.asarray(x) for x in job.inputs], job.replicas,
-                              job.partitions), protocol=pickle.HIGHEST_PROTOCOL)
+                              job.partitions, job.repeats), protocol=pickle.HIGHEST_PROTOCOL)
         try:
             assert proc.stdin is not None
             proc.stdin.write(struct.pack("<Q", len(frame)) + frame)
@@ -251,12 +262,13 @@ def _child_main() -> None:
         missing = f"the XLA oracle needs jax 0.10.x: {exc}"
     while len(header := requests.read(8)) == 8:
         (size,) = struct.unpack("<Q", header)
-        kind, text, inputs, replicas, partitions = pickle.loads(requests.read(size))
+        kind, text, inputs, replicas, partitions, repeats = pickle.loads(requests.read(size))
         if jax is None:
             _answer(protocol, False, missing)
             continue
         try:
-            value = _child_job(jax, xla_client, kind, text, inputs, replicas, partitions)
+            value = _child_job(jax, xla_client, kind, text, inputs, replicas, partitions,
+                               repeats)
         except Exception as exc:  # XLA's message is the payload; the parent re-raises it
             _answer(protocol, False, f"XLA {kind} failed: {type(exc).__name__}: {exc}")
         else:
@@ -270,7 +282,7 @@ def _answer(protocol: BinaryIO, ok: bool, value: object) -> None:
 
 
 def _child_job(jax: Any, xc: Any, kind: str, text: str, inputs: list[np.ndarray],
-               replicas: int, partitions: int) -> list[np.ndarray] | None:
+               replicas: int, partitions: int, repeats: int) -> list[np.ndarray] | None:
     module = xc.hlo.hlo_module_from_text(text)
     if kind == "parse":
         return None
@@ -298,6 +310,16 @@ def _child_job(jax: Any, xc: Any, kind: str, text: str, inputs: list[np.ndarray]
                              f"device axis of length {count}")
         pieces = [jax.device_put(np.array(array[d]), devices[d]) for d in range(count)]
         args.append(jax.make_array_from_single_device_arrays(array.shape[1:], sharding, pieces))
+    if kind == "time":
+        best = float("inf")
+        for _ in range(max(1, repeats) + 1):  # one extra: the minimum drops warm-up costs
+            start = time.perf_counter()
+            result = executable.execute_sharded(args).disassemble_into_single_device_arrays()
+            for per_device in result:
+                for piece in per_device:
+                    piece.block_until_ready()
+            best = min(best, time.perf_counter() - start)
+        return [np.array(best)]
     outputs = executable.execute_sharded(args).disassemble_into_single_device_arrays()
     return [np.stack([np.asarray(piece) for piece in per_device]) for per_device in outputs]
 
