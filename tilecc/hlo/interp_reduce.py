@@ -5,8 +5,8 @@ Contract: `reducer_opcode(comp)` returns the binary opcode of a computation whos
 `op(parameter(0), parameter(1))` (either order) on scalars, else None -- XLA's
 MatchReductionComputation plus and / or / xor on integers. `fast_reduce` reduces axes of an
 array with that opcode's exact semantics (integers wrap, PRED and / or are logical, narrow
-floats accumulate in f32 and round once). `tree_reduce` combines columns of (M, K) arrays
-pairwise with a callable that evaluates the reducer computation on whole lanes, so a
+floats accumulate in f32 and round once, subnormals flushed as XLA CPU does).
+`tree_reduce` combines columns of (M, K) arrays pairwise with a callable that evaluates the reducer computation on whole lanes, so a
 reduction of K elements costs log2(K) vectorized calls; XLA requires reducers to be
 associative and commutative, which makes the pairing order irrelevant for them.
 `generic_reduce` folds short reductions (<= FOLD_LIMIT elements) left to right from the init
@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_elementwise import binary
+from tilecc.hlo.interp_elementwise import binary, flush_subnormals
 from tilecc.hlo.ir import HloComputation
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
@@ -70,8 +70,9 @@ def fast_reduce(opcode: Op, t: PrimitiveType, x: Array, axes: tuple[int, ...]) -
         return _PRED_UFUNCS[opcode].reduce(x, axis=axes)
     if is_floating(t):
         wide = np.float64 if t == PrimitiveType.F64 else np.float32
-        reduced = _FLOAT_UFUNCS[opcode].reduce(x.astype(wide, copy=False), axis=axes)
-        return reduced.astype(numpy_dtype(t))
+        reduced = _FLOAT_UFUNCS[opcode].reduce(flush_subnormals(x.astype(wide, copy=False)),
+                                               axis=axes)
+        return flush_subnormals(reduced).astype(numpy_dtype(t))
     return _INT_UFUNCS[opcode].reduce(x, axis=axes, dtype=x.dtype)
 
 
