@@ -32,13 +32,11 @@ spec's G). Every new instruction carries the all-reduce's metadata.
 from __future__ import annotations
 
 from tilecc.errors import PassError
-from tilecc.hlo.builders import (create_all_gather, make_binary, make_broadcast, make_reshape,
-                                 make_slice)
-from tilecc.hlo.ir import HloInstruction, HloModule
+from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import HloOpcode
 from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.types import PrimitiveType, Shape, is_integral
-from tilecc.passes.pass_base import OpExpanderPass
+from tilecc.passes.pass_base import OpExpanderPass, add_new
 
 
 def participants_per_group(inst: HloInstruction, module: HloModule) -> int:
@@ -81,18 +79,31 @@ class DecomposeIntAllReduce(OpExpanderPass):
         et = PrimitiveType(inst.shape.element_type)
         group = participants_per_group(inst, comp.parent)
         meta = inst.metadata
-
-        scalar = make_reshape(Shape.array(et, ()), inst.operands[0], meta)
-        pair = make_broadcast(scalar, (), (2,), meta)
+        pair, lane = Shape.array(et, (2,)), Shape.array(et, (1,))
         # an all-reduce written without replica_groups means all participants, as `{}` does
         groups = inst.replica_groups if inst.replica_groups is not None else ReplicaGroups.empty()
-        gathered = create_all_gather(
-            Shape.array(et, (2 * group,)), pair, 0, groups,
-            inst.constrain_layout, inst.channel_id, inst.use_global_device_ids, meta)
-        # spec 000: the unrolled kAdd loop, one [2] chunk per participant
-        acc = make_slice(gathered, (0,), (2,), (1,), meta)
+
+        # MakeReshapeHlo to rank 0, then MakeBroadcastHlo(rs, {}, [2])
+        scalar = add_new(comp, HloOpcode.RESHAPE, Shape.array(et, ()), [inst.operands[0]], meta)
+        bcast = add_new(comp, HloOpcode.BROADCAST, pair, [scalar], meta, dimensions=())
+        # CreateAllGather([2G], {bc}, dim 0, replica_groups, constrain_layout, channel_id,
+        # use_global_device_ids)
+        gathered = add_new(comp, HloOpcode.ALL_GATHER, Shape.array(et, (2 * group,)), [bcast],
+                           meta, dimensions=(0,), replica_groups=groups,
+                           constrain_layout=inst.constrain_layout, channel_id=inst.channel_id,
+                           use_global_device_ids=inst.use_global_device_ids)
+        # the unrolled kAdd loop: MakeSliceHlo [0:2], then per chunk MakeSliceHlo [b:b+2] and
+        # MakeBinaryHlo(kAdd, acc, chunk)
+        acc = _slice(comp, gathered, 0, 2, pair, meta)
         for b in range(2, 2 * group, 2):
-            acc = make_binary(HloOpcode.ADD, acc, make_slice(gathered, (b,), (b + 2,), (1,), meta),
-                              meta)
-        lane = make_slice(acc, (1,), (2,), (1,), meta)
-        return make_reshape(inst.shape, lane, meta)
+            chunk = _slice(comp, gathered, b, b + 2, pair, meta)
+            acc = add_new(comp, HloOpcode.ADD, pair, [acc, chunk], meta)
+        # MakeSliceHlo lane [1:2] of the accumulator, MakeReshapeHlo to the all-reduce's shape
+        last = _slice(comp, acc, 1, 2, lane, meta)
+        return add_new(comp, HloOpcode.RESHAPE, inst.shape, [last], meta)
+
+
+def _slice(comp: HloComputation, operand: HloInstruction, start: int, limit: int, shape: Shape,
+           meta: str | None) -> HloInstruction:
+    return add_new(comp, HloOpcode.SLICE, shape, [operand], meta, slice_starts=(start,),
+                   slice_limits=(limit,), slice_strides=(1,))

@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilecc.errors import PassError, VerifyError
-from tilecc.hlo.ir import HloInstruction, HloModule
+from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
+from tilecc.hlo.opcodes import HloOpcode
+from tilecc.hlo.types import Shape
 
 
 class HloPass:
@@ -93,6 +95,20 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def add_new(comp: HloComputation, opcode: HloOpcode, shape: Shape,
+            operands: list[HloInstruction], metadata: str | None, **attrs: object) -> HloInstruction:
+    """Add a new instruction whose shape the caller has already computed.
+
+    The unchecked counterpart of tilecc.hlo.builders (make_reshape, make_slice, ...): an
+    expander derives every shape from what its gate guarantees, so re-inferring and
+    re-checking each one would only cost time (the builders take ~3x longer per
+    instruction, and expansions create most of a pass's instructions). The pipeline's
+    verifier checks every shape after the pass.
+    """
+    return comp.add_instruction(HloInstruction.create(opcode, shape, operands,
+                                                      metadata=metadata, **attrs))
 
 
 def verify_or_raise(module: HloModule, when: str) -> None:
