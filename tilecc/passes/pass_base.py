@@ -9,7 +9,8 @@ Contract:
   `replace_instruction(old, new)`, which moves all uses to the replacement, copies the
   metadata onto it when it has none, and removes the old instruction and the operands that
   became dead. A gate therefore never sees a half-rewritten graph. An expansion returning
-  None leaves that instruction alone (XLA: "no change").
+  None leaves that instruction alone (XLA: "no change"). The cyclic GC is paused while
+  a pass runs (`gc_paused`); expanders add instructions with `add_new`.
 - `PassPipeline` runs named steps in order; with `verify=True` it runs the HLO verifier
   before the first and after every pass (a failure names the pass); with `dump_dir` it
   writes the module before and after each pass as `NN-<pass>.before.hlo` / `.after.hlo`.
