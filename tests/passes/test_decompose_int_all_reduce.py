@@ -178,3 +178,15 @@ def test_cross_replica_and_partition_gathers_every_partition() -> None:
     _, printed, changed = run_pipeline(CROSS_REPLICA_AND_PARTITION, [PASS])
     assert changed == [True]
     filecheck(printed, [("CHECK", "= s32[8]{0} all-gather(")])
+
+
+def test_collective_flags_are_carried_onto_the_all_gather() -> None:
+    text = _all_reduce_module("s32[]").replace(
+        "replica_groups={{0,1,2,3}}",
+        "channel_id=7, replica_groups=[1,4]<=[4], constrain_layout=true, "
+        "use_global_device_ids=true")
+    _, printed, changed = run_pipeline(text, [PASS])
+    assert changed == [True]
+    filecheck(printed, [("CHECK", "= s32[8]{0} all-gather(%[[BC:[\\w.-]+]]), channel_id=7, "
+                                  "replica_groups=[1,4]<=[4], constrain_layout=true, "
+                                  "dimensions={0}, use_global_device_ids=true")])
