@@ -28,7 +28,17 @@ def test_fixture_set_is_complete() -> None:
                  "reduce_all_pred", "reduce_any_pred", "mlp_train_step"):
         for form in ("short", "debug", "long"):
             assert f"{case}.{form}.hlo" in names
-    assert {"psum_s32_4dev.spmd.hlo", "psum_s32_8dev.spmd.hlo", "mlp_train_step.optimized.hlo"} <= names
+    assert {"psum_s32_4dev.spmd.hlo", "psum_s32_8dev.spmd.hlo", "mlp_train_step.optimized.hlo",
+            "ops_mix.optimized.hlo", "collectives_mix.optimized.hlo"} <= names
+
+
+def test_fixtures_cover_many_opcodes() -> None:
+    seen = {i.opcode.mnemonic for p in FIXTURES for c in parse_module(p.read_text()).computations
+            for i in c.instructions}
+    for op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute",
+               "while", "conditional", "sort", "gather", "scatter", "convolution", "fusion",
+               "custom-call", "reduce-window", "fft", "dot", "iota", "dynamic-slice"):
+        assert op in seen, op
 
 
 @pytest.mark.parametrize("path", FIXTURES + [EXAMPLE], ids=lambda p: p.name)

@@ -56,6 +56,9 @@ def test_shape_text_and_counts() -> None:
     dyn = Shape.array(T.S8, (4, 2), dynamic_dims=(True, False))
     assert dyn.to_text() == "s8[<=4,2]{1,0}"
     assert Layout((0, 1), "T(8,128)").to_text() == "{0,1:T(8,128)}"
+    long = Shape.tuple([Shape.array(T.S32, ())] * 11)
+    assert long.to_text() == ("(s32[], s32[], s32[], s32[], s32[], /*index=5*/s32[], s32[], "
+                              "s32[], s32[], s32[], /*index=10*/s32[])")
 
 
 def test_compatible_ignores_layout_only() -> None:

@@ -4,11 +4,12 @@ Contract: the output is XLA's long form -- `%` before every name, computation si
 `%name (p: s32[]) -> s32[] {`, no operand shapes -- which jaxlib's `hlo_module_from_text`
 accepts, and which equals XLA's own `to_string()` on modules XLA printed (tested on every
 fixture). Printing is stable: print(parse(print(m))) == print(m).
+- Operand lists and tuple shapes carry XLA's `/*index=N*/` before every fifth element.
 - Instructions print in their stored order when that order defines every operand (and
   control predecessor) before its use; otherwise in def-use post-order.
 - Attributes print in XLA's order: opcode-specific typed ones (slice, index, iota_dimension,
   direction/type, channel_id, replica_groups, constrain_layout, dimensions,
-  use_global_device_ids), the other opcode-specific ones verbatim in the order read, called
+  use_global_device_ids -- reduce-scatter puts dimensions last), the other opcode-specific ones verbatim in the order read, called
   computations, sharding / frontend_attributes / statistics, control-predecessors,
   metadata, then backend_config. Defaults (false flags, stride 1) are omitted.
 - A constant prints the literal text it was read from; a literal set in code prints via
@@ -20,7 +21,7 @@ from __future__ import annotations
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.literal import format_literal
 from tilecc.hlo.opcodes import HloOpcode
-from tilecc.hlo.types import Shape
+from tilecc.hlo.types import Shape, index_join, tuple_text
 
 # Verbatim attributes XLA prints after the called computations, before metadata.
 _TRAILING = ("sharding", "parameter_replication", "frontend_attributes", "origin",
@@ -68,7 +69,7 @@ def _header_value(module: HloModule, key: str) -> str | None:
 def shape_without_layout(shape: Shape) -> str:
     """Signature spelling: `s32[2,3]`, `(s32[], f32[2])` (XLA prints no layouts there)."""
     if shape.is_tuple:
-        return "(" + ", ".join(shape_without_layout(s) for s in shape.tuple_shapes) + ")"
+        return tuple_text([shape_without_layout(s) for s in shape.tuple_shapes])
     return shape.with_layout(None).to_text()
 
 
@@ -124,7 +125,7 @@ def print_instruction(inst: HloInstruction, is_root: bool = False,
     elif opcode is HloOpcode.PARAMETER:
         args = str(inst.parameter_number)
     else:
-        args = ", ".join(["%" + op.name for op in inst.operands])
+        args = index_join(["%" + op.name for op in inst.operands])
     line = f"  {'ROOT ' if is_root else ''}%{inst.name} = {shape_text} {opcode.mnemonic}({args})"
     if (inst.attributes or inst.metadata is not None or inst.dimensions is not None
             or inst.to_apply is not None or inst.calls or inst.condition is not None
@@ -230,7 +231,22 @@ def _print_collective(inst: HloInstruction, out: list[str]) -> None:
         out.append("use_global_device_ids=true")
 
 
+def _print_reduce_scatter(inst: HloInstruction, out: list[str]) -> None:
+    # HloReduceScatterInstruction prints the all-reduce attributes first, then dimensions.
+    if inst.channel_id is not None:
+        out.append(f"channel_id={inst.channel_id}")
+    if inst.replica_groups is not None:
+        out.append("replica_groups=" + inst.replica_groups.to_text())
+    if inst.constrain_layout:
+        out.append("constrain_layout=true")
+    if inst.use_global_device_ids:
+        out.append("use_global_device_ids=true")
+    if inst.dimensions is not None:
+        out.append("dimensions=" + _ints(inst.dimensions))
+
+
 _TYPED_PRINTERS = {
+    HloOpcode.REDUCE_SCATTER: _print_reduce_scatter,
     HloOpcode.SLICE: _print_slice,
     HloOpcode.GET_TUPLE_ELEMENT: _print_gte,
     HloOpcode.IOTA: _print_iota,

@@ -11,6 +11,7 @@ Contract:
 - `Layout.minor_to_major` is the typed part; everything after it inside the braces
   (tiles `T(8,128)`, memory space `S(1)`, element size `E(4)` ...) is kept verbatim in
   `Layout.tail` so printing loses nothing.
+- Tuples print with XLA's `/*index=N*/` marker before every fifth element.
 - `compatible(a, b)` is XLA's ShapeUtil::Compatible: same element types and dims
   (recursively for tuples), layouts ignored.
 """
@@ -238,7 +239,7 @@ class Shape:
     def to_text(self) -> str:
         """XLA's spelling: `s32[2,<=3]{1,0}`, `(s32[], f32[2]{0})`, `token[]`."""
         if self.is_tuple:
-            return "(" + ", ".join(s.to_text() for s in self.tuple_shapes) + ")"
+            return tuple_text([s.to_text() for s in self.tuple_shapes])
         return _array_text(self)
 
     def __str__(self) -> str:
@@ -256,6 +257,18 @@ def _array_text(shape: Shape) -> str:
     if shape.layout is not None and (shape.dims or shape.layout.tail):
         text += shape.layout.to_text()
     return text
+
+
+def tuple_text(parts: list[str]) -> str:
+    """`(a, b, c, d, e, /*index=5*/f)`: XLA marks every fifth element of long tuples."""
+    return "(" + index_join(parts) + ")"
+
+
+def index_join(parts: list[str]) -> str:
+    """", ".join(parts) with XLA's `/*index=N*/` before element N when N % 5 == 0, N > 0."""
+    if len(parts) <= 5:
+        return ", ".join(parts)
+    return ", ".join(f"/*index={i}*/{p}" if i and i % 5 == 0 else p for i, p in enumerate(parts))
 
 
 def compatible(a: Shape, b: Shape) -> bool:
