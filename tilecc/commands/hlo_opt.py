@@ -27,6 +27,8 @@ import numpy as np
 from tilecc.errors import PassError, TileccError
 from tilecc.fileio import read_text, write_text_atomic
 from tilecc.hlo.ir import HloModule
+from tilecc.hlo.parser import parse_module
+from tilecc.hlo.printer import print_module
 from tilecc.passes.pass_base import PASS_REGISTRY, build_pipeline
 
 HELP = "run HLO passes (decompose-int-all-reduce, decompose-scalar-reduce) on an HLO text module"
@@ -45,8 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="N", help="execute before and after on N replicas and compare "
                         "(default N: the module's replica_count, else 4); write it as --verify=N")
     parser.add_argument("--oracle", choices=["interpreter", "xla"], default=None,
-                        help="what executes the module for --verify (default: interpreter; "
-                        "xla implies --verify)")
+                        help="what executes the module for --verify (default: interpreter); "
+                        "giving it implies --verify")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --verify inputs")
 
 
@@ -77,20 +79,20 @@ def run(args: argparse.Namespace) -> int:
     if not args.passes:
         raise PassError("missing --passes=NAME[,NAME...]; see --list-passes")
     names = [n.strip() for n in args.passes.split(",") if n.strip()]
+    if not names:
+        raise PassError(f"--passes={args.passes} names no pass; see --list-passes")
     pipeline = build_pipeline(names, dump_dir=Path(args.dump_dir) if args.dump_dir else None)
-
-    from tilecc.hlo.parser import parse_module
-    from tilecc.hlo.printer import print_module
 
     path = "<stdin>" if args.input == "-" else args.input
     text = read_text(args.input)
     module = parse_module(text, path)
-    before_text = print_module(module) if args.verify is not None or args.oracle else ""
+    verify = args.verify is not None or args.oracle is not None
+    before_text = print_module(module) if verify else ""
     for name, changed in pipeline.run(module):
         print(f"{name}: {'changed' if changed else 'no change'}", file=sys.stderr)
     out_text = print_module(module)
 
-    if args.verify is not None or args.oracle is not None:
+    if verify:
         replicas = args.verify if args.verify not in (None, _DEFAULT_N) else default_replicas(module)
         oracle = args.oracle or "interpreter"
         equal = verify_equivalence(before_text, out_text, replicas, args.seed, oracle, path)
@@ -112,7 +114,6 @@ def default_replicas(module: HloModule) -> int:
 def verify_equivalence(before_text: str, after_text: str, replicas: int, seed: int,
                        oracle: str, path: str) -> bool:
     """Run both module texts on the same seeded inputs; report per output; True if all equal."""
-    from tilecc.hlo.parser import parse_module
     from tilecc.hlo.random_inputs import random_inputs
 
     before = parse_module(before_text, path)
