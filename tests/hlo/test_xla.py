@@ -110,3 +110,10 @@ def test_session_keeps_one_child_and_restarts_after_a_crash() -> None:
                                       [], 4))
         assert isinstance(grown, list)
         np.testing.assert_array_equal(grown[0], [0, 1, 2, 3])
+
+
+def test_strip_shardings_matches_braces() -> None:
+    text = ("p = f32[4] parameter(0), sharding={devices=[4]<=[4]}, metadata={op_name=\"x\"}\n"
+            "t = (f32[], f32[]) tuple(a, b), sharding={{replicated}, {maximal device=0}}\n")
+    assert xla.strip_shardings(text) == ("p = f32[4] parameter(0), metadata={op_name=\"x\"}\n"
+                                         "t = (f32[], f32[]) tuple(a, b)\n")

@@ -20,8 +20,11 @@ Contract:
   assignment then fails for same-channel collectives of different ranks (hlo.md,
   pitfall 1). The channel id's value does not change what one module computes.
 - With partitions > 1 the module is compiled with XLA's SPMD partitioner enabled (XLA CPU
-  refuses several partitions otherwise); it keeps unannotated instructions as written but
-  rejects partition-id, so such modules cannot run on the oracle with partitions.
+  refuses several partitions otherwise). The text is taken as already per-device: its
+  `sharding=` attributes are dropped first, so the partitioner keeps every instruction as
+  written instead of splitting parameters again. The partitioner rejects partition-id and
+  cross-replica groups with several partitions, so such modules cannot run on the oracle
+  with partitions.
 - jax's x64 mode is on in the child so that s64 / u64 / f64 values keep their type.
 - Recipe (jaxlib 0.10.x private API, see the pin in pyproject.toml): hlo_module_from_text
   -> hlo_to_stablehlo -> compile_and_load with a (replicas, partitions) device assignment
@@ -70,6 +73,23 @@ def renumber_channel_ids(text: str) -> str:
     """Give every `channel_id=` in `text` a distinct id 1, 2, ... in text order."""
     counter = iter(range(1, 1 << 62))
     return _CHANNEL_ID.sub(lambda _match: f"channel_id={next(counter)}", text)
+
+
+def strip_shardings(text: str) -> str:
+    """`text` without its `, sharding={...}` attributes (braces matched)."""
+    pieces: list[str] = []
+    pos = 0
+    while (start := text.find(", sharding={", pos)) >= 0:
+        depth, end = 0, start + len(", sharding=")
+        while end < len(text):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            end += 1
+            if depth == 0:
+                break
+        pieces.append(text[pos:start])
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def run_on_xla(text: str, inputs: list[np.ndarray], replicas: int,
@@ -156,7 +176,10 @@ class XlaSession:
             self.close()
             self.devices = needed
         proc = self._proc if self._proc is not None else self._start()
-        frame = pickle.dumps((job.kind, renumber_channel_ids(job.text),
+        text = renumber_channel_ids(job.text)
+        if job.partitions > 1:
+            text = strip_shardings(text)
+        frame = pickle.dumps((job.kind, text,
                               [np.asarray(x) for x in job.inputs], job.replicas,
                               job.partitions, job.repeats), protocol=pickle.HIGHEST_PROTOCOL)
         try:
