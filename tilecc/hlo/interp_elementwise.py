@@ -27,8 +27,8 @@ import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.opcodes import HloOpcode as Op
-from tilecc.hlo.types import (PrimitiveType, is_floating, is_signed_integral, is_unsigned,
-                              numpy_dtype, primitive_type_name)
+from tilecc.hlo.types import (PrimitiveType, is_floating, is_unsigned, numpy_dtype,
+                              primitive_type_name)
 
 Array = np.ndarray
 _NARROW_FLOAT_TYPES = frozenset({PrimitiveType.F16, PrimitiveType.BF16})

@@ -13,9 +13,9 @@ Contract:
   reductions in interp_reduce, collectives with every group mode in interp_collectives.
 - while / conditional evaluate on all lanes and keep, per lane, the result the lane's own
   predicate selects, so devices may take different branches or iteration counts.
-- Anything outside the supported set (sort, dot, custom-call, replica-id inside a reducer,
-  an element type without numpy semantics ...) raises InterpError naming the instruction and
-  opcode, never a wrong answer.
+- Anything outside the supported set (sort, scatter, gather, custom-call, rng, replica-id
+  inside a reducer, complex or sub-byte element types ...) raises InterpError naming the
+  instruction and opcode, never a wrong answer.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from tilecc.hlo.interp_reduce import (collective_reduce, generic_reduce, parse_w
                                       window_view)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
-from tilecc.hlo.types import Shape, numpy_dtype, primitive_type_name
+from tilecc.hlo.types import Shape, numpy_dtype
 
 Array = np.ndarray
 Value = Union[Array, tuple["Value", ...]]
