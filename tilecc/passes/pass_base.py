@@ -60,10 +60,10 @@ class OpExpanderPass(HloPass):
         """Every instruction the pass would expand, in the order `run` expands them."""
         found: list[HloInstruction] = []
         for comp in module.non_fusion_computations():
-            for inst in comp.post_order():
-                if self.instruction_matches_pattern(inst) and (
-                        self.extra_filter is None or self.extra_filter(inst)):
-                    found.append(inst)
+            hits = {inst for inst in comp if self.instruction_matches_pattern(inst) and (
+                self.extra_filter is None or self.extra_filter(inst))}
+            if hits:  # the post-order only orders the matches; skip it when there are none
+                found.extend(inst for inst in comp.post_order() if inst in hits)
         return found
 
     def run(self, module: HloModule) -> bool:
