@@ -26,7 +26,10 @@ replica_count (cross-replica), replica_count * num_partitions (flattened ids), a
 cross-replica-and-partition mode (channel_id without global ids) every group spans all
 partitions, so G is multiplied by num_partitions -- the only reading under which the
 all-gather's [2G] shape is valid HLO when num_partitions > 1 (with one partition it is the
-spec's G). Every new instruction carries the all-reduce's metadata.
+spec's G; checked on XLA, which rejects the unmultiplied size there). tilecc's verifier
+still sizes that case by the first group alone, so such a module fails verification after
+the pass (tests/passes: strict xfail). An all-reduce written without replica_groups gets
+`replica_groups={}` on its all-gather. Every new instruction carries the metadata.
 """
 
 from __future__ import annotations
