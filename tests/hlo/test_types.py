@@ -134,3 +134,28 @@ def test_format_literal_like_xla() -> None:
     for value in (np.float32(3.4028235e38), np.float32(1e-45), np.float32(-0.3)):
         text = format_literal(value, Shape.array(T.F32, ()))
         assert np.float32(text) == value
+
+
+def test_big_literals_take_the_bulk_path_with_the_same_results() -> None:
+    rng = np.random.default_rng(7)
+    for t, arr in [(T.S32, rng.integers(-2**31, 2**31 - 1, (30, 40), dtype=np.int32)),
+                   (T.U64, rng.integers(0, 2**64 - 1, (100,), dtype=np.uint64)),
+                   (T.F32, rng.standard_normal((50, 20)).astype(np.float32))]:
+        shape = Shape.array(t, arr.shape)
+        got = parse_literal(format_literal(arr, shape), shape)
+        assert got.dtype == arr.dtype
+        np.testing.assert_array_equal(got, arr)
+    big = Shape.array(T.S8, (100,))
+    with pytest.raises(LiteralError, match="value 300 out of range for s8") as info:
+        parse_literal("{" + ",".join(["1"] * 99 + ["300"]) + "}", big)
+    assert info.value.offset == 199
+    with pytest.raises(LiteralError, match="dimension 0 has 99 elements"):
+        parse_literal("{" + ",".join(["1"] * 99) + "}", big)
+
+
+def test_elided_constant_has_no_value() -> None:
+    from tilecc.errors import VerifyError
+    from tilecc.hlo.parser import parse_module
+    m = parse_module("HloModule e\nENTRY e {\n  ROOT c = f32[1000] constant({...})\n}\n")
+    with pytest.raises(VerifyError, match="constant c: no value"):
+        _ = m.entry.root.literal

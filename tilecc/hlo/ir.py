@@ -100,10 +100,17 @@ class HloInstruction:
 
     @property
     def literal(self) -> np.ndarray | None:
-        """The constant's value as a numpy array of the shape's dims and dtype, else None."""
+        """The constant's value as a numpy array of the shape's dims and dtype, else None.
+
+        VerifyError when the text holds no value (XLA elides big constants as `{...}`).
+        """
         if self._literal is None and self.literal_text is not None:
-            from tilecc.hlo.literal import parse_literal
-            self._literal = parse_literal(self.literal_text, self.shape)
+            from tilecc.hlo.literal import LiteralError, parse_literal
+            try:
+                self._literal = parse_literal(self.literal_text, self.shape)
+            except LiteralError as err:
+                raise VerifyError(f"constant {self.name}: no value in '{self.literal_text[:40]}':"
+                                  f" {err.message}") from None
         return self._literal
 
     @literal.setter

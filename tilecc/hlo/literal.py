@@ -86,6 +86,8 @@ def parse_literal(text: str, shape: Shape) -> np.ndarray:
     if not shape.is_array:
         raise LiteralError(f"constants of shape {shape.to_text()} are not supported", 0)
     et = shape.element_type
+    if shape.element_count() >= _BULK_MIN_ELEMENTS and (bulk := _parse_bulk(text, shape)) is not None:
+        return bulk
     toks = _tokens(text)
     values: list[object] = []
     pos = _read_nested(toks, 0, shape.dims, 0, et, values, text)
@@ -99,6 +101,40 @@ def parse_literal(text: str, shape: Shape) -> np.ndarray:
     else:
         arr = np.array(values, dtype=dtype)
     return arr.reshape(shape.dims)
+
+
+_BULK_MIN_ELEMENTS = 64
+_BULK_VALUE = re.compile(r"[^{},\s]+")
+
+
+def _parse_bulk(text: str, shape: Shape) -> np.ndarray | None:
+    """Big integer / float literals in one numpy conversion, or None to take the
+    token-by-token path (which also produces the located error messages)."""
+    et = shape.element_type
+    if et == PrimitiveType.PRED or is_complex(et) or "nan" in text or "(" in text:
+        return None
+    skeleton = "x"
+    for d in reversed(shape.dims):
+        skeleton = "{" + ",".join([skeleton] * d) + "}"
+    if "".join(_BULK_VALUE.sub("x", text).split()) != skeleton:
+        return None
+    tokens = np.array(_BULK_VALUE.findall(text))
+    dtype = numpy_dtype(et)
+    try:
+        if is_floating(et):
+            return tokens.astype(np.float64).astype(dtype).reshape(shape.dims)
+        if et in _SUB_BYTE:
+            return None
+        wide = tokens.astype(np.int64 if dtype.kind == "i" else np.uint64)
+    except (ValueError, OverflowError):
+        return None
+    info = np.iinfo(dtype)
+    if wide.size and (wide.min() < info.min or wide.max() > info.max):
+        return None
+    return wide.astype(dtype).reshape(shape.dims)
+
+
+_SUB_BYTE = (PrimitiveType.S4, PrimitiveType.U4, PrimitiveType.S2, PrimitiveType.U2)
 
 
 def _read_nested(toks: list[tuple[str, int]], pos: int, dims: tuple[int, ...], depth: int,
