@@ -10,8 +10,8 @@ Invariants (kept by every method here; the verifier checks the rest):
   channel_id, ...). Every other attribute is kept verbatim in `attributes` (name -> text,
   in the order read) and `metadata` keeps the `{...}` text, so printing loses nothing.
 - A constant's `literal` is a numpy array (shape = the instruction's dims); the text it was
-  read from is kept in `literal_text` and only turned into numpy on first access, so big
-  constants cost nothing unless used. Assigning `literal` drops the text.
+  read from is kept in `literal_text` so printing reproduces it exactly. Assigning
+  `literal` drops the text (the printer then formats the array as XLA does).
 """
 
 from __future__ import annotations

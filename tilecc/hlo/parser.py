@@ -9,6 +9,8 @@ col, message, source_line=...) -- never another exception -- for any input. Acce
   without ENTRY the last computation is the entry;
 - instructions `[ROOT] [%]name = shape opcode(operands), attr=value, ...`; operands may be
   preceded by their shape; `//` and `/* */` comments are skipped anywhere between tokens.
+  The result shape is required (XLA always prints it), and an attribute value stays on
+  its line outside strings (tilecc.hlo.lexer).
 Rejected with a located message: unknown opcode / type, bad shape, undefined or duplicate
 names, missing or repeated ROOT, unbalanced brackets, wrong operand count for fixed-arity
 opcodes, missing required attributes, unknown computations, malformed literals.
