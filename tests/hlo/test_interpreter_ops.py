@@ -197,6 +197,38 @@ ENTRY e {{
 }}
 """)
 
+case("sort: float total order, stable variadic by key, descending", replicas=2)("""HloModule st, replica_count=2
+total_lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER
+}
+key_lt {
+  ka = s32[] parameter(0)
+  kb = s32[] parameter(1)
+  va = f32[] parameter(2)
+  vb = f32[] parameter(3)
+  ROOT lt = pred[] compare(ka, kb), direction=LT
+}
+gt {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT g = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  f = f32[3,9] parameter(0)
+  k = s32[4,6] parameter(1)
+  v = f32[4,6] parameter(2)
+  three = s32[] constant(3)
+  small = s32[4,6] broadcast(three), dimensions={}
+  kk = s32[4,6] remainder(k, small)
+  sf = f32[3,9] sort(f), dimensions={1}, to_apply=total_lt
+  kv = (s32[4,6], f32[4,6]) sort(kk, v), dimensions={1}, is_stable=true, to_apply=key_lt
+  sd = s32[4,6] sort(k), dimensions={0}, to_apply=gt
+  ROOT t = (f32[3,9], (s32[4,6], f32[4,6]), s32[4,6]) tuple(sf, kv, sd)
+}
+""")
+
 # XLA CPU runs partitions only through its SPMD partitioner, which rejects cross-replica
 # groups there; that mode is checked against hand-computed values below.
 for mode, attrs in {"cross-replica-and-partition": ", channel_id=1",
@@ -249,7 +281,7 @@ def test_interpreter_matches_xla(name: str, xla_results: dict[str, object]) -> N
     for k, (g, w) in enumerate(zip(got, want)):
         assert g.dtype == w.dtype and g.shape == w.shape, f"out{k}"
         if g.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=1e-5, err_msg=f"out{k}")
+            np.testing.assert_allclose(g, w, rtol=1e-5, equal_nan=True, err_msg=f"out{k}")
         else:
             np.testing.assert_array_equal(g, w, err_msg=f"out{k}")
 

@@ -10,18 +10,18 @@ Contract:
   computation, or the flattened scalar lanes when a reducer computation (`to_apply` of
   reduce, all-reduce, map ...) runs on whole slices at once. No Python loop runs per element.
 - Elementwise semantics are XLA's (interp_elementwise), data movement in interp_shapes,
-  reductions in interp_reduce, collectives with every group mode in interp_collectives.
+  reductions in interp_reduce, sort in interp_sort, collectives with every group mode in
+  interp_collectives.
 - while / conditional evaluate on all lanes and keep, per lane, the result the lane's own
   predicate selects, so devices may take different branches or iteration counts.
-- Anything outside the supported set (sort, scatter, gather, custom-call, rng, replica-id
+- Anything outside the supported set (scatter, gather, custom-call, rng, replica-id
   inside a reducer, complex or sub-byte element types ...) raises InterpError naming the
   instruction and opcode, never a wrong answer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Callable
 
 import numpy as np
 
@@ -30,6 +30,8 @@ from tilecc.hlo import interp_collectives as coll
 from tilecc.hlo import interp_elementwise as ew
 from tilecc.hlo import interp_shapes as shapes
 from tilecc.hlo.interp_dot import dot
+from tilecc.hlo.interp_sort import sort_values
+from tilecc.hlo.interp_values import Array, Lanes, Value, check_input, leaves, select_lanes
 from tilecc.hlo.interp_reduce import (collective_reduce, generic_reduce, parse_window,
                                       reduce_with_init, reducer_opcode, tree_reduce,
                                       window_view)
@@ -37,8 +39,6 @@ from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
 from tilecc.hlo.types import Shape, numpy_dtype
 
-Array = np.ndarray
-Value = Union[Array, tuple["Value", ...]]
 
 _CONVERSIONS = frozenset({Op.CONVERT, Op.BITCAST_CONVERT, Op.IS_FINITE})
 _UNARY = (ELEMENTWISE_UNARY - _CONVERSIONS) | {Op.COPY}
@@ -59,48 +59,11 @@ def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
     if len(inputs) != len(params):
         raise InterpError(f"entry computation {entry.name} takes {len(params)} parameters, "
                           f"got {len(inputs)} inputs")
-    args = [_check_input(p, np.asarray(x), devices) for p, x in zip(params, inputs)]
+    args = [check_input(p, np.asarray(x), devices) for p, x in zip(params, inputs)]
     interpreter = Interpreter(module, replicas, partitions)
     with np.errstate(all="ignore"):
         result = interpreter.run(entry, args, Lanes(devices, np.arange(devices)))
-    return [np.ascontiguousarray(leaf) for leaf in _leaves(result)]
-
-
-@dataclass(frozen=True, slots=True)
-class Lanes:
-    """The lane axis of a running computation: `count` lanes; `device_ids[lane]` is the
-    lane's device, or None when the lanes are scalar elements of a reducer."""
-
-    count: int
-    device_ids: Array | None
-
-
-def _check_input(param: HloInstruction, x: np.ndarray, devices: int) -> Array:
-    shape = param.shape
-    if not shape.is_array:
-        raise InterpError(f"parameter {param.name} has shape {shape}; only array "
-                          "parameters can be given inputs")
-    want = (devices,) + shape.dims
-    dtype = numpy_dtype(shape.element_type)
-    if x.shape != want or x.dtype != dtype:
-        raise InterpError(f"input for parameter {param.parameter_number} ({param.name}: "
-                          f"{shape}) must be {dtype}{list(want)} (leading device axis), got "
-                          f"{x.dtype}{list(x.shape)}")
-    return x
-
-
-def _leaves(value: Value) -> list[Array]:
-    if isinstance(value, tuple):
-        return [leaf for item in value for leaf in _leaves(item)]
-    return [value]
-
-
-def _select_lanes(mask: Array, on_true: Value, on_false: Value) -> Value:
-    """Per lane, `on_true` where mask else `on_false` (recursively through tuples)."""
-    if isinstance(on_true, tuple):
-        assert isinstance(on_false, tuple)
-        return tuple(_select_lanes(mask, a, b) for a, b in zip(on_true, on_false))
-    return np.where(mask.reshape(mask.shape + (1,) * (on_true.ndim - 1)), on_true, on_false)
+    return [np.ascontiguousarray(leaf) for leaf in leaves(result)]
 
 
 def _evaluation_order(comp: HloComputation) -> list[HloInstruction]:
@@ -168,7 +131,7 @@ class Interpreter:
         def combine(acc: list[Array], elements: list[Array]) -> list[Array]:
             args = list(acc) + list(elements)
             result = self.run(comp, args, Lanes(int(args[0].shape[0]), None))
-            return _leaves(result)
+            return leaves(result)
         return combine
 
     # ---- leaves -----------------------------------------------------------------------
@@ -210,7 +173,7 @@ class Interpreter:
     def _select(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
         pred, on_true, on_false = a
         if isinstance(on_true, tuple):
-            return _select_lanes(pred, on_true, on_false)  # type: ignore[arg-type]
+            return select_lanes(pred, on_true, on_false)  # type: ignore[arg-type]
         return ew.select(pred, on_true, on_false)  # type: ignore[arg-type]
 
     def _clamp(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
@@ -282,6 +245,12 @@ class Interpreter:
             return reduce_with_init(opcode, t, view, init, axes)  # type: ignore[arg-type]
         return generic_reduce([view], [init], axes, self._lane_combiner(self._called(inst)))[0]  # type: ignore[list-item]
 
+    def _sort(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
+        combine = self._lane_combiner(self._called(inst))
+        out = sort_values(list(a), (inst.dimensions or (0,))[0],  # type: ignore[arg-type]
+                          lambda pairs: combine(pairs, [])[0])
+        return out[0] if len(out) == 1 and not inst.shape.is_tuple else tuple(out)
+
     def _map(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
         shape = a[0].shape  # type: ignore[union-attr]
         flat = [np.ascontiguousarray(x).reshape(-1) for x in a]  # type: ignore[union-attr]
@@ -294,7 +263,7 @@ class Interpreter:
         state = a[0]
         active = np.asarray(self.run(inst.condition, [state], d)).astype(bool)
         while active.any():
-            state = _select_lanes(active, self.run(inst.body, [state], d), state)
+            state = select_lanes(active, self.run(inst.body, [state], d), state)
             active = active & np.asarray(self.run(inst.condition, [state], d)).astype(bool)
         return state
 
@@ -311,7 +280,7 @@ class Interpreter:
         result: Value | None = None
         for k in sorted(set(index.tolist())):
             value = self.run(branches[k], [a[1 + k]], d)
-            result = value if result is None else _select_lanes(index == k, value, result)
+            result = value if result is None else select_lanes(index == k, value, result)
         assert result is not None
         return result
 
@@ -383,7 +352,7 @@ _HANDLERS: dict[Op, Handler] = {
     Op.IS_FINITE: I._is_finite, Op.OPTIMIZATION_BARRIER: lambda s, i, a, d: a[0],
     **{opcode: _data_movement(fn) for opcode, fn in shapes.HANDLERS.items()},
     Op.DOT: _data_movement(dot), Op.REDUCE: I._reduce,
-    Op.REDUCE_WINDOW: I._reduce_window, Op.MAP: I._map,
+    Op.REDUCE_WINDOW: I._reduce_window, Op.MAP: I._map, Op.SORT: I._sort,
     Op.TUPLE: lambda s, i, a, d: tuple(a),
     Op.GET_TUPLE_ELEMENT: I._get_tuple_element, Op.CALL: I._call,
     Op.FUSION: I._call, Op.WHILE: I._while, Op.CONDITIONAL: I._conditional,
