@@ -10,7 +10,7 @@ import pytest
 from tilecc.bir import inst as b
 from tilecc.bir.enums import (ActivationFunctionType, AluOpType, AxisListType, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind, TSCMode)
-from tilecc.bir.json import read_program_json, write_program_json
+from tilecc.bir.json import program_to_doc, read_program_json, write_program_json
 from tilecc.errors import ParseError
 
 F32 = BirDtype.float32
@@ -88,3 +88,16 @@ def test_malformed(edit, field: str, message: str) -> None:  # type: ignore[no-u
         read_program_json(json.dumps(doc), "p.bir.json")
     assert info.value.field == field and message in info.value.message
     assert str(info.value).startswith(f"p.bir.json:{field}: error:")
+
+
+def test_compact_text_is_json_dumps_of_the_document() -> None:
+    """The directly formatted compact text equals dumping the dict form, byte for byte."""
+    p = every_inst()
+    p.instructions.append(b.InstActivation(
+        'q"\\é\n', EngineType.Activation, [AP, AP, b.Immediate(F32, 1e-45)], [AP],
+        scale=-0.0, alpha=math.inf))
+    p.instructions.append(b.InstTensorTensor("TT2", EngineType.SP, [AP, AP], [AP]))
+    expected = json.dumps(program_to_doc(p), separators=(",", ":"))
+    assert write_program_json(p) == expected
+    empty = b.Program("e")
+    assert write_program_json(empty) == json.dumps(program_to_doc(empty), separators=(",", ":"))
