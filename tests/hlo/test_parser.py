@@ -279,3 +279,22 @@ ENTRY %e (a: s32[1], b: f32[1]) -> s32[1] {
     assert [o.name for o in t.operands] == ["a", "b"] and g.operands == [t]
     assert g.tuple_index == 0 and g.shape.layout.tail == "T(128)"
     assert "ROOT %g = s32[1]{0:T(128)} get-tuple-element(%t), index=0" in print_module(m)
+
+
+def test_forward_computation_reference_prints_callee_first() -> None:
+    m = parse_module("""HloModule fwd
+ENTRY e {
+  p = s32[4] parameter(0)
+  c = s32[] constant(0)
+  ROOT r = s32[] reduce(p, c), dimensions={0}, to_apply=add
+}
+add {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = s32[] add(x, y)
+}
+""")
+    assert m.entry.name == "e" and m.entry.root.to_apply.name == "add"
+    text = print_module(m)
+    assert text.index("%add (") < text.index("ENTRY %e (")
+    assert print_module(parse_module(text)) == text

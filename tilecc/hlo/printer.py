@@ -5,6 +5,8 @@ Contract: the output is XLA's long form -- `%` before every name, computation si
 accepts, and which equals XLA's own `to_string()` on modules XLA printed (tested on every
 fixture). Printing is stable: print(parse(print(m))) == print(m).
 - Operand lists and tuple shapes carry XLA's `/*index=N*/` before every fifth element.
+- Computations print in their stored order when every callee comes before its callers,
+  else callees first (XLA's parser rejects a call of a computation defined later).
 - Instructions print in their stored order when that order defines every operand (and
   control predecessor) before its use; otherwise in def-use post-order.
 - Attributes print in XLA's order: opcode-specific typed ones (slice, index, iota_dimension,
@@ -40,7 +42,7 @@ def print_module(module: HloModule) -> str:
     if module.stack_frames:
         parts += [module.stack_frames, "\n\n\n"]
     shape_texts: dict[int, str] = {}
-    for comp in module.computations:
+    for comp in computations_in_print_order(module):
         parts.append(print_computation(comp, comp is module.entry, shape_texts))
         parts.append("\n\n")
     return "".join(parts)
@@ -71,6 +73,19 @@ def shape_without_layout(shape: Shape) -> str:
     if shape.is_tuple:
         return tuple_text([shape_without_layout(s) for s in shape.tuple_shapes])
     return shape.with_layout(None).to_text()
+
+
+def computations_in_print_order(module: HloModule) -> list[HloComputation]:
+    """Stored order if every computation is defined before its callers (XLA's parser needs
+    that), else callees-first post-order."""
+    seen: set[int] = set()
+    for comp in module.computations:
+        for inst in comp.instructions:
+            for callee in inst.called_computations():
+                if id(callee) not in seen:
+                    return module.computations_post_order()
+        seen.add(id(comp))
+    return module.computations
 
 
 def instructions_in_print_order(comp: HloComputation) -> list[HloInstruction]:
