@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
+import pytest
 
 from tilecc.hlo.opcodes import HloOpcode
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
-from tilecc.hlo.types import Layout, PrimitiveType
+from tilecc.hlo.types import Layout
+from tilecc.hlo.verifier import verify_module
 
 LONG = """HloModule long_form, is_scheduled=true, entry_computation_layout={(s32[8]{0}, f32[2,3]{1,0})->(s32[2]{0}, s32[])}, input_output_alias={ {0}: (0, {}, may-alias) }, frontend_attributes={xla.sdy.meshes="m"}, replica_count=2, num_partitions=4
 
@@ -298,3 +304,69 @@ add {
     text = print_module(m)
     assert text.index("%add (") < text.index("ENTRY %e (")
     assert print_module(parse_module(text)) == text
+
+
+MISC = """HloModule misc, replica_count=2
+
+%fused (p: f32[4,4]) -> f32[4,4] {
+  %p = f32[4,4]{1,0} parameter(0)
+  ROOT %n = f32[4,4]{1,0} negate(%p)
+}
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (x: f32[4,4], y: f32[1,1,8,8], t: (f32[], s32[2])) -> (f32[4,4], f32[1,1,8,8], f32[2,2], f32[4,4], f32[4,4]) {
+  %x = f32[4,4]{1,0} parameter(0), sharding={{maximal device=0}}
+  %y = f32[1,1,8,8]{3,2,1,0} parameter(1)
+  %t = (f32[], s32[2]{0}) parameter(2)
+  %k = f32[1,1,3,3]{3,2,1,0} constant({ { { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } } } })
+  %conv = f32[1,1,8,8]{3,2,1,0} convolution(%y, %k), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  %dot = f32[4,4]{1,0} dot(%x, %x), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={highest,default}
+  %zero = f32[] constant(0)
+  %rw = f32[2,2]{1,0} reduce-window(%x, %zero), window={size=2x2 stride=2x2}, to_apply=%add
+  %f = f32[4,4]{1,0} fusion(%dot), kind=kLoop, calls=%fused, backend_config={"outer_dimension_partitions":["2"]}
+  %cp = f32[4,4]{1,0} collective-permute(%f), channel_id=2, source_target_pairs={{0,1},{1,0}}
+  %ars = f32[4,4]{1,0} all-reduce-start(%cp), channel_id=3, replica_groups={{0,1}}, to_apply=%add
+  %ard = f32[4,4]{1,0} all-reduce-done(%ars)
+  %after = token[] after-all()
+  ROOT %out = (f32[4,4]{1,0}, f32[1,1,8,8]{3,2,1,0}, f32[2,2]{1,0}, f32[4,4]{1,0}, f32[4,4]{1,0}) tuple(%dot, %conv, %rw, %ard, %f), statistics={visualizing_index=1,stat-index-0=0.5}
+}
+"""
+
+
+def test_literal_index_comments_of_rank_4_constants() -> None:
+    m = parse_module("""HloModule k
+ENTRY e {
+  ROOT k = f32[1,1,2,2]{3,2,1,0} constant({ { /*i0=0*/ { /*i1=0*/ { 1, 2 }, { 3, 4 } } } })
+}
+""")
+    assert m.entry.root.literal.tolist() == [[[[1, 2], [3, 4]]]]
+
+
+_XLA_PRINT = r"""
+import sys
+from jax._src.lib import xla_client
+sys.stdout.write(xla_client.hlo.hlo_module_from_text(sys.stdin.read()).to_string())
+"""
+
+
+@pytest.mark.oracle
+def test_convolution_dot_window_async_and_statistics_print_exactly_as_xla() -> None:
+    """XLA re-prints its own reading of MISC; tilecc must print that text byte for byte."""
+    proc = subprocess.run([sys.executable, "-c", _XLA_PRINT], input=MISC, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    xla_text = proc.stdout
+    module = parse_module(xla_text)
+    verify_module(module)
+    assert print_module(module) == xla_text
+    insts = {i.name: i for i in module.entry.instructions}
+    assert insts["conv"].attributes == {"window": "{size=3x3 pad=1_1x1_1}",
+                                        "dim_labels": "bf01_oi01->bf01"}
+    assert insts["x"].attributes["sharding"] == "{{maximal device=0}}"
+    assert insts["ars"].replica_groups.groups() == [[0, 1]]
+    assert insts["k"].literal.shape == (1, 1, 3, 3)

@@ -2,7 +2,8 @@
 
 Contract: `parse_literal(text, shape)` reads what XLA prints inside `constant(...)` for an
 array shape -- a scalar `-3`, `1.5`, `inf`, `-nan`, `true`; nested braces with one level
-per dimension `{ { 1, 2 }, { 3, 4 } }`; `{}` for zero elements -- and returns an array of
+per dimension `{ { 1, 2 }, { 3, 4 } }` (XLA's `/*i0=0*/` index comments skipped); `{}`
+for zero elements -- and returns an array of
 `numpy_dtype(shape.element_type)` with `shape.dims`. Integers must fit the element type
 (no silent wrap-around); floats are not accepted for integer types. Anything else raises
 LiteralError(message, offset) where offset indexes `text`.
@@ -19,7 +20,9 @@ import numpy as np
 
 from tilecc.hlo.types import PrimitiveType, Shape, is_complex, is_floating, numpy_dtype
 
-_TOKEN = re.compile(r"\s*(?:([{}(),])|([^\s{}(),]+))")
+# XLA annotates literals of rank >= 3 with index comments: `{ /*i0=0*/ { /*i1=0*/ {1, 2} } }`.
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_TOKEN = re.compile(r"(?:\s|/\*.*?\*/)*(?:([{}(),])|([^\s{}(),]+))", re.S)
 
 # (digits10, max_digits10) per float type, as std::numeric_limits gives them in XLA.
 _FLOAT_DIGITS = {
@@ -39,6 +42,8 @@ def _tokens(text: str) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     pos = 0
     end = len(text.rstrip())
+    if text.rstrip().endswith("*/"):
+        end = len(_COMMENT.sub(lambda m: " " * len(m.group(0)), text).rstrip())
     while pos < end:
         m = _TOKEN.match(text, pos)
         if m is None:  # pragma: no cover - the pattern matches any non-space character
@@ -116,6 +121,8 @@ def _parse_bulk(text: str, shape: Shape) -> np.ndarray | None:
     skeleton = "x"
     for d in reversed(shape.dims):
         skeleton = "{" + ",".join([skeleton] * d) + "}"
+    if "/*" in text:
+        text = _COMMENT.sub(" ", text)
     if "".join(_BULK_VALUE.sub("x", text).split()) != skeleton:
         return None
     tokens = np.array(_BULK_VALUE.findall(text))
