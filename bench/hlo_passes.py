@@ -5,8 +5,10 @@ Each module is a chain of 10-instruction blocks that all stay live; every block 
 match: an s32[] all-reduce(add) over 4 replicas (even blocks) or an s32[4,32] -> s32[]
 maximum reduce (odd blocks). Printed per size: parse time, the two passes' time (gate scan
 + expansion + replacement), both per instruction, and passes / parse. Targets: time per
-instruction flat across sizes (linear), and passes / parse < 1. Wall-clock medians of
-`--repeat` runs; the passes run on a fresh parse each time.
+instruction flat across sizes (linear), and passes / parse < 1. Best of `--repeat` runs
+(the machine may be shared; the minimum is the least disturbed run), each timed region
+starting after gc.collect() so one run's garbage does not bill the next; the passes run
+on a fresh parse each time.
 
 Usage: python bench/hlo_passes.py [--sizes 1000,10000,100000] [--repeat 3]
 """
@@ -14,7 +16,7 @@ Usage: python bench/hlo_passes.py [--sizes 1000,10000,100000] [--repeat 3]
 from __future__ import annotations
 
 import argparse
-import statistics
+import gc
 import time
 
 from tilecc.hlo.parser import parse_module
@@ -81,17 +83,19 @@ def measure(text: str, repeat: int) -> tuple[int, int, float, float]:
     parse_times, pass_times = [], []
     count = matches = 0
     for _ in range(repeat):
+        gc.collect()
         start = time.perf_counter()
         module = parse_module(text)
         parse_times.append(time.perf_counter() - start)
         count = module.instruction_count()
         int_pass, reduce_pass = DecomposeIntAllReduce(), DecomposeScalarReduce()
         matches = len(int_pass.matches(module)) + len(reduce_pass.matches(module))
+        gc.collect()
         start = time.perf_counter()
         int_pass.run(module)
         reduce_pass.run(module)
         pass_times.append(time.perf_counter() - start)
-    return count, matches, statistics.median(parse_times), statistics.median(pass_times)
+    return count, matches, min(parse_times), min(pass_times)
 
 
 def main() -> None:

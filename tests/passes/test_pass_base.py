@@ -13,7 +13,10 @@ from tilecc.hlo.types import Shape
 from tilecc.passes.decompose_int_all_reduce import DecomposeIntAllReduce
 from tilecc.passes.decompose_scalar_reduce import DecomposeScalarReduce
 from tilecc.passes.pass_base import (PASS_REGISTRY, HloPass, OpExpanderPass, PassPipeline,
-                                     build_pipeline, lookup_pass)
+                                     build_pipeline, instruction_post_order, lookup_pass)
+
+from .golden_io import golden_cases, run_pipeline
+from .random_modules import random_module_text
 
 MODULE = """HloModule m
 
@@ -164,3 +167,25 @@ def test_unknown_pass_lists_the_valid_ones() -> None:
     assert "decompose-everything" in message
     for info in PASS_REGISTRY:
         assert info.cli_name in message and info.spec_name in message
+
+
+def test_instruction_post_order_is_the_computations_post_order() -> None:
+    texts = [c.text for c in golden_cases()] + [random_module_text(s)[0] for s in range(150)]
+    rewritten = [run_pipeline(c.text, c.passes)[0] for c in golden_cases()]
+    modules = [parse_module(t) for t in texts] + rewritten + [parse_module(MODULE)]
+    compared = 0
+    for module in modules:
+        for comp in module.computations:
+            assert instruction_post_order(comp) == comp.post_order(), comp.name
+            compared += len(comp)
+    assert compared > 2500
+
+
+def test_instruction_post_order_follows_control_predecessors() -> None:
+    text = MODULE.replace("keep = s32[4] negate(neg)", "keep = s32[4] negate(neg), "
+                          "control-predecessors={c}")
+    module = parse_module(text)
+    order = instruction_post_order(module.entry)
+    assert order == module.entry.post_order()
+    assert order.index(module.entry.instruction_by_name("c")) < \
+        order.index(module.entry.instruction_by_name("keep"))
