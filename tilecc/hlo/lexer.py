@@ -2,7 +2,8 @@
 
 Contract: `Cursor` holds the whole text and a position; every helper consumes a complete
 piece with one compiled regex (whitespace and comments, a verbatim attribute value with its
-brackets balanced and strings respected) and raises ParseError at the exact line:col of a
+brackets balanced and strings respected, a shape `s32[2,<=3]{1,0:T(8,128)}` or tuple of
+shapes) and raises ParseError at the exact line:col of a
 problem. Values never span lines outside strings -- XLA prints one instruction per line --
 so an unclosed bracket cannot swallow the rest of the module. The module-level decoders
 turn verbatim values into typed ones (integer lists, slice bounds, replica groups, name
@@ -15,6 +16,7 @@ import re
 
 from tilecc.errors import ParseError
 from tilecc.hlo.replica_groups import ReplicaGroups
+from tilecc.hlo.types import TYPE_BY_NAME, Layout, PrimitiveType, Shape
 
 WS = r"(?:\s+|/\*[\s\S]*?\*/|//[^\n]*)*"
 """Whitespace and comments (`// ...`, `/* ... */`, e.g. `/*index=5*/`)."""
@@ -37,6 +39,7 @@ _MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
 _MESH_NAME = re.compile(r"'([^']*)'")
 _GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
 NAME_IN_LIST = re.compile(r"%?(" + NAME + r")")
+ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}]*\})?")
 
 
 class Cursor:
@@ -46,6 +49,8 @@ class Cursor:
         self.text = text
         self.path = path
         self.pos = 0
+        self.shape_cache: dict[str, Shape] = {}
+        """Array shapes by their exact text: a module spells few distinct shapes."""
 
     def error(self, message: str, pos: int | None = None) -> ParseError:
         pos = self.pos if pos is None else pos
@@ -74,6 +79,74 @@ class Cursor:
         if m is not None:
             return f"'{m.group(0)[:40]}'"
         return f"'{self.text[self.pos]}'" if self.pos < len(self.text) else "end of input"
+
+    # --- shapes ----------------------------------------------------------------------------
+
+    def parse_shape(self) -> Shape:
+        text = self.text
+        if text.startswith("(", self.pos):
+            self.pos += 1
+            parts: list[Shape] = []
+            while True:
+                self.skip()
+                if text.startswith(")", self.pos):
+                    self.pos += 1
+                    return Shape.tuple(parts)
+                if parts:
+                    self.expect(",", "between tuple element shapes")
+                    self.skip()
+                if self.pos >= len(text):
+                    raise self.error("unbalanced '(' in a tuple shape")
+                parts.append(self.parse_shape())
+        m = ARRAY_SHAPE.match(text, self.pos)
+        if m is None:
+            raise self.error(f"expected a shape such as s32[2,3], found {self.describe_here()}")
+        key = m.group(0)
+        shape = self.shape_cache.get(key)
+        if shape is None:
+            shape = self.shape_cache[key] = self.build_shape(m)
+        self.pos = m.end()
+        return shape
+
+    def build_shape(self, m: re.Match[str]) -> Shape:
+        type_name, dims_text, layout_text = m.group(1), m.group(2), m.group(3)
+        et = TYPE_BY_NAME.get(type_name)
+        if et is None:
+            raise self.error(f"unknown element type '{type_name}'", m.start(1))
+        dims: list[int] = []
+        dynamic: list[bool] = []
+        if dims_text.strip():
+            for part in dims_text.split(","):
+                p = part.strip()
+                dyn = p.startswith("<=")
+                if dyn:
+                    p = p[2:].strip()
+                if not p.isdigit():
+                    raise self.error(f"bad dimension '{part.strip()}' in shape {m.group(0)}",
+                                     m.start(2))
+                dims.append(int(p))
+                dynamic.append(dyn)
+        if et in (PrimitiveType.TOKEN, PrimitiveType.OPAQUE_TYPE):
+            if dims:
+                raise self.error(f"{type_name} takes no dimensions", m.start(2))
+            return Shape(et)
+        layout = None
+        if layout_text is not None:
+            layout = self.build_layout(layout_text, len(dims), m.start(3))
+        return Shape.array(et, tuple(dims), layout, tuple(dynamic))
+
+    def build_layout(self, text: str, rank: int, pos: int) -> Layout:
+        body = text[1:-1]
+        m2m_text, _, tail = body.partition(":")
+        m2m: tuple[int, ...] = ()
+        if m2m_text.strip():
+            try:
+                m2m = tuple(int(x) for x in m2m_text.split(","))
+            except ValueError:
+                raise self.error(f"bad layout {text}: expected minor-to-major dims", pos) from None
+        if sorted(m2m) != list(range(rank)):
+            raise self.error(f"layout {text} is not a permutation of the {rank} dimensions", pos)
+        return Layout(m2m, tail.strip())
 
     def raw_value(self, key: str) -> str:
         """The verbatim text of an attribute value, brackets balanced, strings respected."""

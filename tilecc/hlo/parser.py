@@ -30,15 +30,14 @@ import re
 
 from tilecc.errors import ParseError
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control_dependency
-from tilecc.hlo.lexer import (NAME, NAME_IN_LIST, STRING, WS, Cursor, int_list, name_list,
-                              replica_groups_from_text, slice_bounds)
+from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, STRING, WS, Cursor, int_list,
+                              name_list, replica_groups_from_text, slice_bounds)
 from tilecc.hlo.literal import LiteralError, parse_literal
 from tilecc.hlo.opcodes import HloOpcode, lookup_opcode
-from tilecc.hlo.types import TYPE_BY_NAME, Layout, PrimitiveType, Shape
+from tilecc.hlo.types import TYPE_BY_NAME
 
 _HEADER = re.compile(WS + r"HloModule\s+(" + NAME + r")")
 _INST_HEAD = re.compile(WS + r"(ROOT\s+)?%?(" + NAME + r")" + WS + "=" + WS)
-_ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}]*\})?")
 _OPCODE = re.compile(WS + r"([a-z][a-z0-9\-]*)" + WS + r"\(")
 _SIMPLE_OPERANDS = re.compile(r"\s*((?:%?" + NAME + r"\s*,\s*)*%?" + NAME + r")?\s*\)")
 _ATTR_KEY = re.compile(WS + r"," + WS + r"([A-Za-z_][\w\-]*)" + WS + "=" + WS)
@@ -94,7 +93,6 @@ def parse_module(text: str, path: str = "<string>") -> HloModule:
 class _Parser(Cursor):
     def __init__(self, text: str, path: str) -> None:
         super().__init__(text, path)
-        self.shape_cache: dict[str, Shape] = {}
         self.module: HloModule | None = None
         # (instruction, attribute, computation name, text position) resolved at the end
         self.comp_refs: list[tuple[HloInstruction, str, list[tuple[str, int]]]] = []
@@ -400,7 +398,7 @@ class _Parser(Cursor):
                 self.skip()
             first = False
             start = self.pos
-            if text.startswith("(", self.pos) or _ARRAY_SHAPE.match(text, self.pos) and \
+            if text.startswith("(", self.pos) or ARRAY_SHAPE.match(text, self.pos) and \
                     _OPERAND_WITH_SHAPE.match(text, self.pos):
                 self.parse_shape()
                 self.skip()
@@ -432,74 +430,6 @@ class _Parser(Cursor):
             lead = len(self.text[start:self.pos - 1]) - len(self.text[start:self.pos - 1].lstrip())
             raise self.error(f"bad constant literal: {err.message}", start + lead + err.offset) \
                 from None
-
-    # --- shapes ----------------------------------------------------------------------------
-
-    def parse_shape(self) -> Shape:
-        text = self.text
-        if text.startswith("(", self.pos):
-            self.pos += 1
-            parts: list[Shape] = []
-            while True:
-                self.skip()
-                if text.startswith(")", self.pos):
-                    self.pos += 1
-                    return Shape.tuple(parts)
-                if parts:
-                    self.expect(",", "between tuple element shapes")
-                    self.skip()
-                if self.pos >= len(text):
-                    raise self.error("unbalanced '(' in a tuple shape")
-                parts.append(self.parse_shape())
-        m = _ARRAY_SHAPE.match(text, self.pos)
-        if m is None:
-            raise self.error(f"expected a shape such as s32[2,3], found {self.describe_here()}")
-        key = m.group(0)
-        shape = self.shape_cache.get(key)
-        if shape is None:
-            shape = self.shape_cache[key] = self.build_shape(m)
-        self.pos = m.end()
-        return shape
-
-    def build_shape(self, m: re.Match[str]) -> Shape:
-        type_name, dims_text, layout_text = m.group(1), m.group(2), m.group(3)
-        et = TYPE_BY_NAME.get(type_name)
-        if et is None:
-            raise self.error(f"unknown element type '{type_name}'", m.start(1))
-        dims: list[int] = []
-        dynamic: list[bool] = []
-        if dims_text.strip():
-            for part in dims_text.split(","):
-                p = part.strip()
-                dyn = p.startswith("<=")
-                if dyn:
-                    p = p[2:].strip()
-                if not p.isdigit():
-                    raise self.error(f"bad dimension '{part.strip()}' in shape {m.group(0)}",
-                                     m.start(2))
-                dims.append(int(p))
-                dynamic.append(dyn)
-        if et in (PrimitiveType.TOKEN, PrimitiveType.OPAQUE_TYPE):
-            if dims:
-                raise self.error(f"{type_name} takes no dimensions", m.start(2))
-            return Shape(et)
-        layout = None
-        if layout_text is not None:
-            layout = self.build_layout(layout_text, len(dims), m.start(3))
-        return Shape.array(et, tuple(dims), layout, tuple(dynamic))
-
-    def build_layout(self, text: str, rank: int, pos: int) -> Layout:
-        body = text[1:-1]
-        m2m_text, _, tail = body.partition(":")
-        m2m: tuple[int, ...] = ()
-        if m2m_text.strip():
-            try:
-                m2m = tuple(int(x) for x in m2m_text.split(","))
-            except ValueError:
-                raise self.error(f"bad layout {text}: expected minor-to-major dims", pos) from None
-        if sorted(m2m) != list(range(rank)):
-            raise self.error(f"layout {text} is not a permutation of the {rank} dimensions", pos)
-        return Layout(m2m, tail.strip())
 
     # --- attribute values ------------------------------------------------------------------
 
