@@ -109,3 +109,14 @@ def test_structure_broken_by_hand() -> None:
     x.operands[0].users.clear()
     with pytest.raises(VerifyError, match="missing from the users of its operand p"):
         verify_module(m)
+
+
+def test_constant_without_value() -> None:
+    from tilecc.hlo.ir import HloInstruction
+    from tilecc.hlo.opcodes import HloOpcode
+    from tilecc.hlo.types import PrimitiveType, Shape
+    m = module("ROOT x = s32[4,8] add(p, p)")
+    m.entry.add_instruction(HloInstruction.create(HloOpcode.CONSTANT,
+                                                  Shape.array(PrimitiveType.S32, ())), "empty")
+    with pytest.raises(VerifyError, match="e/empty \\(constant\\): constant has no value"):
+        verify_module(m)

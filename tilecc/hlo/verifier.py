@@ -215,6 +215,8 @@ def _verify_shape(inst: HloInstruction, module: HloModule) -> None:
     elif op is O.CONSTANT:
         if not shape.is_array:
             raise _fail(inst, "constants must have an array shape")
+        if inst.literal_text is None and inst._literal is None:
+            raise _fail(inst, "constant has no value")
         if inst.literal_text != "{...}" and (lit := inst.literal) is not None \
                 and tuple(lit.shape) != shape.dims:
             raise _fail(inst, f"literal of shape {list(lit.shape)} for {shape.to_text()}")
