@@ -107,8 +107,9 @@ def test_random_modules_on_xla() -> None:
         for i in range(0, len(cases), PACK):
             pack = cases[i:i + PACK]
             inputs = [x for case in pack for x in case[3]]
-            jobs.append(XlaJob("run", pack_modules([c[1] for c in pack], replicas), inputs, replicas))
-            jobs.append(XlaJob("run", pack_modules([c[2] for c in pack], replicas), inputs, replicas))
+            for column in (1, 2):  # before, after
+                jobs.append(XlaJob("run", pack_modules([c[column] for c in pack], replicas),
+                                   inputs, replicas))
             packs.append(pack)
     results = run_many_on_xla(jobs)
     for i, pack in enumerate(packs):

@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     out_text = print_module(module)
 
     if verify:
-        replicas = args.verify if args.verify not in (None, _DEFAULT_N) else default_replicas(module)
+        explicit = args.verify not in (None, _DEFAULT_N)
+        replicas = args.verify if explicit else default_replicas(module)
         oracle = args.oracle or "interpreter"
         equal = verify_equivalence(before_text, out_text, replicas, args.seed, oracle, path)
         if not equal:

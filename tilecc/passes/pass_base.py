@@ -147,7 +147,8 @@ def gc_paused() -> Iterator[None]:
 
 
 def add_new(comp: HloComputation, opcode: HloOpcode, shape: Shape,
-            operands: list[HloInstruction], metadata: str | None, **attrs: object) -> HloInstruction:
+            operands: list[HloInstruction], metadata: str | None,
+            **attrs: object) -> HloInstruction:
     """Add a new instruction whose shape the caller has already computed.
 
     The unchecked counterpart of tilecc.hlo.builders (make_reshape, make_slice, ...): an
