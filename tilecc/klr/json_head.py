@@ -18,6 +18,7 @@ from enum import IntEnum
 from typing import Any, Callable
 
 from tilecc.klr import ast as k
+from tilecc.klr.operator_readers import Factory, compile_fast_reader
 
 MAX_PARTITIONS = 128
 _MISSING = object()
@@ -170,6 +171,10 @@ class HeadReader:
             "Immediate": self.immediate, "DataPattern": self.data_pattern,
             "bool": read_bool, "int": read_nat,
             **{name: enum_reader(e) for name, e in _ENUMS.items()}}
+        # KLR constructor -> its operator decoder without path tracking (a failure is
+        # decoded again by `operator_fields_located`, which locates it)
+        self.fast_readers = {k.OPERATOR_CTOR[cls]: make(self.kind_readers)
+                             for cls, make in _FAST_READERS.items()}
 
     # -------------------------------------------------------------- kernel
     def kernel(self, doc: Any) -> k.Kernel:
@@ -217,10 +222,10 @@ class HeadReader:
             op = oper.get("op") if type(oper) is dict else None
             if type(op) is dict and len(op) == 1:
                 ((ctor, payload),) = op.items()
-                cls = self.ctor_class.get(ctor)
-                if cls is not None and type(payload) is dict:
+                read = self.fast_readers.get(ctor)
+                if read is not None and type(payload) is dict:
                     try:
-                        return self.operator_fast(cls, payload)
+                        return read(payload)
                     except Bad:
                         pass  # decode again below, locating the error
         ctor, payload = one_ctor(value, "a statement")
@@ -239,23 +244,9 @@ class HeadReader:
     def operator_fields(self, cls: type, value: Any) -> k.Operator:
         obj = expect_obj(value, cls.__name__)
         try:
-            return self.operator_fast(cls, obj)
+            return self.fast_readers[k.OPERATOR_CTOR[cls]](obj)
         except Bad:
             return self.operator_fields_located(cls, obj)
-
-    def operator_fast(self, cls: type, obj: dict[str, Any]) -> k.Operator:
-        """The operator's fields without path tracking (a failure is re-decoded, located)."""
-        args: dict[str, Any] = {}
-        for attr, key, kind, option in self.OPERATORS[cls]:
-            v = obj.get(key, _MISSING)
-            if v is _MISSING or (v is None and option):
-                if option:
-                    args[attr] = None
-                elif attr not in _DEFAULTED[cls]:
-                    raise Bad(f"missing field '{key}'")
-                continue
-            args[attr] = self.kind_readers[kind](v)
-        return cls(**args)
 
     def operator_fields_located(self, cls: type, obj: dict[str, Any]) -> k.Operator:
         args: dict[str, Any] = {}
@@ -311,16 +302,17 @@ class HeadReader:
                          at("isShared", read_bool, obj.get("isShared", False)))
 
     def tensor_ref(self, value: Any) -> k.Access:
-        # fast path: `{"abstract": {"simple": <a tensor seen before, identical>}}`
-        if type(value) is dict and len(value) == 1:
-            inner = value.get("abstract")
-            if type(inner) is dict and len(inner) == 1:
-                raw = inner.get("simple")
-                if type(raw) is dict:
-                    name = raw.get("name")
-                    cached = self.tensors.get(name) if type(name) is str else None
-                    if cached is not None and cached[0] == raw:
-                        return cached[1]
+        # fast path: `{"abstract": {"simple": <a tensor seen before, identical>}}`; any
+        # other shape fails a lookup (KeyError / TypeError) and takes the checked path
+        try:
+            inner = value["abstract"]
+            raw = inner["simple"]
+            cached = self.tensors[raw["name"]]
+        except (KeyError, TypeError, IndexError):
+            cached = None
+        if (cached is not None and cached[0] == raw and len(value) == 1
+                and len(inner) == 1):
+            return cached[1]
         ctor, payload = one_ctor(value, "a TensorRef")
         if ctor != "abstract":
             raise Bad(f"unsupported TensorRef '{ctor}' (expected 'abstract')")
@@ -469,6 +461,10 @@ def _operator_spec(cls: type) -> list[tuple[str, str, str, bool]]:
 
 HeadReader.OPERATORS = {cls: _operator_spec(cls) for cls in k.OPERATOR_CTOR}
 # attributes whose key may be missing: they have a Python default (KLR field added later)
-_DEFAULTED: dict[type, frozenset[str]] = {
-    cls: frozenset(f.name for f in dataclasses.fields(cls)
-                   if f.default is not dataclasses.MISSING) for cls in k.OPERATOR_CTOR}
+_DEFAULTS: dict[type, dict[str, Any]] = {
+    cls: {f.name: f.default for f in dataclasses.fields(cls)
+          if f.default is not dataclasses.MISSING} for cls in k.OPERATOR_CTOR}
+_DEFAULTED: dict[type, frozenset[str]] = {cls: frozenset(d) for cls, d in _DEFAULTS.items()}
+_FAST_READERS: dict[type, Factory] = {
+    cls: compile_fast_reader(cls, spec, _DEFAULTS[cls])
+    for cls, spec in HeadReader.OPERATORS.items()}
