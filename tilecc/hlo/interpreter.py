@@ -6,6 +6,8 @@ Contract:
   shaped (D, *parameter dims) with the parameter's exact dtype; device
   d = replica * partitions + partition. The result is the root's value flattened (a tuple
   root gives its leaves in order, a non-tuple root one output), each shaped (D, *dims).
+  Outputs are not copied: a value every device shares may be one read-only broadcast
+  array, and a passed-through input is the caller's own array; copy before writing.
 - Every value is an array whose axis 0 is the lane axis: the devices in the entry
   computation, or the flattened scalar lanes when a reducer computation (`to_apply` of
   reduce, all-reduce, map ...) runs on whole slices at once. No Python loop runs per element.
@@ -63,7 +65,7 @@ def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
     interpreter = Interpreter(module, replicas, partitions)
     with np.errstate(all="ignore"):
         result = interpreter.run(entry, args, Lanes(devices, np.arange(devices)))
-    return [np.ascontiguousarray(leaf) for leaf in leaves(result)]
+    return leaves(result)
 
 
 def _evaluation_order(comp: HloComputation) -> list[HloInstruction]:
