@@ -236,3 +236,14 @@ def test_unlowerable_memory_and_dtype_override() -> None:
         lower_body([k.Reciprocal(sb("y"), reg)])
     with pytest.raises(CodegenError, match="differs from the dtype of dst"):
         lower_body([k.Reciprocal(sb("y"), sb("x"), k.Dtype.bfloat16)])
+
+
+def test_partition_slice_step_is_a_codegen_error() -> None:
+    """An AST built in Python (not read from JSON) with a stepped partition slice
+    (body[0] is the kernel's load)."""
+    t = k.make_tensor("t", k.Dtype.float32, (8, 16), k.Memory.sbuf)
+    body: list[k.Operator] = [k.Reciprocal(t, k.AccessBasic(t, (k.Slice(1, 4, 2),
+                                                                 k.Slice(0, 16, 1))))]
+    with pytest.raises(CodegenError, match=r"body\[1\] \(Reciprocal\): access of 't': "
+                       r"partition slice 1:4:2 has step 2"):
+        codegen_kernel(golden.kernel("t", body))

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import pytest
 
-from tilecc.errors import ParseError
+from tilecc.errors import CodegenError, ParseError
 from tilecc.klr import ast as k
 from tilecc.klr.read import (kernel_to_doc, read_kernel_doc, read_kernel_file, read_kernel_json,
                              write_kernel_json)
@@ -61,6 +61,40 @@ def test_k06_basic_slice_and_dtype_change() -> None:
     assert k.access_tensor(load16.src).dtype == k.Dtype.bfloat16
     assert k.access_tensor(load16.dst).dtype == k.Dtype.float16
     assert [t.name for t in k06.outputs] == ["out", "out16"]
+
+
+def test_partition_slice_step_other_than_1_is_rejected() -> None:
+    """KLR's partition step is always 1: 1:4:2 on the partition dim is an error, located."""
+    doc = load_0012("k06_ts_bf16")
+
+    def stepped(d: dict[str, Any]) -> None:
+        d["body"][3]["store"]["args"][0]["access"]["a"]["basic"]["indexes"][0] = {
+            "slice": {"slice": [1, [4, 2]]}}
+    err = bad(doc, stepped)
+    assert err.field == "body[3].store.args[0].access.a.basic.indexes[0]"
+    assert err.message == ("slice 1:4:2 on the partition dimension: the partition step "
+                           "must be 1")
+
+    def free_stepped(d: dict[str, Any]) -> None:
+        d["body"][3]["store"]["args"][0]["access"]["a"]["basic"]["indexes"][1] = {
+            "slice": {"slice": [1, [9, 2]]}}
+    free_stepped(doc)
+    src = read_kernel_doc(doc).body[3].src  # type: ignore[union-attr]
+    assert isinstance(src, k.AccessBasic) and src.indexes[1] == k.Slice(1, 9, 2)
+    assert k.access_shape(src) == (128, (4,))
+    ap = k.to_pattern(src)
+    assert (ap.par_offset, ap.par_num, ap.free_offset, ap.pattern) == (0, 128, 1,
+                                                                       (k.APPair(2, 4),))
+
+
+def test_to_pattern_rejects_a_partition_step() -> None:
+    t = k.make_tensor("t", k.Dtype.float32, (8, 16), k.Memory.sbuf)
+    for step in (2, -1):
+        access = k.AccessBasic(t, (k.Slice(1, 4, step), k.Slice(0, 16, 1)))
+        with pytest.raises(CodegenError, match=f"partition slice 1:4:{step} has step {step}"):
+            k.to_pattern(access)
+    ok = k.to_pattern(k.AccessBasic(t, (k.Slice(1, 4, 1), k.Coord(3))))
+    assert (ok.par_offset, ok.par_num, ok.free_offset) == (1, 3, 3)
 
 
 def test_0012_key_order_and_float_strings() -> None:

@@ -18,7 +18,8 @@ the BIR simulator and the reference interpreter):
 Accesses (KLR `Access`; a TensorRef is an Access in this AST, KLR's `.abstract` form):
 - a TensorName itself = `simple`: the whole tensor;
 - AccessBasic(tensor, indexes): one Index per dimension (partition first); Coord(e) picks
-  one element (the dimension stays, with size 1), Slice(l, u, step) as Python's l:u:step;
+  one element (the dimension stays, with size 1), Slice(l, u, step) as Python's l:u:step
+  (on the partition dim step must be 1);
 - AccessPattern(tensor, par_num, pattern, par_offset, free_offset): partitions
   par_offset .. par_offset+par_num-1 (partition step is always 1), and in each partition the
   free ELEMENT indices free_offset + sum(x_i * step_i) for x_i < num_i; the first APPair
@@ -78,6 +79,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Union
+
+from tilecc.errors import CodegenError
 
 
 class Dtype(IntEnum):
@@ -339,7 +342,10 @@ def row_strides(shape: Shape) -> list[int]:
 
 
 def to_pattern(access: Access) -> AccessPattern:
-    """Every access as an AccessPattern on its tensor (see the module docstring)."""
+    """Every access as an AccessPattern on its tensor (see the module docstring).
+
+    Raises CodegenError for an AccessBasic whose partition Slice has a step other than 1
+    (the reader already rejects it in JSON, with the field path)."""
     if isinstance(access, AccessPattern):
         return access
     if isinstance(access, TensorName):
@@ -348,6 +354,11 @@ def to_pattern(access: Access) -> AccessPattern:
         return AccessPattern(access, access.shape.par_dim, pairs)
     tensor = access.tensor
     par, *free = access.indexes
+    if isinstance(par, Slice) and par.step != 1:
+        # an AccessPattern's partitions are consecutive: dropping the step would silently
+        # access other partitions (1:4:2 would become 1..3)
+        raise CodegenError(f"access of '{tensor.name}': partition slice {par.l}:{par.u}:"
+                           f"{par.step} has step {par.step}, the partition step must be 1")
     par_start, par_num = (par.e, 1) if isinstance(par, Coord) else (par.l, par.size)
     offset = 0
     pairs_list: list[APPair] = []

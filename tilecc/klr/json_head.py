@@ -339,11 +339,13 @@ class HeadReader:
             if not isinstance(v, list) or len(v) != len(dims):
                 raise Bad(f"expected {len(dims)} indexes for the dimensions of "
                           f"'{tensor.name}', found {_describe(v)}")
-            return tuple(at(i, lambda x, d=d: self.index(x, d), v[i])
+            return tuple(at(i, lambda x, d=d, i=i: self.index(x, d, i == 0), v[i])
                          for i, d in enumerate(dims))
         return k.AccessBasic(tensor, field(obj, "indexes", indexes))
 
-    def index(self, value: Any, dim: int) -> k.Index:
+    def index(self, value: Any, dim: int, partition: bool = False) -> k.Index:
+        """One Index of an AccessBasic; on the partition dim (`partition`) a slice must
+        have step 1, the only partition step KLR and BIR access patterns have."""
         ctor, payload = one_ctor(value, "an Index")
         if ctor == "coord":
             e = at(ctor, lambda v: field(expect_obj(v, "coord"), "e", read_nat), payload)
@@ -355,6 +357,9 @@ class HeadReader:
         lo, hi, step = at(ctor, self.slice_bounds, payload)
         if step == 0:
             raise Bad("slice step cannot be 0")
+        if partition and step != 1:
+            raise Bad(f"slice {lo}:{hi}:{step} on the partition dimension: the partition "
+                      f"step must be 1")
         if not (0 <= lo <= dim and 0 <= hi <= dim) and not (step < 0 and lo < dim):
             raise Bad(f"slice {lo}:{hi}:{step} out of range for a dimension of size {dim}")
         return k.Slice(lo, hi, step)
