@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 
+from tilecc import __version__
 from tilecc.errors import ParseError, TileccError
 
 # subcommand -> module under tilecc.commands (the order is the order of `tilecc --help`)
@@ -27,7 +28,11 @@ COMMANDS: dict[str, str] = {
 
 
 def build_parser(selected: str | None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tilecc", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="tilecc",
+        description="Reduction and collective lowering for 128-partition tile accelerators: "
+                    "XLA HLO passes, KLR -> BIR codegen and simulator, host DSL passes.")
+    parser.add_argument("--version", action="version", version=f"tilecc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         if selected is not None and name != selected:
