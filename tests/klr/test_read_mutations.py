@@ -14,6 +14,8 @@ import pytest
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.errors import ParseError, TileccError
+from tilecc.klr import read as read_module
+from tilecc.klr.json_text import share_tensor_texts
 from tilecc.klr.read import read_kernel_json
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "klr"
@@ -70,3 +72,44 @@ def test_mutated_documents(source: Path) -> None:
         except TileccError:
             pass
     assert outcomes["rejected"] > 50
+
+
+def outcome(text: str) -> Any:
+    """The kernel read from `text`, or the text of its ParseError."""
+    try:
+        return read_kernel_json(text, "m.json")
+    except ParseError as err:
+        return str(err)
+
+
+def plain_outcome(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The same, decoding the text as it is (no shared tensor definitions)."""
+    with monkeypatch.context() as m:
+        m.setattr(read_module, "share_tensor_texts", lambda text: None)
+        return outcome(text)
+
+
+TEXT_EDITS = ['"', "\\", "}", "}}", "{", '"simple":', '"simple":{"name":"x"}}', "\\u0000",
+              ",", " ", '\\"simple":', "]", "1"]
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_shared_tensor_texts_read_as_the_plain_text(source: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compact documents take the shared-definition path: documents damaged as JSON values
+    and as raw text read to the same kernel or fail with the same error either way."""
+    rng = random.Random("shared" + source.stem)
+    original = json.loads(source.read_text())
+    compact = json.dumps(original, separators=(",", ":"))
+    assert share_tensor_texts(compact) is not None
+    kinds = {"same kernel": 0, "same error": 0}
+    texts = [json.dumps(mutate(original, rng), separators=(",", ":")) for _ in range(60)]
+    for _ in range(120):
+        at_ = rng.randrange(len(compact))
+        cut = rng.choice((0, 0, 1, 2))
+        texts.append(compact[:at_] + rng.choice(TEXT_EDITS) + compact[at_ + cut:])
+    for text in texts:
+        got, want = outcome(text), plain_outcome(text, monkeypatch)
+        assert got == want
+        kinds["same error" if isinstance(want, str) else "same kernel"] += 1
+    assert kinds["same kernel"] >= 5 and kinds["same error"] > 50

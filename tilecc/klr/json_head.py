@@ -163,8 +163,11 @@ class HeadReader:
     # class -> [(attribute, json key, reader kind, is Option)], built once below
     OPERATORS: dict[type, list[tuple[str, str, str, bool]]] = {}
 
-    def __init__(self) -> None:
+    def __init__(self, shared: dict[str, Any] | None = None) -> None:
+        """`shared`: marker string -> the tensor object it stands for (`klr.json_text`)."""
         self.tensors: dict[str, tuple[Any, k.TensorName]] = {}
+        self.shared = shared or {}
+        self.shared_tensors: dict[str, k.TensorName] = {}
         self.ctor_class = {name: cls for cls, name in k.OPERATOR_CTOR.items()}
         self.kind_readers: dict[str, Callable[[Any], Any]] = {
             "TensorRef": self.tensor_ref, "Operand": self.operand,
@@ -307,6 +310,8 @@ class HeadReader:
         try:
             inner = value["abstract"]
             raw = inner["simple"]
+            if type(raw) is str and len(value) == 1 and len(inner) == 1:
+                return self.shared_tensors[raw]
             cached = self.tensors[raw["name"]]
         except (KeyError, TypeError, IndexError):
             cached = None
@@ -321,6 +326,13 @@ class HeadReader:
     def access(self, value: Any) -> k.Access:
         ctor, payload = one_ctor(value, "an Access")
         if ctor == "simple":
+            if type(payload) is str and payload in self.shared:
+                # decoded as the object the marker stands for, once per marker
+                tensor = self.shared_tensors.get(payload)
+                if tensor is None:
+                    tensor = at(ctor, self.tensor_name, self.shared[payload])
+                    self.shared_tensors[payload] = tensor
+                return tensor
             return at(ctor, self.tensor_name, payload)
         if ctor == "basic":
             return at(ctor, self.access_basic, payload)

@@ -36,6 +36,7 @@ from tilecc.fileio import read_text
 from tilecc.klr import ast as k
 from tilecc.klr.json_head import Bad, HeadReader
 from tilecc.klr.json_klr0012 import Klr0012Reader
+from tilecc.klr.json_text import share_tensor_texts
 
 
 def read_kernel_file(path: str) -> k.Kernel:
@@ -43,6 +44,12 @@ def read_kernel_file(path: str) -> k.Kernel:
 
 
 def read_kernel_json(text: str, path: str = "<string>") -> k.Kernel:
+    shared = share_tensor_texts(text)
+    if shared is not None:
+        try:
+            return decode_kernel(json.loads(shared[0]), shared[1])
+        except (ValueError, RecursionError, Bad):
+            pass  # decode the original text below, to report the error where it is
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
@@ -58,13 +65,18 @@ def read_kernel_json(text: str, path: str = "<string>") -> k.Kernel:
 def read_kernel_doc(doc: Any, path: str = "<string>") -> k.Kernel:
     """A kernel from an already decoded JSON document (either form)."""
     try:
-        if is_klr0012_doc(doc):
-            return Klr0012Reader().kernel(doc)
-        return HeadReader().kernel(doc)
+        return decode_kernel(doc)
     except Bad as bad:
         raise ParseError(path, 0, 0, bad.message, field=bad.path() or "$") from None
     except RecursionError:
         raise ParseError(path, 0, 0, "document nested too deeply", field="$") from None
+
+
+def decode_kernel(doc: Any, shared: dict[str, Any] | None = None) -> k.Kernel:
+    """The kernel of a decoded document, or Bad; `shared`: see `klr.json_text`."""
+    if is_klr0012_doc(doc):
+        return Klr0012Reader(shared).kernel(doc)
+    return HeadReader(shared).kernel(doc)
 
 
 def is_klr0012_doc(doc: Any) -> bool:
