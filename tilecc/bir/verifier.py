@@ -40,9 +40,10 @@ def verify_program(p: b.Program) -> None:
         locs[loc.name] = loc
     for io in p.inputs + p.outputs:
         _check_io(io, locs)
-    checked: dict[int, b.Argument] = {}
+    checker = InstChecker(locs)
     for index, inst in enumerate(p.instructions):
-        InstChecker(index, inst, locs, checked).check()
+        checker.index, checker.inst = index, inst
+        checker.check()
 
 
 def _check_location(loc: b.MemoryLocation, seen: dict[str, b.MemoryLocation]) -> None:
@@ -74,24 +75,29 @@ def _check_io(io: b.IOTensor, locs: dict[str, b.MemoryLocation]) -> None:
 
 
 class InstChecker:
-    def __init__(self, index: int, inst: b.Inst, locs: dict[str, b.MemoryLocation],
-                 checked: dict[int, b.Argument]) -> None:
-        self.inst = inst
+    """Checks the instruction `inst` (number `index`); reused for every instruction."""
+
+    def __init__(self, locs: dict[str, b.MemoryLocation]) -> None:
+        self.index = 0
+        self.inst: b.Inst = b.InstIota("", EngineType.Unassigned, [], [])
         self.locs = locs
-        self.checked = checked  # id -> argument already found valid (arguments are immutable)
-        self.where = f"instruction {index} '{inst.name}' ({type(inst).__name__[4:]})"
+        self.checked: dict[int, b.Argument] = {}  # id -> argument found valid (immutable)
 
     def fail(self, message: str) -> VerifyError:
-        return VerifyError(f"{self.where}: {message}")
+        inst = self.inst
+        return VerifyError(f"instruction {self.index} '{inst.name}' "
+                           f"({type(inst).__name__[4:]}): {message}")
 
     def check(self) -> None:
         inst = self.inst
+        checked = self.checked
         for arg in inst.ins:
-            self.check_arg(arg)
+            if checked.get(id(arg)) is not arg:
+                self.check_arg(arg)
         for out in inst.outs:
-            self.check_arg(out)
-        drains = (b.InstDveReadAccumulator, b.InstReadActivationAccumulator)
-        if not inst.outs and not isinstance(inst, drains):
+            if checked.get(id(out)) is not out:
+                self.check_arg(out)
+        if not inst.outs and type(inst) not in _DRAINS:
             raise self.fail("has no output")
         check = _CHECKS.get(type(inst))
         if check is not None:
@@ -99,8 +105,6 @@ class InstChecker:
 
     # ------------------------------------------------------------ arguments
     def check_arg(self, arg: b.Argument) -> None:
-        if self.checked.get(id(arg)) is arg:
-            return
         self.check_arg_uncached(arg)
         self.checked[id(arg)] = arg
 
@@ -291,6 +295,7 @@ def elements(ap: b.AccessPattern) -> int:
     return n
 
 
+_DRAINS = frozenset({b.InstDveReadAccumulator, b.InstReadActivationAccumulator})
 _CHECKS = {
     b.InstTensorTensor: InstChecker.check_tensor_tensor,
     b.InstTensorReduce: InstChecker.check_tensor_reduce,

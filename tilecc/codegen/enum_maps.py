@@ -43,6 +43,7 @@ REVERSE_OPS: dict[k.TensorScalarReverseOps, tuple[bool, bool]] = {
     k.TensorScalarReverseOps.second: (False, True),
     k.TensorScalarReverseOps.both: (True, True),
 }
+_REVERSE = tuple(REVERSE_OPS[r] for r in k.TensorScalarReverseOps)
 MEMORY_KIND: dict[k.Memory, MemoryKind] = {
     k.Memory.hbm: MemoryKind.HBM, k.Memory.shared_hbm: MemoryKind.HBM,
     k.Memory.private_hbm: MemoryKind.HBM, k.Memory.sbuf: MemoryKind.SB,
@@ -57,32 +58,50 @@ def _index(value: int, size: int, what: str) -> int:
     return int(value)
 
 
+# The tables as BIR members, indexed by KLR ordinal: a KLR enum member indexes them
+# directly (every member is in range); other values take the checked path.
+_ALU_OP = tuple(AluOpType(v) for v in CODEGEN_ALU_OP)
+_ENGINE = (EngineType.Unassigned, *(EngineType(v) for v in CODEGEN_ENGINE))
+_ACTIVATION_FUNC = tuple(ActivationFunctionType(v) for v in CODEGEN_ACTIVATION_FUNC)
+
+
 def codegen_alu_op(op: int) -> AluOpType:
-    return AluOpType(CODEGEN_ALU_OP[_index(op, len(CODEGEN_ALU_OP), "AluOp")])
+    if type(op) is k.AluOp:
+        return _ALU_OP[op]
+    return _ALU_OP[_index(op, len(CODEGEN_ALU_OP), "AluOp")]
 
 
 def codegen_engine(engine: int) -> EngineType:
-    i = _index(engine, len(CODEGEN_ENGINE) + 1, "Engine")
-    return EngineType.Unassigned if i == 0 else EngineType(CODEGEN_ENGINE[i - 1])
+    if type(engine) is k.Engine:
+        return _ENGINE[engine]
+    return _ENGINE[_index(engine, len(CODEGEN_ENGINE) + 1, "Engine")]
 
 
 def codegen_accum_cmd(cmd: int) -> EngineAccumulationType:
+    if type(cmd) is k.AccumCmd:
+        return CODEGEN_ACCUM_CMD[cmd]
     if isinstance(cmd, bool) or not 0 <= int(cmd) < len(CODEGEN_ACCUM_CMD):
         raise CodegenError(f"Unrecognized accumulation cmd encountered! ({cmd!r})")
     return CODEGEN_ACCUM_CMD[int(cmd)]
 
 
 def codegen_activation_func(func: int) -> ActivationFunctionType:
+    if type(func) is k.ActivationFunc:
+        return _ACTIVATION_FUNC[func]
     if isinstance(func, bool) or not 0 <= int(func) < len(CODEGEN_ACTIVATION_FUNC):
         return ActivationFunctionType.Unknown
-    return ActivationFunctionType(CODEGEN_ACTIVATION_FUNC[int(func)])
+    return _ACTIVATION_FUNC[int(func)]
 
 
 def codegen_tensor_sub_dim(dim: int) -> AxisListType:
+    if type(dim) is k.TensorSubDim:
+        return CODEGEN_TENSOR_SUB_DIM[dim]
     return CODEGEN_TENSOR_SUB_DIM[_index(dim, len(CODEGEN_TENSOR_SUB_DIM), "TensorSubDim")]
 
 
 def set_tensor_scalar_reverse_ops(rev: k.TensorScalarReverseOps) -> tuple[bool, bool]:
+    if type(rev) is k.TensorScalarReverseOps:
+        return _REVERSE[rev]
     if rev not in REVERSE_OPS:
         raise CodegenError(f"TensorScalarReverseOps ordinal {rev!r} is out of range (0..3)")
     return REVERSE_OPS[rev]
