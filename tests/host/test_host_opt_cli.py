@@ -59,8 +59,8 @@ def test_host_opt_list_passes(capsys):
     ("        x = [i for i in y]\n", "prog.py:11:13: error: unsupported expression `ListComp`"),
     ("        d = pld.window(b, [4], dtype=pl.FP32)\n        w = (pld.tensor.allreduce(d),)\n",
      "prog.py:12:14: error: pld.tensor.allreduce must be a direct assignment"),
-    ("        d = pld.tensor.allreduce(a, b, c)\n",
-     "prog.py:11:13: error: pld.tensor.allreduce expects target[, signal], got 3 positional arguments"),
+    ("        d = pld.tensor.allreduce(a, b, c, e)\n",
+     "prog.py:11:13: error: pld.tensor.allreduce expects target[, signal], got 4 positional arguments"),
 ])
 def test_host_opt_errors_are_one_line_and_leave_no_output(tmp_path, capsys, monkeypatch, body, expected):
     monkeypatch.chdir(tmp_path)

@@ -195,8 +195,11 @@ def test_module_level_errors():
         parse_module(HEADER + "@pl.program\nclass P:\n    x = 1\n")
     with pytest.raises(ParseError, match="defined twice"):
         parse_module(HEADER + "@pl.program\nclass P:\n" + "    @pl.function\n    def f(self):\n        pass\n" * 2)
-    with pytest.raises(ParseError, match="expected `self`"):
-        parse_module(HEADER + "@pl.program\nclass P:\n    @pl.function\n    def f(x):\n        pass\n")
+    with pytest.raises(ParseError, match="cannot take `self`"):
+        parse_module(HEADER + "@pl.function\ndef f(self, x):\n    pass\n")
+    with pytest.raises(ParseError, match=r"`\*args`, `\*\*kwargs`") as info:
+        parse_module(HEADER + "@pl.program\nclass P:\n    @pl.function\n    def f(self, *xs):\n        pass\n")
+    assert (info.value.line, info.value.col) == (7, 18)
     with pytest.raises(ParseError, match="exactly one @pl.program"):
         parse_program(HEADER)
 

@@ -342,9 +342,10 @@ def test_nested_allreduce_is_rejected():
 
 
 def test_wrong_positional_argument_count_is_rejected():
-    for call in ("pld.tensor.allreduce()", "pld.tensor.allreduce(data, data, data, op=pld.ReduceOp.Sum)"):
+    # a third positional argument is pypto's `op`; a fourth is one too many
+    for call in ("pld.tensor.allreduce()", "pld.tensor.allreduce(data, data, pld.ReduceOp.Sum, data)"):
         source = host_program(PROLOGUE + f"        data = {call}\n        return data\n")
-        n = 0 if call.endswith("()") else 3
+        n = 0 if call.endswith("()") else 4
         with pytest.raises(ValueError, match=rf"expects target\[, signal\], got {n} positional arguments"):
             synthesize(source)
 

@@ -12,8 +12,13 @@ Invariants:
   of the variable it is assigned to (the parser adds it, the printer omits it).
 - Source positions (`line`, `col`, 1-based) ride along on op calls for error messages
   and never take part in equality.
-- A Module is a source file: @pl.program classes (Program) between other top-level
-  statements kept as verbatim source (imports, constants, helpers, tests).
+- A Module is a source file: @pl.program classes (Program), module-level `@pl.function`
+  definitions (Function, no `self`) and other top-level statements kept as verbatim
+  source (imports, constants, helpers, tests). A verbatim statement may hold programs of
+  its own (pypto's builder functions `def build(n): @pl.program class P: ...; return P`):
+  its source then keeps each such class as a placeholder and `programs` holds them in
+  source order, so passes see every program of the file.
+- Comments are not kept (Python's ast drops them); docstrings are.
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ class Var:
 
 @dataclass(frozen=True, slots=True)
 class Const:
-    """int / float / bool / str / None literal."""
-    value: int | float | bool | str | None
+    """int / float / bool / str / None / Ellipsis (`...`) literal."""
+    value: object
 
     def __eq__(self, other: object) -> bool:
         # True == 1 in Python; a bool constant must not equal an int constant.
@@ -132,6 +137,13 @@ class ListExpr:
 
 
 @dataclass(frozen=True, slots=True)
+class DictExpr:
+    """`{k: v, ...}`, e.g. the argument of pypto's `pl.func_attr({...})` prologue."""
+    keys: tuple[Expr, ...]
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Subscript:
     value: Expr
     index: Expr
@@ -145,7 +157,7 @@ class Slice:
 
 
 Expr = Union[Var, Const, Symbol, Attr, OpCall, FuncCall, Call, BinOp, UnaryOp, Compare,
-             BoolOp, IfExp, TupleExpr, ListExpr, Subscript, Slice]
+             BoolOp, IfExp, TupleExpr, ListExpr, DictExpr, Subscript, Slice]
 
 # ---------------------------------------------------------------- statements
 
@@ -171,9 +183,10 @@ class Return:
 
 @dataclass(frozen=True, slots=True)
 class For:
-    """`for index in pl.range(...)` or, with loop-carried values,
-    `for index, (a, b) in pl.range(..., init_values=(x, y))`."""
-    index: Var
+    """`for index in pl.range(...)` (pl.parallel, ... alike) or, with loop-carried values,
+    `for index, (a, b) in pl.range(..., init_values=(x, y))`; pypto's SSA while loop
+    `for (a, b) in pl.while_(init_values=(x, y))` has no index (None)."""
+    index: Var | None
     iter_args: tuple[Var, ...] | None
     iterable: Expr
     body: tuple[Stmt, ...]
@@ -221,20 +234,28 @@ Stmt = Union[Assign, ExprStmt, Return, For, While, If, With, Pass, Break, Contin
 
 @dataclass(frozen=True, slots=True)
 class Param:
+    """A parameter; `kw_only` for those after `*`; `default` is its default value."""
     name: str
     annotation: Expr | None = None
+    default: Expr | None = None
+    kw_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Function:
     """A `@pl.function(...)` method. `decorator` holds the decorator's kwargs in source
-    order (None for a bare `@pl.function`); level / role / function type derive from them."""
+    order (None for a bare `@pl.function`); level / role / function type derive from them.
+    `has_self` is False for functions without `self` (module-level functions, pypto's
+    self-contained SubWorkers); `params` never include `self`. `decorator_name` is the
+    `pl.` decorator (`function`, or `inline` for pypto's inlined helpers)."""
     name: str
     params: tuple[Param, ...]
     returns: Expr | None
     body: tuple[Stmt, ...]
     decorator: tuple[tuple[str, Expr], ...] | None = ()
     doc: str | None = None
+    has_self: bool = True
+    decorator_name: str = "function"
 
     def _decorator_symbol(self, key: str) -> str | None:
         for name, value in self.decorator or ():
@@ -262,11 +283,14 @@ class Function:
 
 @dataclass(frozen=True, slots=True)
 class Program:
-    """A `@pl.program` class; functions keep their source order."""
+    """A `@pl.program` class; functions keep their source order. `decorated` is False for
+    an undecorated class of `@pl.function` methods that the file turns into a program by
+    calling `pl.program(Cls)`."""
     name: str
     functions: tuple[Function, ...]
     decorator: tuple[tuple[str, Expr], ...] | None = None
     doc: str | None = None
+    decorated: bool = True
 
     def function(self, name: str) -> Function:
         for func in self.functions:
@@ -277,17 +301,26 @@ class Program:
 
 @dataclass(frozen=True, slots=True)
 class Verbatim:
-    """A top-level statement outside any program, kept as source text (normalised by ast)."""
+    """A top-level statement outside any program, kept as source text (normalised by ast).
+    `programs` are the @pl.program classes nested in it (placeholders in `source`)."""
     source: str
+    programs: tuple[Program, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Module:
-    items: tuple[Program | Verbatim, ...]
+    items: tuple[Program | Function | Verbatim, ...]
 
     @property
     def programs(self) -> tuple[Program, ...]:
-        return tuple(item for item in self.items if isinstance(item, Program))
+        """Every program of the file in source order, nested ones included."""
+        out: list[Program] = []
+        for item in self.items:
+            if isinstance(item, Program):
+                out.append(item)
+            elif isinstance(item, Verbatim):
+                out.extend(item.programs)
+        return tuple(out)
 
     def program(self, name: str) -> Program:
         for prog in self.programs:
@@ -298,10 +331,19 @@ class Module:
     def replace_programs(self, programs: list[Program]) -> Module:
         """The module with its programs replaced in order (same object if none changed)."""
         it = iter(programs)
-        items = tuple(next(it) if isinstance(item, Program) else item for item in self.items)
+        items: list[Program | Function | Verbatim] = []
+        for item in self.items:
+            if isinstance(item, Program):
+                items.append(next(it))
+            elif isinstance(item, Verbatim) and item.programs:
+                nested = tuple(next(it) for _ in item.programs)
+                same = all(a is b for a, b in zip(nested, item.programs))
+                items.append(item if same else Verbatim(item.source, nested))
+            else:
+                items.append(item)
         if all(a is b for a, b in zip(items, self.items)):
             return self
-        return Module(items)
+        return Module(tuple(items))
 
 
 # ---------------------------------------------------------------- traversal
@@ -353,6 +395,8 @@ def sub_exprs(expr: Expr) -> tuple[Expr, ...]:
         return (expr.cond, expr.then, expr.orelse)
     if isinstance(expr, (TupleExpr, ListExpr)):
         return expr.items
+    if isinstance(expr, DictExpr):
+        return expr.keys + expr.values
     if isinstance(expr, Subscript):
         return (expr.value, expr.index)
     if isinstance(expr, Slice):

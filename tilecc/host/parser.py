@@ -35,6 +35,10 @@ SHORT_FORMS = {
 }
 ALLREDUCE = "pld.tensor.allreduce"
 ALLOC_WINDOW_BUFFER = "pld.tensor.alloc_window_buffer"
+WHILE_ITER = "pl.while_"
+FUNCTION_DECORATORS = ("pl.function", "pl.inline")
+# body of the placeholder class that stands for a nested program in verbatim source
+PROGRAM_PLACEHOLDER = "tilecc: @pl.program printed from the IR"
 MODULE_ALIASES = {"pypto.language": "pl", "pypto.language.distributed": "pld"}
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -95,14 +99,28 @@ class _Parser:
             source = self.lines[line - 1] if 0 < line <= len(self.lines) else None
             raise ParseError(self.path, line, err.offset or 1, f"invalid Python syntax: {err.msg}",
                              source_line=source) from None
-        items: list[ir.Program | ir.Verbatim] = []
+        self.program_calls = _program_call_names(tree)
+        items: list[ir.Program | ir.Function | ir.Verbatim] = []
         for node in tree.body:
             self.check_import(node)
-            if isinstance(node, ast.ClassDef) and self.program_decorator(node) is not None:
+            if isinstance(node, ast.ClassDef) and self.is_program_class(node):
                 items.append(self.program(node))
+            elif isinstance(node, ast.FunctionDef) and self.function_decorator(node) is not None:
+                items.append(self.function(node, method=False))
             else:
-                items.append(ir.Verbatim(ast.unparse(node)))
+                items.append(self.verbatim(node))
         return ir.Module(tuple(items))
+
+    def verbatim(self, node: ast.stmt) -> ir.Verbatim:
+        """A statement kept as source; @pl.program classes nested in it (builder functions)
+        are parsed and replaced by a placeholder class in the kept source."""
+        programs = []
+        for inner in _preorder(node):
+            if inner is not node and isinstance(inner, ast.ClassDef) and self.is_program_class(inner):
+                programs.append(self.program(inner))
+                inner.decorator_list = []
+                inner.body = [ast.Expr(ast.Constant(PROGRAM_PLACEHOLDER))]
+        return ir.Verbatim(ast.unparse(node), tuple(programs))
 
     def check_import(self, node: ast.stmt) -> None:
         aliases: list[tuple[str, str]] = []
@@ -123,12 +141,18 @@ class _Parser:
                 return deco
         return None
 
+    def is_program_class(self, node: ast.ClassDef) -> bool:
+        """A @pl.program class, or an undecorated class the file passes to `pl.program(...)`."""
+        if self.program_decorator(node) is not None:
+            return True
+        return not node.decorator_list and node.name in self.program_calls
+
     def program(self, node: ast.ClassDef) -> ir.Program:
-        if len(node.decorator_list) != 1:
+        decorated = bool(node.decorator_list)
+        if len(node.decorator_list) > 1:
             raise self.error(node, "a @pl.program class takes no other decorator")
         if node.bases or node.keywords:
             raise self.error(node, "a @pl.program class has no base classes")
-        deco = node.decorator_list[0]
         functions: list[ir.Function] = []
         doc = None
         for index, stmt in enumerate(node.body):
@@ -137,12 +161,13 @@ class _Parser:
                 continue
             if not isinstance(stmt, ast.FunctionDef):
                 raise self.error(stmt, "expected a @pl.function method in a @pl.program class")
-            functions.append(self.function(stmt))
+            functions.append(self.function(stmt, method=True))
         names = [f.name for f in functions]
         if len(set(names)) != len(names):
             dup = next(n for n in names if names.count(n) > 1)
             raise self.error(node, f"function `{dup}` is defined twice in program `{node.name}`")
-        return ir.Program(node.name, tuple(functions), self.decorator_kwargs(deco), doc)
+        deco = self.decorator_kwargs(node.decorator_list[0]) if decorated else None
+        return ir.Program(node.name, tuple(functions), deco, doc, decorated)
 
     def decorator_kwargs(self, deco: ast.expr) -> tuple[tuple[str, ir.Expr], ...] | None:
         if not isinstance(deco, ast.Call):
@@ -156,27 +181,47 @@ class _Parser:
         return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
                 and isinstance(stmt.value.value, str))
 
-    def function(self, node: ast.FunctionDef) -> ir.Function:
+    @staticmethod
+    def function_decorator(node: ast.FunctionDef) -> str | None:
+        """`function` / `inline` for a function whose only decorator is @pl.function(...) /
+        @pl.inline, else None."""
         if len(node.decorator_list) != 1:
-            raise self.error(node, f"expected exactly one @pl.function decorator on `{node.name}`")
+            return None
         deco = node.decorator_list[0]
-        target = deco.func if isinstance(deco, ast.Call) else deco
-        if _dotted(target) != "pl.function":
-            raise self.error(deco, "expected @pl.function(...)")
+        dotted = _dotted(deco.func if isinstance(deco, ast.Call) else deco)
+        return dotted[3:] if dotted in FUNCTION_DECORATORS else None
+
+    def function(self, node: ast.FunctionDef, method: bool) -> ir.Function:
+        decorator_name = self.function_decorator(node)
+        if decorator_name is None:
+            raise self.error(node, f"expected exactly one @pl.function(...) decorator on `{node.name}`")
+        deco = node.decorator_list[0]
         args = node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
-            raise self.error(node, "function parameters must be plain positional parameters without defaults")
-        if not args.args or args.args[0].arg != "self":
-            raise self.error(node, f"expected `self` as the first parameter of `{node.name}`")
-        params = tuple(ir.Param(a.arg, self.expr(a.annotation) if a.annotation else None)
-                       for a in args.args[1:])
+        if args.vararg or args.kwarg or args.posonlyargs:
+            bad = args.vararg or args.kwarg or args.posonlyargs[0]
+            raise self.error(bad, "`*args`, `**kwargs` and positional-only parameters are not supported "
+                                  "in a pl.function")
+        has_self = bool(args.args) and args.args[0].arg == "self"
+        if has_self and not method:
+            raise self.error(node, f"module-level function `{node.name}` cannot take `self`")
+        positional = args.args[1:] if has_self else args.args
+        first_default = len(positional) - len(args.defaults)
+        params = [ir.Param(a.arg, self.expr(a.annotation) if a.annotation else None,
+                           self.expr(args.defaults[i - first_default]) if i >= first_default else None)
+                  for i, a in enumerate(positional)]
+        if has_self and first_default < 0:
+            raise self.error(args.args[0], "`self` cannot have a default value")
+        params += [ir.Param(a.arg, self.expr(a.annotation) if a.annotation else None,
+                            self.expr(d) if d is not None else None, kw_only=True)
+                   for a, d in zip(args.kwonlyargs, args.kw_defaults)]
         body_nodes = node.body
         doc = None
         if self.is_docstring(body_nodes[0]):
             doc = body_nodes[0].value.value  # type: ignore[attr-defined]
             body_nodes = body_nodes[1:]
-        return ir.Function(node.name, params, self.expr(node.returns) if node.returns else None,
-                           self.body(body_nodes), self.decorator_kwargs(deco), doc)
+        return ir.Function(node.name, tuple(params), self.expr(node.returns) if node.returns else None,
+                           self.body(body_nodes), self.decorator_kwargs(deco), doc, has_self,
+                           decorator_name)
 
     # ------------------------------------------------------------ statements
 
@@ -265,11 +310,17 @@ class _Parser:
             raise self.error(node.iter, "for loops must iterate over a pl op such as pl.range(...)")
         target = node.target
         iter_args: tuple[ir.Var, ...] | None = None
+        if (iterable.op == WHILE_ITER and isinstance(target, ast.Tuple)
+                and all(isinstance(e, ast.Name) for e in target.elts)):
+            # pypto's SSA while: `for (a, b) in pl.while_(init_values=(x, y))`, no index
+            iter_args = tuple(ir.Var(e.id) for e in target.elts)  # type: ignore[attr-defined]
+            return ir.For(None, iter_args, iterable, self.body(node.body))
         if isinstance(target, ast.Tuple):
             if (len(target.elts) != 2 or not isinstance(target.elts[0], ast.Name)
                     or not isinstance(target.elts[1], ast.Tuple)
                     or not all(isinstance(e, ast.Name) for e in target.elts[1].elts)):
-                raise self.error(target, "expected `for i in ...` or `for i, (a, b) in pl.range(..., init_values=...)`")
+                raise self.error(target, "expected `for i in ...`, `for i, (a, b) in pl.range(..., "
+                                         "init_values=...)` or `for (a, b) in pl.while_(init_values=...)`")
             iter_args = tuple(ir.Var(e.id) for e in target.elts[1].elts)  # type: ignore[attr-defined]
             target = target.elts[0]
         if not isinstance(target, ast.Name):
@@ -290,7 +341,7 @@ class _Parser:
         if isinstance(node, ast.Name):
             return ir.Var(node.id)
         if isinstance(node, ast.Constant):
-            if isinstance(node.value, (bool, int, float, str)) or node.value is None:
+            if isinstance(node.value, (bool, int, float, str)) or node.value is None or node.value is ...:
                 return ir.Const(node.value)
             raise self.error(node, f"unsupported constant {node.value!r}")
         if isinstance(node, ast.Attribute):
@@ -315,6 +366,11 @@ class _Parser:
             return ir.TupleExpr(tuple(self.expr(e) for e in node.elts))
         if isinstance(node, ast.List):
             return ir.ListExpr(tuple(self.expr(e) for e in node.elts))
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                raise self.error(node, "`**mapping` unpacking in a dict is not supported")
+            return ir.DictExpr(tuple(self.expr(k) for k in node.keys),  # type: ignore[arg-type]
+                               tuple(self.expr(v) for v in node.values))
         if isinstance(node, ast.Subscript):
             return ir.Subscript(self.expr(node.value), self.expr(node.slice))
         if isinstance(node, ast.Slice):
@@ -323,7 +379,7 @@ class _Parser:
         if isinstance(node, ast.Starred):
             raise self.error(node, "`*args` unpacking is not supported")
         raise self.error(node, f"unsupported expression `{type(node).__name__}` "
-                               "(expected names, constants, calls, operators, tuples, lists or subscripts)")
+                               "(expected names, constants, calls, operators, tuples, lists, dicts or subscripts)")
 
     def call(self, node: ast.Call) -> ir.Expr:
         args = tuple(self.expr(a) for a in node.args)
@@ -363,13 +419,41 @@ class _Parser:
     def allreduce_signal_keyword(self, node: ast.Call, args: tuple[ir.Expr, ...],
                                  kwargs: tuple[tuple[str, ir.Expr], ...]
                                  ) -> tuple[tuple[ir.Expr, ...], tuple[tuple[str, ir.Expr], ...]]:
-        signal = next((v for k, v in kwargs if k == "signal"), None)
-        if signal is not None:
-            if len(args) != 1:
-                raise self.error(node, "pld.tensor.allreduce got the signal both positionally and as signal=")
-            args = args + (signal,)
-            kwargs = tuple((k, v) for k, v in kwargs if k != "signal")
+        """pypto's signature `allreduce(target, signal=<missing>, op=Sum, *, mode, core_num)`:
+        `target=` / `signal=` keywords become positional arguments and a third positional
+        argument is `op`, so the IR always holds target[, signal] positionally."""
+        keys = [k for k, _ in kwargs]
+        for name, position in (("target", 0), ("signal", 1)):
+            value = next((v for k, v in kwargs if k == name), None)
+            if value is None:
+                continue
+            if len(args) != position:
+                raise self.error(node, f"pld.tensor.allreduce got `{name}` both positionally and as "
+                                       f"{name}= (or an earlier argument is missing)")
+            args = args + (value,)
+            kwargs = tuple((k, v) for k, v in kwargs if k != name)
+        if len(args) == 3:
+            if "op" in keys:
+                raise self.error(node, "pld.tensor.allreduce got `op` both positionally and as op=")
+            args, kwargs = args[:2], (("op", args[2]),) + kwargs
         if len(args) >= 2 and args[1] == ir.Const(None):
             raise self.error(node, "pld.tensor.allreduce: signal=None is not allowed; omit the signal "
                                    "argument to let SynthesizeAllReduceSignals create one")
         return args, kwargs
+
+
+def _preorder(node: ast.AST):
+    """`node` and everything below it, parents before children, in source order."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from _preorder(child)
+
+
+def _program_call_names(tree: ast.Module) -> set[str]:
+    """Names of classes the file turns into programs by calling `pl.program(Cls)`."""
+    names = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and _dotted(node.func) == "pl.program" and len(node.args) == 1
+                and isinstance(node.args[0], ast.Name)):
+            names.add(node.args[0].id)
+    return names

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from tilecc.host import ir
-from tilecc.host.parser import ALLOC_WINDOW_BUFFER, BINOPS, BOOLOPS, CMPOPS, UNARYOPS
+from tilecc.host.parser import ALLOC_WINDOW_BUFFER, BINOPS, BOOLOPS, CMPOPS, PROGRAM_PLACEHOLDER, UNARYOPS
 
 _BINOP_NODES = {token: cls for cls, token in BINOPS.items()}
 _UNARY_NODES = {token: cls for cls, token in UNARYOPS.items()}
@@ -24,18 +24,48 @@ _BOOL_NODES = {token: cls for cls, token in BOOLOPS.items()}
 def print_module(module: ir.Module) -> str:
     """Programs are set off by two blank lines; consecutive verbatim statements by none."""
     out: list[str] = []
-    previous: ir.Program | ir.Verbatim | None = None
+    previous: ir.Program | ir.Function | ir.Verbatim | None = None
     for item in module.items:
         if previous is not None:
-            both_verbatim = isinstance(item, ir.Verbatim) and isinstance(previous, ir.Verbatim)
-            out.append("\n" if both_verbatim else "\n\n\n")
-        out.append(item.source if isinstance(item, ir.Verbatim) else print_program(item))
+            both_plain = (isinstance(item, ir.Verbatim) and isinstance(previous, ir.Verbatim)
+                          and not item.programs and not previous.programs)
+            out.append("\n" if both_plain else "\n\n\n")
+        if isinstance(item, ir.Verbatim):
+            out.append(print_verbatim(item))
+        elif isinstance(item, ir.Function):
+            out.append(print_function(item))
+        else:
+            out.append(print_program(item))
         previous = item
     return "".join(out) + "\n"
 
 
 def print_program(program: ir.Program) -> str:
     return ast.unparse(program_node(program))
+
+
+def _is_placeholder(node: ast.AST) -> bool:
+    return (isinstance(node, ast.ClassDef) and not node.decorator_list and len(node.body) == 1
+            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+            and node.body[0].value.value == PROGRAM_PLACEHOLDER)
+
+
+def print_verbatim(item: ir.Verbatim) -> str:
+    """The kept source, with each nested program printed in place of its placeholder."""
+    if not item.programs:
+        return item.source
+    tree = ast.parse(item.source)
+    programs = iter(item.programs)
+    stack: list[ast.AST] = [tree]
+    while stack:   # pre-order, source order: the order the parser found the programs in
+        node = stack.pop()
+        for field_name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                value[:] = [program_node(next(programs)) if _is_placeholder(v) else v for v in value]
+                stack.extend(reversed([v for v in value if isinstance(v, ast.AST)]))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return ast.unparse(tree)
 
 
 def print_function(func: ir.Function) -> str:
@@ -47,8 +77,9 @@ def program_node(program: ir.Program) -> ast.ClassDef:
     if program.doc is not None:
         body.insert(0, ast.Expr(ast.Constant(program.doc)))
     body = body or [ast.Pass()]
+    decorators = [_decorator("program", program.decorator)] if program.decorated else []
     return ast.ClassDef(name=program.name, bases=[], keywords=[], body=body,
-                        decorator_list=[_decorator("program", program.decorator)], type_params=[])
+                        decorator_list=decorators, type_params=[])
 
 
 def _dotted_node(path: str) -> ast.expr:
@@ -67,19 +98,24 @@ def _decorator(name: str, kwargs: tuple[tuple[str, ir.Expr], ...] | None) -> ast
 
 
 def function_node(func: ir.Function) -> ast.FunctionDef:
-    params = [ast.arg("self")] + [
-        ast.arg(p.name, expr_node(p.annotation) if p.annotation is not None else None)
-        for p in func.params]
+    def arg(p: ir.Param) -> ast.arg:
+        return ast.arg(p.name, expr_node(p.annotation) if p.annotation is not None else None)
+
+    positional = [p for p in func.params if not p.kw_only]
+    kw_only = [p for p in func.params if p.kw_only]
+    params = ([ast.arg("self")] if func.has_self else []) + [arg(p) for p in positional]
+    defaults = [expr_node(p.default) for p in positional if p.default is not None]
+    kw_defaults = [expr_node(p.default) if p.default is not None else None for p in kw_only]
     body = body_nodes(func.body)
     if func.doc is not None:
         body.insert(0, ast.Expr(ast.Constant(func.doc)))
     return ast.FunctionDef(
         lineno=0,
         name=func.name,
-        args=ast.arguments(posonlyargs=[], args=params, vararg=None, kwonlyargs=[],
-                           kw_defaults=[], kwarg=None, defaults=[]),
+        args=ast.arguments(posonlyargs=[], args=params, vararg=None, kwonlyargs=[arg(p) for p in kw_only],
+                           kw_defaults=kw_defaults, kwarg=None, defaults=defaults),
         body=body or [ast.Pass()],
-        decorator_list=[_decorator("function", func.decorator)],
+        decorator_list=[_decorator(func.decorator_name, func.decorator)],
         returns=expr_node(func.returns) if func.returns is not None else None,
         type_params=[])
 
@@ -118,10 +154,13 @@ def stmt_node(stmt: ir.Stmt) -> ast.stmt:
             return ast.Return(expr_node(stmt.values[0]))
         return ast.Return(ast.Tuple([expr_node(v) for v in stmt.values], ast.Load()))
     if isinstance(stmt, ir.For):
-        target: ast.expr = ast.Name(stmt.index.name, ast.Store())
-        if stmt.iter_args is not None:
-            carried = ast.Tuple([ast.Name(v.name, ast.Store()) for v in stmt.iter_args], ast.Store())
-            target = ast.Tuple([target, carried], ast.Store())
+        carried = ast.Tuple([ast.Name(v.name, ast.Store()) for v in stmt.iter_args or ()], ast.Store())
+        if stmt.index is None:
+            target: ast.expr = carried
+        elif stmt.iter_args is None:
+            target = ast.Name(stmt.index.name, ast.Store())
+        else:
+            target = ast.Tuple([ast.Name(stmt.index.name, ast.Store()), carried], ast.Store())
         return ast.For(target, expr_node(stmt.iterable), _block(stmt.body), [])
     if isinstance(stmt, ir.While):
         return ast.While(expr_node(stmt.cond), _block(stmt.body), [])
@@ -177,6 +216,8 @@ def expr_node(expr: ir.Expr) -> ast.expr:
         return ast.Tuple([expr_node(e) for e in expr.items], ast.Load())
     if isinstance(expr, ir.ListExpr):
         return ast.List([expr_node(e) for e in expr.items], ast.Load())
+    if isinstance(expr, ir.DictExpr):
+        return ast.Dict([expr_node(k) for k in expr.keys], [expr_node(v) for v in expr.values])
     if isinstance(expr, ir.Subscript):
         return ast.Subscript(expr_node(expr.value), expr_node(expr.index), ast.Load())
     if isinstance(expr, ir.Slice):

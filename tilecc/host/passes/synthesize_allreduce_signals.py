@@ -14,9 +14,9 @@ Contract, step by step as the spec:
    loop-carried values and `pl.yield_` results -> their initial / yielded value, up to the
    first variable with no such definition (normally the alloc_window_buffer LHS or a
    parameter). A data argument that is not a variable is a group of its own.
-   allgather / all_to_all results live in their `target` window (their 2nd argument:
-   pypto's window-as-result convention), so lineage follows that argument; this reading
-   is ours, the reference says only "their data argument".
+   allgather / all_to_all / all_to_all_v results live in their `target` window (their
+   2nd argument: pypto's window-as-result convention), so lineage follows that argument,
+   as pypto's ResolveLineageKey does.
 4. One signal per group, core_num = the group's maximum, bindings hoisted to the top of
    the body in order of first appearance; implicit calls (in loops too) get their group's
    signal as 2nd positional argument, all kwargs kept; explicit calls are left alone.
@@ -28,6 +28,7 @@ Contract, step by step as the spec:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Hashable, Iterator
 
@@ -37,7 +38,7 @@ from tilecc.host.pass_manager import HostPass, PassProperties
 
 # op -> index of the argument whose buffer the result lives in (lineage step 3)
 LINEAGE_ARG = {"pld.tensor.window": 0, ALLREDUCE: 0, "pld.tensor.allgather": 1,
-               "pld.tensor.all_to_all": 1, "pl.yield_": 0}
+               "pld.tensor.all_to_all": 1, "pld.tensor.all_to_all_v": 1, "pl.yield_": 0}
 NESTED_MESSAGE = ("pld.tensor.allreduce must be a direct assignment, expression statement, or return "
                   "value before allreduce signal synthesis.")
 
@@ -82,7 +83,8 @@ def reserved_names(program: ir.Program) -> set[str]:
                 targets = (stmt.target,) if isinstance(stmt.target, ir.Var) else stmt.target.items
                 names.update(t.name for t in targets if isinstance(t, ir.Var))
             elif isinstance(stmt, ir.For):
-                names.add(stmt.index.name)
+                if stmt.index is not None:
+                    names.add(stmt.index.name)
                 names.update(v.name for v in stmt.iter_args or ())
             elif isinstance(stmt, ir.With) and stmt.var is not None:
                 names.add(stmt.var.name)
@@ -198,7 +200,8 @@ class _LineageScan:
             for expr in ir.stmt_exprs(stmt):
                 self.check_nested(expr, allowed_top=False)
             if isinstance(stmt, ir.For):
-                self.define(stmt.index, None)
+                if stmt.index is not None:
+                    self.define(stmt.index, None)
                 inits = stmt.iterable.kwarg("init_values") if isinstance(stmt.iterable, ir.OpCall) else None
                 init_items = inits.items if isinstance(inits, (ir.TupleExpr, ir.ListExpr)) else ()
                 for i, var in enumerate(stmt.iter_args or ()):
@@ -291,7 +294,7 @@ def synthesize_function(func: ir.Function, names: _NameSource) -> ir.Function:
         hoisted.extend(signal_bindings(signal_names, core_num))
         signals.append(ir.Var(signal_names[2]))
     body = _Rewriter(signals, scan.call_groups, names).body(func.body)
-    return ir.Function(func.name, func.params, func.returns, tuple(hoisted) + body, func.decorator, func.doc)
+    return dataclasses.replace(func, body=tuple(hoisted) + body)
 
 
 def synthesize_allreduce_signals(program: ir.Program) -> ir.Program:
@@ -301,7 +304,7 @@ def synthesize_allreduce_signals(program: ir.Program) -> ir.Program:
     functions = tuple(rewritten[f.name] for f in program.functions)
     if all(a is b for a, b in zip(functions, program.functions)):
         return program
-    return ir.Program(program.name, functions, program.decorator, program.doc)
+    return dataclasses.replace(program, functions=functions)
 
 
 class SynthesizeAllReduceSignals(HostPass):
