@@ -348,9 +348,9 @@ def mask_excludes_all(a):
     nl.load(a[ix, iy], mask=(ix < 0))  # <-
 
 
-def mask_on_free_axis_of_compute(a):
-    ix, iy = nl.mgrid[0:128, 0:8]
-    nl.exp(sb((128, 8)), mask=(iy < 4))  # <-
+def mask_on_a_missing_grid_axis(a):
+    ix, iy, iz = nl.mgrid[0:128, 0:8, 0:2]
+    nl.exp(sb((128, 8)), mask=(iz < 1))  # <-
 
 
 def broadcast_wide_dim(a):
@@ -447,7 +447,7 @@ CASES = [
     (mgrid_out_of_bounds, r"index range \[1, 128\] is out of bounds for a dimension of size 128 .*a mask= keeping"),
     (mask_compare, r"nl.load: tilecc supports masks that keep a leading part of one index axis"),
     (mask_excludes_all, r"nl.load: the mask \(index < 0\) excludes the whole tile"),
-    (mask_on_free_axis_of_compute, r"nl.exp: a mask on a compute tile may cut its partitions .* only"),
+    (mask_on_a_missing_grid_axis, r"nl.exp: the mask cuts grid axis 2 but .* has 2 dims"),
     (broadcast_wide_dim, r"cannot broadcast a dim of size 8"),
     (tile_arithmetic_shapes, r"nl.divide: shape mismatch: \[128, 8\] and \[128, 4\]"),
     (condition_on_tile, r"has no values while the kernel is traced"),

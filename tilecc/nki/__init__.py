@@ -10,6 +10,7 @@ A kernel written against the public NKI API runs after changing its imports:
     def kernel(a): ...
 
     out = nki.simulate(kernel)(a_numpy)      # trace -> KLR -> BIR -> simulator -> numpy
+    out = kernel[2, 4](a_numpy)              # an SPMD launch grid: nl.program_id(0..1)
 
 `trace_kernel` gives the KLR Kernel without running it. Errors in a kernel are KernelError
 (a ParseError located at the kernel's source line).
@@ -17,9 +18,10 @@ A kernel written against the public NKI API runs after changing its imports:
 
 from __future__ import annotations
 
-from tilecc.nki import isa, language
-from tilecc.nki.driver import ArgSpec, JitKernel, TracedKernel, jit, simulate, trace_kernel
+from tilecc.nki import isa, language, typing
+from tilecc.nki.driver import (ArgSpec, JitKernel, TracedKernel, jit, simulate, simulate_kernel, trace,
+                               trace_kernel)
 from tilecc.nki.errors import KernelError
 
-__all__ = ["isa", "language", "jit", "simulate", "trace_kernel", "ArgSpec", "JitKernel",
-           "TracedKernel", "KernelError"]
+__all__ = ["isa", "language", "typing", "jit", "trace", "simulate", "simulate_kernel", "trace_kernel",
+           "ArgSpec", "JitKernel", "TracedKernel", "KernelError"]

@@ -7,12 +7,21 @@ compile-time constants, and returns a `TracedKernel` (the KLR Kernel, the logica
 each output, and which outputs the kernel returned). `simulate(kernel)(*arrays)` uses NKI's
 simulator convention: numpy inputs in, numpy outputs out (one array, or a tuple when the
 kernel returns several), after KLR -> BIR codegen, the BIR verifier and the BIR simulator.
-`jit(fn)` wraps a function so that calling it with numpy arrays does the same.
+`jit(fn)` wraps a function so that calling it with numpy arrays does the same; called
+while another kernel is being traced, it runs inline as part of that kernel (a helper kernel).
+
+SPMD launches (NKI's `kernel[gx, gy](...)`): the body is traced once per program id, in
+row-major order, into ONE KLR kernel; `nl.program_id(axis)` is that instance's index and
+HBM tensors the body allocates are shared by all instances (the n-th HBM allocation of
+every instance is the same tensor, as NKI's `nl.shared_hbm` outputs are).
+`simulate_kernel(kernel, *arrays)` is NKI 1.x's form: it also writes the results of a kernel
+that stores into its arguments back into those numpy arrays, in place.
 """
 
 from __future__ import annotations
 
 import inspect
+import itertools
 import linecache
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +33,7 @@ from tilecc.errors import TileccError
 from tilecc.klr import ast
 from tilecc.nki.dtypes import canonical_dtype, dtype_info
 from tilecc.nki.errors import KernelError
-from tilecc.nki.tracer import Trace, tracing
+from tilecc.nki.tracer import Trace, in_trace, tracing
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +55,12 @@ def _is_array(value: object) -> bool:
     return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, type)
 
 
+def _grid_of(fn: object) -> tuple[int, ...]:
+    return getattr(fn, "grid", ())
+
+
 def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> TracedKernel:
+    grid = _grid_of(fn)
     target = getattr(fn, "fn", fn)
     try:
         bound = inspect.signature(target).bind(*args, **kwargs)
@@ -68,7 +82,10 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
                 raise TileccError(f"kernel {target.__name__}: argument {name} is a 0-d array; "
                                   f"pass scalars as Python numbers")
             call_args[name] = trace.add_input(name, shape, dtype)
-        result = target(**call_args)
+        result = None
+        for program in itertools.product(*(range(n) for n in grid)):
+            trace.begin_instance(program, grid)
+            result = target(**call_args)
         kernel = trace.finish(result, lambda message: _at_definition(target, message))
     output_shapes = [trace.allocation(t.name).shape for t in kernel.outputs]
     if result is None:
@@ -128,24 +145,59 @@ def simulate(kernel: Callable[..., Any], backend: str = "bir") -> Callable[..., 
     return run
 
 
-class JitKernel:
-    """A kernel function marked with @jit: calling it with numpy arrays simulates it."""
+def simulate_kernel(kernel: Callable[..., Any], *args: object, **kwargs: object) -> Any:
+    """NKI 1.x `nki.simulate_kernel(kernel, *arrays)`: the kernel's results; every numpy
+    argument the kernel writes (an out-parameter) is overwritten in place with its result."""
+    traced = trace_kernel(kernel, *args, **kwargs)
+    target = getattr(kernel, "fn", kernel)
+    bound = inspect.signature(target).bind(*args, **kwargs).arguments
+    arrays = {t.name: np.asarray(bound[t.name], dtype=dtype_info(canonical_dtype(
+        bound[t.name].dtype)).numpy) for t in traced.kernel.inputs}  # type: ignore[attr-defined]
+    outputs = dict(zip((t.name for t in traced.kernel.outputs), run_traced(traced, arrays)))
+    for name, value in outputs.items():
+        if isinstance(target_array := bound.get(name), np.ndarray):
+            np.copyto(target_array, value.reshape(target_array.shape), casting="unsafe")
+    returned = [outputs[name] for name in traced.returned_names]
+    if not returned:
+        return None
+    return tuple(returned) if traced.returns_tuple else returned[0]
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
+
+class JitKernel:
+    """A kernel function marked with @jit: calling it with numpy arrays simulates it;
+    `kernel[gx, gy]` is an SPMD launch of gx * gy instances (NKI's grid syntax)."""
+
+    def __init__(self, fn: Callable[..., Any], grid: tuple[int, ...] = ()) -> None:
         self.fn = fn
+        self.grid = grid
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
 
+    def __getitem__(self, grid: object) -> JitKernel:
+        sizes = grid if isinstance(grid, tuple) else (grid,)
+        if not sizes or any(isinstance(n, bool) or not isinstance(n, int) or n <= 0 for n in sizes):
+            raise TileccError(f"kernel {self.__name__}: a launch grid is one or more positive ints, "
+                              f"got [{grid!r}]")
+        return JitKernel(self.fn, tuple(sizes))
+
     def __call__(self, *args: object, **kwargs: object) -> Any:
-        return simulate(self.fn)(*args, **kwargs)
+        if in_trace():
+            if self.grid:
+                raise TileccError(f"kernel {self.__name__}: a launch grid cannot be used inside a "
+                                  f"kernel being traced")
+            return self.fn(*args, **kwargs)   # a helper kernel: traced inline
+        return simulate(self)(*args, **kwargs)
 
     def trace(self, *args: object, **kwargs: object) -> ast.Kernel:
-        return trace_kernel(self.fn, *args, **kwargs).kernel
+        return trace_kernel(self, *args, **kwargs).kernel
 
 
 def jit(fn: Callable[..., Any] | None = None, **options: object) -> Any:
     """`@jit` or `@jit(...)` (NKI's options such as mode= are accepted and ignored)."""
     if fn is None:
-        return lambda inner: JitKernel(inner)
-    return JitKernel(fn)
+        return lambda inner: JitKernel(getattr(inner, "fn", inner))
+    return JitKernel(getattr(fn, "fn", fn))
+
+
+trace = jit   # NKI 1.x `@nki.trace`, used with simulate_kernel

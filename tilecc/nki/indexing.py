@@ -68,14 +68,18 @@ class IndexExpr:
         return low, high
 
     def __getitem__(self, key: object) -> IndexExpr:
-        """arange(n)[:, None] -> grid axis 0 of 2; arange(n)[None, :] -> grid axis 1 of 2."""
-        if len(self.sizes) != 1 or not isinstance(key, tuple) or len(key) != 2:
-            raise kernel_error("an nl.arange index is reshaped with [:, None] or [None, :]")
-        if key[1] is None and key[0] == slice(None):
-            return IndexExpr(self.offset, tuple((0, s) for _, s in self.terms), (self.sizes[0], 1))
-        if key[0] is None and key[1] == slice(None):
-            return IndexExpr(self.offset, tuple((1, s) for _, s in self.terms), (1, self.sizes[0]))
-        raise kernel_error("an nl.arange index is reshaped with [:, None] or [None, :]")
+        """arange(n)[:, None] -> grid axis 0 of 2; arange(n)[None, :] -> grid axis 1 of 2;
+        in general one ':' among Nones puts the index on that axis of an N-d grid
+        (nl.arange(n)[None, :, None] is axis 1 of 3)."""
+        items = key if isinstance(key, tuple) else (key,)
+        full = [i for i, item in enumerate(items) if item == slice(None)]
+        if len(self.sizes) != 1 or len(full) != 1 or \
+                any(item is not None for i, item in enumerate(items) if i != full[0]):
+            raise kernel_error("an nl.arange index is reshaped with one ':' among Nones, as "
+                               "[:, None] or [None, :]")
+        axis = full[0]
+        sizes = tuple(self.sizes[0] if i == axis else 1 for i in range(len(items)))
+        return IndexExpr(self.offset, tuple((axis, s) for _, s in self.terms), sizes)
 
 
 @dataclass(frozen=True, slots=True)

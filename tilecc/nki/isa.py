@@ -2,7 +2,8 @@
 
 Contract: each function has the signature and defaults of the public NKI 2.x docs
 (aws-neuron-sdk nki/api/nki/isa/__init__.py): outputs are passed in `dst` (and
-`reduce_res`), nothing is returned. A call checks the documented restrictions (see
+`reduce_res`), nothing is returned; the NKI 1.x form without dst, which returns a new tile,
+is accepted too (tilecc/nki/isa_legacy.py). A call checks the documented restrictions (see
 tilecc/nki/operands.py and the named op sets in tilecc/nki/ops.py), then appends one KLR
 operator to the active trace with `dtype` = the dst dtype, as KLR's own NKI frontend does.
 Restrictions tilecc adds because KLR / BIR cannot express a form: tensor_scalar_reduce only
@@ -13,16 +14,15 @@ abs_max / abs_min (no KLR AluOp).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from typing import Any
 
 from tilecc.klr import ast
+from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
-from tilecc.nki.dtypes import canonical_dtype, is_float
+from tilecc.nki.dtypes import is_float
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
-from tilecc.nki.ops import resolve_op
+from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, klr_dtype
 
@@ -55,6 +55,7 @@ def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oo
     _emit(ast.NcDmaCopy(_ap(d), _ap(s)))
 
 
+@two_forms(legacy.tensor_copy)
 def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None) -> None:
     """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM)."""
     d, s = chk.tile("tensor_copy", "dst", dst), chk.tile("tensor_copy", "src", src)
@@ -65,6 +66,7 @@ def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name:
     _emit(ast.NcCopy(_ap(d), _ap(s), klr_dtype(d.dtype), eng))
 
 
+@two_forms(legacy.memset)
 def memset(dst: object, value: int | float, engine: engine = engine.unknown, name: str | None = None) -> None:
     """Fill dst with the compile-time constant `value` (Vector or GpSimd Engine)."""
     d = chk.tile("memset", "dst", dst)
@@ -77,6 +79,7 @@ def memset(dst: object, value: int | float, engine: engine = engine.unknown, nam
     _emit(ast.MemSet(_ap(d), immediate, klr_dtype(d.dtype), eng))
 
 
+@two_forms(legacy.iota)
 def iota(dst: object, pattern: list[list[int]], offset: int = 0, channel_multiplier: int = 0,
          name: str | None = None) -> None:
     """dst[p, x...] = offset + p * channel_multiplier + sum(x_i * step_i) (GpSimd, SBUF)."""
@@ -101,6 +104,7 @@ def iota(dst: object, pattern: list[list[int]], offset: int = 0, channel_multipl
 
 # ---------------------------------------------------------------- element-wise ALU
 
+@two_forms(legacy.tensor_tensor)
 def tensor_tensor(dst: object, data1: object, data2: object, op: object, engine: engine = engine.unknown,
                   name: str | None = None) -> None:
     """dst = data1 op data2, element-wise (same partitions and elements per partition)."""
@@ -132,37 +136,7 @@ def _tensor_tensor_engine(alu: ast.AluOp, tiles: tuple[NkiTensor, ...], in_psum:
     return ast.Engine.dve
 
 
-def _tile_returning_form(fn: Callable[..., None]) -> Callable[..., Any]:
-    """Also accept the older NKI form the klr 0.0.12 tool traces (shared/klr-0.0.12):
-    `t = nisa.tensor_scalar(data, op0, operand0, ..., dtype=None)` without dst, which
-    allocates its SBUF result (dtype default: data's) and returns it."""
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        older = "dst" not in kwargs and (
-            "dtype" in kwargs or (not args and "data" in kwargs)
-            or (len(args) >= 2 and resolve_op(args[1]) is not None))
-        if not older:
-            return fn(*args, **kwargs)
-        return _returning(fn, *args, **kwargs)
-    return call
-
-
-def _returning(fn: Callable[..., None], data: object, op0: object, operand0: object, reverse0: bool = False,
-               op1: object = None, operand1: object = None, reverse1: bool = False, dtype: object = None,
-               mask: object = None, engine: engine = _Engine.unknown) -> NkiTensor:
-    x = chk.tile(fn.__name__, "data", data)
-    if mask is not None:
-        raise kernel_error(f"nisa.{fn.__name__}: mask is not supported by tilecc")
-    try:
-        result_dtype = x.dtype if dtype is None else canonical_dtype(dtype)
-    except ValueError as err:
-        raise kernel_error(f"nisa.{fn.__name__}: {err}") from None
-    result = active_trace().allocate(x.shape, result_dtype, "sbuf", fn.__name__)
-    fn(result, x, op0, operand0, reverse0, op1, operand1, reverse1, engine)
-    return result
-
-
-@_tile_returning_form
+@two_forms(legacy.tensor_scalar)
 def tensor_scalar(dst: object, data: object, op0: object, operand0: object, reverse0: bool = False,
                   op1: object = None, operand1: object = None, reverse1: bool = False,
                   engine: engine = engine.unknown, name: str | None = None) -> None:
@@ -213,6 +187,7 @@ def _maybe_unary_operand(fn: str, arg: str, op: object, value: object, data: Nki
     return chk.scalar_operand(fn, arg, value, data, integer=bitvec)
 
 
+@two_forms(legacy.scalar_tensor_tensor)
 def scalar_tensor_tensor(dst: object, data: object, op0: object, operand0: object, op1: object,
                          operand1: object, reverse0: bool = False, reverse1: bool = False,
                          name: str | None = None) -> None:
@@ -229,6 +204,7 @@ def scalar_tensor_tensor(dst: object, data: object, op0: object, operand0: objec
                                    chk.reverse_ops(reverse0, reverse1), klr_dtype(d.dtype)))
 
 
+@two_forms(legacy.tensor_tensor_scan)
 def tensor_tensor_scan(dst: object, data0: object, data1: object, initial: object, op0: object,
                        op1: object, reverse0: bool = False, reverse1: bool = False,
                        name: str | None = None) -> None:

@@ -12,7 +12,9 @@ reduce_init stays 0.0 unless reduce_cmd is load_reduce, dst dtypes as listed in 
 from __future__ import annotations
 
 from tilecc.klr import ast
+from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
+from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.dtypes import is_float
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import klr_accum, reduce_cmd
@@ -62,6 +64,7 @@ def _activation(fn: str, dst: object, op: object, data: object, bias: object, sc
                     None if res is None else trace.access(res), klr_dtype(d.dtype)))
 
 
+@two_forms(legacy.activation)
 def activation(dst: object, op: object, data: object, bias: object = None, scale: object = 1.0,
                reduce_op: object = None, reduce_res: object = None,
                reduce_cmd: reduce_cmd = _ReduceCmd.idle, name: str | None = None) -> None:
@@ -70,6 +73,7 @@ def activation(dst: object, op: object, data: object, bias: object = None, scale
     _activation("activation", dst, op, data, bias, scale, reduce_op, reduce_res, cmd, ast.NcActivate)
 
 
+@two_forms(legacy.activation_reduce)
 def activation_reduce(dst: object, op: object, data: object, reduce_op: object, reduce_res: object,
                       bias: object = None, scale: object = 1.0, name: str | None = None) -> None:
     """activation with reduce_cmd=reset_reduce: reduce_res[P, 1] = reduce_op over each row of dst."""
@@ -141,6 +145,7 @@ def exponential(dst: object, src: object, max_value: object = 0.0, reduce_res: o
                                None if res is None else trace.access(res), cmd, init))
 
 
+@two_forms(legacy.reciprocal)
 def reciprocal(dst: object, data: object, name: str | None = None) -> None:
     """dst = 1.0 / data in float32 (Vector Engine)."""
     d, x = chk.tile("reciprocal", "dst", dst), chk.tile("reciprocal", "data", data)

@@ -13,7 +13,9 @@ tensor_scalar_cumulative op1 in {add, subtract, multiply, max, min}, no int32/ui
 from __future__ import annotations
 
 from tilecc.klr import ast
+from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
+from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import klr_accum, reduce_cmd
 from tilecc.nki.ops import CUMULATIVE_OPS, PARTITION_REDUCE_OPS, SCALAR_REDUCE_OPS
@@ -22,6 +24,7 @@ from tilecc.nki.tracer import active_trace, klr_dtype
 _ReduceCmd = reduce_cmd
 
 
+@two_forms(legacy.tensor_reduce)
 def tensor_reduce(dst: object, op: object, data: object, axis: int | tuple[int, ...] | list[int],
                   negate: bool = False, keepdims: bool = False, name: str | None = None) -> None:
     """dst = op-reduction of data over its last free axes (Vector Engine)."""
@@ -62,6 +65,7 @@ def _reduce_axes(ndim: int, axis: object) -> tuple[int, ...]:
     return tuple(axes)
 
 
+@two_forms(legacy.tensor_partition_reduce)
 def tensor_partition_reduce(dst: object, op: object, data: object, name: str | None = None) -> None:
     """dst[0, ...] = op over the partitions of data (GpSimd Engine)."""
     fn = "tensor_partition_reduce"
@@ -79,6 +83,7 @@ def tensor_partition_reduce(dst: object, op: object, data: object, name: str | N
     trace.emit(ast.TensorPartitionReduce(trace.access(d), alu, trace.access(x), klr_dtype(d.dtype)))
 
 
+@two_forms(legacy.tensor_scalar_reduce)
 def tensor_scalar_reduce(dst: object, data: object, op0: object, operand0: object, reduce_op: object,
                          reduce_res: object, reverse0: bool = False,
                          reduce_cmd: reduce_cmd = _ReduceCmd.reset_reduce,

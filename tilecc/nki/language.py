@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from tilecc.klr import ast
 from tilecc.nki import ops as _ops
-from tilecc.nki.dtypes import canonical_dtype
+from tilecc.nki.dtypes import canonical_dtype, dtype_info
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.tensor import PMAX, NkiTensor
@@ -26,11 +26,21 @@ from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype
 
 # ---------------------------------------------------------------- dtypes and buffers
 
-bool_ = "bool_"
-int8, int16, int32 = "int8", "int16", "int32"
-uint8, uint16, uint32 = "uint8", "uint16", "uint32"
-float16, float32, bfloat16, tfloat32 = "float16", "float32", "bfloat16", "tfloat32"
-float8_e4m3, float8_e5m2, float8_e4m3fn = "float8_e4m3", "float8_e5m2", "float8_e4m3fn"
+class _Dtype(str):
+    """An nl dtype: its canonical name (a str, so it works wherever a dtype name does);
+    calling it makes a compile-time scalar of that type, as `nl.float32(0.0)` does in NKI."""
+
+    def __call__(self, value: int | float) -> int | float:
+        return float(value) if dtype_info(self).is_float else int(value)
+
+
+bool_ = _Dtype("bool_")
+int8, int16, int32 = _Dtype("int8"), _Dtype("int16"), _Dtype("int32")
+uint8, uint16, uint32 = _Dtype("uint8"), _Dtype("uint16"), _Dtype("uint32")
+float16, float32, bfloat16, tfloat32 = (_Dtype("float16"), _Dtype("float32"), _Dtype("bfloat16"),
+                                        _Dtype("tfloat32"))
+float8_e4m3, float8_e5m2, float8_e4m3fn = (_Dtype("float8_e4m3"), _Dtype("float8_e5m2"),
+                                           _Dtype("float8_e4m3fn"))
 fp32 = float32
 
 sbuf, psum, hbm = "sbuf", "psum", "hbm"
@@ -143,7 +153,10 @@ def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
         raise kernel_error(f"nl.store writes a tensor, got {dst!r}")
     if mask is not None:
         dst = dst.masked(mask, "nl.store")
-        value = tile_ops.cut_to(value, dst.shape)
+        if isinstance(value, NkiTensor) and value.grid is not None:
+            value = value.masked(mask, "nl.store")
+        else:
+            value = tile_ops.cut_to(value, dst.shape)
     isa.dma_copy(dst=dst, src=value)
 
 
@@ -159,10 +172,25 @@ def arange(start: int, stop: int | None = None, step: int = 1) -> IndexExpr:
     return IndexExpr(start, ((0, step),), (num,))
 
 
+class Grid(tuple):  # type: ignore[type-arg]
+    """The indices of `nl.mgrid[...]`: a tuple (`i_p, i_f = nl.mgrid[...]`) whose axes are
+    also `grid.p` (partition), `grid.x`, `grid.y`, `grid.z` (free axes), as in NKI."""
+
+    def _axis(self, axis: int) -> IndexExpr:
+        if axis >= len(self):
+            raise kernel_error(f"this nl.mgrid has {len(self)} axes; it has no axis {axis}")
+        return self[axis]  # type: ignore[no-any-return]
+
+    p = property(lambda self: self._axis(0))
+    x = property(lambda self: self._axis(1))
+    y = property(lambda self: self._axis(2))
+    z = property(lambda self: self._axis(3))
+
+
 class _MGrid:
     """`nl.mgrid[0:128, 0:512]`: one index per axis of a dense grid."""
 
-    def __getitem__(self, key: object) -> tuple[IndexExpr, ...]:
+    def __getitem__(self, key: object) -> Grid:
         slices = key if isinstance(key, tuple) else (key,)
         if not all(isinstance(s, slice) for s in slices):
             raise kernel_error("nl.mgrid takes slices: nl.mgrid[0:128, 0:512]")
@@ -170,7 +198,7 @@ class _MGrid:
         sizes = tuple(len(r) for r in ranges)
         if any(size == 0 for size in sizes):
             raise kernel_error(f"nl.mgrid{list(sizes)} has an empty axis")
-        return tuple(IndexExpr(r.start, ((axis, r.step),), sizes) for axis, r in enumerate(ranges))
+        return Grid(IndexExpr(r.start, ((axis, r.step),), sizes) for axis, r in enumerate(ranges))
 
 
 mgrid = _MGrid()
@@ -189,11 +217,27 @@ sequential_range = static_range = affine_range
 
 
 def program_id(axis: int = 0) -> int:
-    return 0
+    """This instance's index along `axis` of the SPMD launch grid (`kernel[gx, gy](...)`)."""
+    return active_trace().program_id(axis)
 
 
-def num_programs(axes: object = None) -> int:
-    return 1
+def num_programs(axes: object = None) -> int | tuple[int, ...]:
+    """The launch grid's size along `axes` (an int or a tuple of ints); without axes, the
+    number of instances in the whole grid."""
+    trace = active_trace()
+    if axes is None:
+        count = 1
+        for size in trace.grid:
+            count *= size
+        return count
+    if isinstance(axes, tuple):
+        return tuple(trace.num_programs(axis) for axis in axes)
+    return trace.num_programs(axes)  # type: ignore[arg-type]
+
+
+def program_ndim() -> int:
+    """The number of axes of the SPMD launch grid (0 without a grid)."""
+    return len(active_trace().grid)
 
 
 # ---------------------------------------------------------------- tile-level reductions

@@ -382,3 +382,19 @@ class NkiTensor:
             dims.append(Dim(running, size))
             running *= size
         return NkiTensor(self.alloc, 0, 0, tuple(reversed(dims)))
+
+
+def mask_tile(what: str, value: object, mask: object) -> object:
+    """A compute operand cut to what `mask=` keeps (a partial tile): a grid access is indexed
+    again on the smaller grid; another tile whose rank is the grid's has each dim cut to the
+    leading entries kept on the grid axis of the same position. Non-tiles pass through."""
+    counts = mask_counts(mask, what)
+    if not counts or not isinstance(value, NkiTensor):
+        return value
+    if value.grid is not None:
+        return value.masked(mask, what)
+    if any(axis >= value.ndim for axis in counts):
+        raise kernel_error(f"{what}: the mask cuts grid axis {max(counts)} but {value!r} has "
+                           f"{value.ndim} dims")
+    return value[tuple(slice(0, min(counts[axis], size)) if axis in counts else slice(None)
+                       for axis, size in enumerate(value.shape))]

@@ -12,7 +12,7 @@ with nki.isa would give:
   partition dim, and a [P, 1] column when every free axis is reduced.
 The result dtype is `dtype`, else the tile operand's (float32 when two tiles differ);
 comparisons default to nl.bool_ (uint8) as NKI's. A `mask=` that keeps the leading
-partitions (a partial last tile) cuts every tile operand to them; operands must be on chip:
+entries of grid axes (a partial last tile) cuts every tile operand to them; operands must be on chip:
 load HBM tensors first.
 """
 
@@ -22,8 +22,7 @@ from tilecc.nki import isa
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.ops import ALL_OPS, Op
-from tilecc.nki.indexing import mask_counts
-from tilecc.nki.tensor import Dim, NkiTensor
+from tilecc.nki.tensor import Dim, NkiTensor, mask_tile
 from tilecc.nki.tracer import active_trace
 
 _COMPARISONS = frozenset({"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"})
@@ -50,16 +49,8 @@ def _dtype(what: str, dtype: object, default: str) -> str:
 
 
 def _masked_operand(what: str, value: object, mask: object) -> object:
-    """A tile operand cut to the partitions `mask` keeps (a partial last tile); masks that
-    cut free axes of compute tiles are not supported."""
-    counts = mask_counts(mask, what)
-    if not counts or not isinstance(value, NkiTensor):
-        return value
-    if set(counts) != {0}:
-        raise kernel_error(f"{what}: a mask on a compute tile may cut its partitions (grid axis 0) "
-                           f"only")
-    keep = counts[0]
-    return value[0:keep] if value.partitions > keep else value
+    """A tile operand cut to the part `mask` keeps (a partial last tile)."""
+    return mask_tile(what, value, mask)
 
 
 def cut_to(value: object, shape: tuple[int, ...]) -> object:
@@ -130,27 +121,49 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
     return out
 
 
+def _reduce_axes(what: str, tile: NkiTensor, axis: object) -> list[int]:
+    raw = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if not raw or any(isinstance(a, bool) or not isinstance(a, int) for a in raw):
+        raise kernel_error(f"{what}: axis must be an int or a list of ints, got {axis!r}")
+    axes = sorted({a + tile.ndim if a < 0 else a for a in raw})
+    if axes[0] < 1 or axes[-1] >= tile.ndim:
+        raise kernel_error(f"{what}: axis {raw} must name free dims 1..{tile.ndim - 1} of "
+                           f"{tile!r} (the partition dim 0 is reduced by "
+                           f"nisa.tensor_partition_reduce)")
+    return axes
+
+
+def reduced_shape(what: str, tile: NkiTensor, axis: object, keepdims: bool) -> tuple[int, ...]:
+    """The shape of a reduction result: reduced dims dropped (kept as 1 with keepdims), and
+    a [P, 1] column when every free dim is reduced."""
+    axes = _reduce_axes(what, tile, axis)
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(tile.shape))
+    shape = tuple(n for i, n in enumerate(tile.shape) if i not in axes)
+    return shape if len(shape) > 1 else (shape[0], 1)
+
+
 def reduce(kind: str, x: object, axis: object, dtype: object, keepdims: bool, mask: object,
            name: str) -> NkiTensor:
+    """nl.sum / max / min / prod / mean over free axes. The instruction reduces trailing axes,
+    so other axes (nl.max(t, axis=[2, 4])) are moved last first: a free dim of an access
+    pattern is a (step, num) pair, and pairs can be listed in any order."""
     what = f"nl.{kind}"
     if not isinstance(x, NkiTensor):
         raise kernel_error(f"{what}: expected a tile, got {x!r}")
     tile = _on_chip(what, _masked_operand(what, x, mask))
-    raw = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-    if not raw or any(isinstance(a, bool) or not isinstance(a, int) for a in raw):
-        raise kernel_error(f"{what}: axis must be an int or a list of ints, got {axis!r}")
-    axes = sorted(a + tile.ndim if a < 0 else a for a in raw)
-    if keepdims:
-        shape = tuple(1 if i in axes else n for i, n in enumerate(tile.shape))
-    else:
-        shape = tuple(n for i, n in enumerate(tile.shape) if i not in axes) or (tile.partitions,)
-        shape = shape if len(shape) > 1 else (shape[0], 1)
-    out = new_tile(shape, _dtype(what, dtype, tile.dtype), name)
-    isa.tensor_reduce(dst=out, op=ALL_OPS[_REDUCE_OPS[kind]], data=tile, axis=axes, keepdims=keepdims)
+    axes = _reduce_axes(what, tile, axis)
+    out = new_tile(reduced_shape(what, tile, axes, keepdims), _dtype(what, dtype, tile.dtype), name)
+    kept = [d for i, d in enumerate(tile.dims) if i not in axes]
+    view = NkiTensor(tile.alloc, tile.offset, tile.par_start,
+                     (*kept, *(tile.dims[i] for i in axes)))
+    trailing = list(range(len(kept), tile.ndim))
+    isa.tensor_reduce(dst=out, op=ALL_OPS[_REDUCE_OPS[kind]], data=view, axis=trailing,
+                      keepdims=keepdims)
     if kind == "mean":
         count = 1
         for a in axes:
-            count *= tile.shape[a] if 0 <= a < tile.ndim else 1
+            count *= tile.shape[a]
         isa.tensor_scalar(dst=out, data=out, op0=ALL_OPS["multiply"], operand0=1.0 / count)
     return out
 

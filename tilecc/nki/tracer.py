@@ -36,6 +36,10 @@ def active_trace() -> Trace:
     return _TRACES[-1]
 
 
+def in_trace() -> bool:
+    return bool(_TRACES)
+
+
 @contextmanager
 def tracing(trace: Trace) -> Iterator[Trace]:
     _TRACES.append(trace)
@@ -80,15 +84,56 @@ class Trace:
         self.inputs: list[Allocation] = []
         self._tensors: dict[str, ast.TensorName] = {}
         self._allocations: dict[str, Allocation] = {}
+        self.program: tuple[int, ...] = ()
+        self.grid: tuple[int, ...] = ()
+        self._shared_hbm: list[Allocation] = []   # HBM allocations of the first instance
+        self._hbm_count = 0                       # HBM allocations of the current instance
+
+    # ---------------------------------------------------------------- SPMD instances
+
+    def begin_instance(self, program: tuple[int, ...], grid: tuple[int, ...]) -> None:
+        """Start tracing the body for one program id of an SPMD launch grid."""
+        self.program, self.grid, self._hbm_count = program, grid, 0
+
+    def program_id(self, axis: int) -> int:
+        if isinstance(axis, bool) or not isinstance(axis, int) or not 0 <= axis < max(1, len(self.grid)):
+            raise kernel_error(f"nl.program_id({axis!r}): the launch grid has "
+                               f"{len(self.grid) or 1} axis/axes {list(self.grid) or [1]}")
+        return self.program[axis] if self.grid else 0
+
+    def num_programs(self, axis: int) -> int:
+        if isinstance(axis, bool) or not isinstance(axis, int) or not 0 <= axis < max(1, len(self.grid)):
+            raise kernel_error(f"nl.num_programs({axis!r}): the launch grid has "
+                               f"{len(self.grid) or 1} axis/axes {list(self.grid) or [1]}")
+        return self.grid[axis] if self.grid else 1
 
     # ---------------------------------------------------------------- allocation
 
     def allocate(self, shape: tuple[int, ...], dtype: str, buffer: str, name: str = "",
                  par_axis: int = 0) -> NkiTensor:
         check_allocation(shape, dtype, buffer, par_axis)
+        if buffer == "hbm" and self.program and any(self.program):
+            return self._shared_allocation(shape, dtype)
         alloc = Allocation(self._unique_name(name or ("out" if buffer == "hbm" else buffer)),
                            shape, dtype, buffer, par_axis)
         self._allocations[alloc.name] = alloc
+        if buffer == "hbm" and self.grid:
+            self._shared_hbm.append(alloc)
+            self._hbm_count += 1
+        return alloc.full_view()
+
+    def _shared_allocation(self, shape: tuple[int, ...], dtype: str) -> NkiTensor:
+        """The HBM tensor the first SPMD instance allocated at this point of the body."""
+        index, self._hbm_count = self._hbm_count, self._hbm_count + 1
+        if index >= len(self._shared_hbm):
+            raise kernel_error(f"program {list(self.program)} allocates more HBM tensors than "
+                               f"program {[0] * len(self.grid)}; every SPMD instance must allocate "
+                               f"the same shared HBM tensors")
+        alloc = self._shared_hbm[index]
+        if alloc.shape != shape or alloc.dtype != dtype:
+            raise kernel_error(f"program {list(self.program)} allocates HBM {list(shape)} {dtype} where "
+                               f"program {[0] * len(self.grid)} allocated {alloc.name}"
+                               f"{list(alloc.shape)} {alloc.dtype}; SPMD instances share HBM tensors")
         return alloc.full_view()
 
     def add_input(self, name: str, shape: tuple[int, ...], dtype: str) -> NkiTensor:

@@ -1,0 +1,222 @@
+"""The tile-returning form of nki.isa calls (NKI 1.x, still what most published kernels use).
+
+Contract: `two_forms(legacy)` wraps an NKI 2.x instruction `fn(dst, ...)`. A call is the 2.x
+form when it binds to fn's signature with a tile as `dst`, tiles in the data roles and
+operators in the op roles; otherwise it is the 1.x form, which takes no dst (`b =
+nisa.tensor_scalar(a, np.subtract, 1.0)`, `nisa.activation(op=nl.exp, data=a)`,
+`nisa.tensor_reduce(np.add, a, axis=[1])`, `nisa.memset((128, 128), 0.2, nl.float32)`,
+`nisa.iota(nl.arange(512)[None, :], dtype=np.int32)`): `legacy(fn, ...)` allocates a new
+SBUF result tile (dtype= or the input's dtype), calls fn with it as dst and returns it.
+`mask=` cuts the operands (and so the result) to the part it keeps. Signatures follow the
+NKI 1.x docstrings (aws-neuron-sdk general/nki/api/nki/isa/__init__.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from tilecc.nki.dtypes import canonical_dtype
+from tilecc.nki.errors import kernel_error
+from tilecc.nki.indexing import IndexExpr
+from tilecc.nki.ops import resolve_op
+from tilecc.nki.tensor import NkiTensor, mask_tile
+from tilecc.nki.tracer import active_trace, assigned_name
+
+_OP_ROLES = ("op", "op0", "op1")
+_TILE_ROLES = ("data", "data0", "data1", "data2", "src")
+
+
+def _is_dst_form(fn: Callable[..., None], args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return False
+    if not isinstance(bound.get("dst"), NkiTensor):
+        return False
+    if any(role in bound and resolve_op(bound[role]) is None and bound[role] is not None
+           for role in _OP_ROLES):
+        return False
+    return not any(role in bound and not isinstance(bound[role], NkiTensor) for role in _TILE_ROLES)
+
+
+def two_forms(legacy: Callable[..., NkiTensor]) -> Callable[[Callable[..., None]], Callable[..., Any]]:
+    def wrap(fn: Callable[..., None]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if "dst" in kwargs or _is_dst_form(fn, args, kwargs):
+                return fn(*args, **kwargs)
+            try:
+                inspect.signature(legacy).bind(fn, *args, **kwargs)
+            except TypeError as err:
+                raise kernel_error(f"nisa.{fn.__name__}: {err}; expected "
+                                   f"{fn.__name__}{inspect.signature(fn)} or the tile-returning "
+                                   f"form {fn.__name__}{_public_signature(legacy)}") from None
+            return legacy(fn, *args, **kwargs)
+        return call
+    return wrap
+
+
+def _public_signature(legacy: Callable[..., NkiTensor]) -> inspect.Signature:
+    signature = inspect.signature(legacy)
+    return signature.replace(parameters=list(signature.parameters.values())[1:],
+                             return_annotation=inspect.Signature.empty)
+
+
+def _dtype(fn: Callable[..., None], dtype: object, default: str) -> str:
+    if dtype is None:
+        return default
+    try:
+        return canonical_dtype(dtype)
+    except ValueError as err:
+        raise kernel_error(f"nisa.{fn.__name__}: {err}") from None
+
+
+def _tile(fn: Callable[..., None], arg: str, value: object, mask: object) -> NkiTensor:
+    if not isinstance(value, NkiTensor):
+        raise kernel_error(f"nisa.{fn.__name__}: {arg} must be a tile, got {value!r}")
+    cut = mask_tile(f"nisa.{fn.__name__}", value, mask)
+    assert isinstance(cut, NkiTensor)
+    return cut
+
+
+def _result(shape: tuple[int, ...], dtype: str) -> NkiTensor:
+    return active_trace().allocate(shape, dtype, "sbuf", assigned_name())
+
+
+def _operand(fn: Callable[..., None], value: object, mask: object) -> object:
+    """A scalar-or-tile operand: tiles are cut by the mask like the data they go with."""
+    return mask_tile(f"nisa.{fn.__name__}", value, mask) if isinstance(value, NkiTensor) else value
+
+
+# ---------------------------------------------------------------- 1.x signatures
+
+def activation(fn: Callable[..., None], op: object, data: object, *, bias: object = None,
+               scale: object = 1.0, mask: object = None, dtype: object = None) -> NkiTensor:
+    x = _tile(fn, "data", data, mask)
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    fn(dst=out, op=op, data=x, bias=_operand(fn, bias, mask), scale=_operand(fn, scale, mask))
+    return out
+
+
+def activation_reduce(fn: Callable[..., None], op: object, data: object, *, reduce_op: object,
+                      reduce_res: object, bias: object = None, scale: object = 1.0, mask: object = None,
+                      dtype: object = None) -> NkiTensor:
+    x = _tile(fn, "data", data, mask)
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    fn(dst=out, op=op, data=x, reduce_op=reduce_op, reduce_res=_operand(fn, reduce_res, mask),
+       bias=_operand(fn, bias, mask), scale=_operand(fn, scale, mask))
+    return out
+
+
+def tensor_tensor(fn: Callable[..., None], data1: object, data2: object, op: object, *,
+                  dtype: object = None, mask: object = None, engine: object = None) -> NkiTensor:
+    a, b = _tile(fn, "data1", data1, mask), _tile(fn, "data2", data2, mask)
+    default = a.dtype if a.dtype == b.dtype else "float32"
+    out = _result(a.shape, _dtype(fn, dtype, default))
+    fn(dst=out, data1=a, data2=b, op=op, **({} if engine is None else {"engine": engine}))
+    return out
+
+
+def tensor_scalar(fn: Callable[..., None], data: object, op0: object, operand0: object,
+                  reverse0: bool = False, op1: object = None, operand1: object = None,
+                  reverse1: bool = False, *, dtype: object = None, mask: object = None,
+                  engine: object = None) -> NkiTensor:
+    x = _tile(fn, "data", data, mask)
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    fn(dst=out, data=x, op0=op0, operand0=_operand(fn, operand0, mask), reverse0=reverse0, op1=op1,
+       operand1=_operand(fn, operand1, mask), reverse1=reverse1,
+       **({} if engine is None else {"engine": engine}))
+    return out
+
+
+def tensor_scalar_reduce(fn: Callable[..., None], *, data: object, op0: object, operand0: object,
+                         reduce_op: object, reduce_res: object, reverse0: bool = False,
+                         dtype: object = None, mask: object = None) -> NkiTensor:
+    x = _tile(fn, "data", data, mask)
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    fn(dst=out, data=x, op0=op0, operand0=_operand(fn, operand0, mask), reduce_op=reduce_op,
+       reduce_res=_operand(fn, reduce_res, mask), reverse0=reverse0)
+    return out
+
+
+def scalar_tensor_tensor(fn: Callable[..., None], *, data: object, op0: object, operand0: object,
+                         op1: object, operand1: object, reverse0: bool = False, reverse1: bool = False,
+                         dtype: object = None, mask: object = None) -> NkiTensor:
+    x = _tile(fn, "data", data, mask)
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    fn(dst=out, data=x, op0=op0, operand0=_operand(fn, operand0, mask), op1=op1,
+       operand1=_operand(fn, operand1, mask), reverse0=reverse0, reverse1=reverse1)
+    return out
+
+
+def tensor_tensor_scan(fn: Callable[..., None], data0: object, data1: object, initial: object,
+                       op0: object, op1: object, reverse0: bool = False, reverse1: bool = False, *,
+                       dtype: object = None, mask: object = None) -> NkiTensor:
+    a, b = _tile(fn, "data0", data0, mask), _tile(fn, "data1", data1, mask)
+    out = _result(a.shape, _dtype(fn, dtype, a.dtype))
+    fn(dst=out, data0=a, data1=b, initial=_operand(fn, initial, mask), op0=op0, op1=op1,
+       reverse0=reverse0, reverse1=reverse1)
+    return out
+
+
+def tensor_reduce(fn: Callable[..., None], op: object, data: object, axis: object, *,
+                  mask: object = None, dtype: object = None, negate: bool = False,
+                  keepdims: bool = False) -> NkiTensor:
+    from tilecc.nki.tile_ops import reduced_shape
+    x = _tile(fn, "data", data, mask)
+    out = _result(reduced_shape(f"nisa.{fn.__name__}", x, axis, keepdims),
+                  _dtype(fn, dtype, x.dtype))
+    fn(dst=out, op=op, data=x, axis=axis, negate=negate, keepdims=keepdims)
+    return out
+
+
+def tensor_partition_reduce(fn: Callable[..., None], op: object, data: object, *,
+                            mask: object = None, dtype: object = None) -> NkiTensor:
+    x = _tile(fn, "data", data, mask)
+    out = _result((1, *x.shape[1:]), _dtype(fn, dtype, x.dtype))
+    fn(dst=out, op=op, data=x)
+    return out
+
+
+def tensor_copy(fn: Callable[..., None], src: object, *, mask: object = None, dtype: object = None,
+                engine: object = None) -> NkiTensor:
+    x = _tile(fn, "src", src, mask)
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    fn(dst=out, src=x, **({} if engine is None else {"engine": engine}))
+    return out
+
+
+def reciprocal(fn: Callable[..., None], data: object, *, dtype: object = None,
+               mask: object = None) -> NkiTensor:
+    x = _tile(fn, "data", data, mask)
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    fn(dst=out, data=x)
+    return out
+
+
+def memset(fn: Callable[..., None], shape: object, value: object, dtype: object, *,
+           mask: object = None, engine: object = None) -> NkiTensor:
+    from tilecc.nki.language import ndarray
+    out = ndarray(shape, dtype, "sbuf", assigned_name())
+    fn(dst=mask_tile("nisa.memset", out, mask), value=value,
+       **({} if engine is None else {"engine": engine}))
+    return out
+
+
+def iota(fn: Callable[..., None], expr: object, dtype: object, *, mask: object = None) -> NkiTensor:
+    """`nisa.iota(offset + a * i_p + b * i_f, dtype)` over a [P, F] index grid: partition p,
+    element f holds offset + a * p + b * f (KLR Iota: channel_multiplier a, pattern [[b, F]])."""
+    if not isinstance(expr, IndexExpr) or len(expr.sizes) != 2:
+        raise kernel_error(f"nisa.iota: expr must be an affine expression of a 2-d nl.arange / "
+                           f"nl.mgrid grid (as nl.arange(n)[None, :]), got {expr!r}")
+    steps = dict(expr.terms)
+    parts, free = expr.sizes
+    out = active_trace().allocate((parts, free), _dtype(fn, dtype, "int32"), "sbuf", assigned_name())
+    dst = mask_tile("nisa.iota", out, mask)
+    assert isinstance(dst, NkiTensor)
+    fn(dst=dst, pattern=[[steps.get(1, 0), dst.shape[1]]], offset=expr.offset,
+       channel_multiplier=steps.get(0, 0))
+    return out
