@@ -120,7 +120,8 @@ class _Parser:
                 programs.append(self.program(inner))
                 inner.decorator_list = []
                 inner.body = [ast.Expr(ast.Constant(PROGRAM_PLACEHOLDER))]
-        return ir.Verbatim(ast.unparse(node), tuple(programs))
+        # unparsed as a module so that a docstring keeps its triple quotes
+        return ir.Verbatim(ast.unparse(ast.Module([node], [])), tuple(programs))
 
     def check_import(self, node: ast.stmt) -> None:
         aliases: list[tuple[str, str]] = []

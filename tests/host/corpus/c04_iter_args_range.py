@@ -1,0 +1,28 @@
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class Accumulate:
+    @pl.function(type=pl.FunctionType.InCore)
+    def running_sum(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[1, 64], pl.FP32]]):
+        zero = pl.tile.full([1, 64], dtype=pl.FP32, value=0.0)
+        for i, (acc,) in pl.range(0, 16, 1, init_values=(zero,)):
+            row = pl.load(x, [i, 0], [1, 64])
+            nxt = pl.add(acc, row)
+            acc_out = pl.yield_(nxt)
+        return pl.store(acc_out, [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, d: pld.DistributedTensor[[64], pl.FP32]):
+        return d
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, steps: pl.Scalar[pl.INT64]):
+        buf = pld.alloc_window_buffer(256)
+        d0 = pld.window(buf, [64], dtype=pl.FP32)
+        for k, (d, n) in pl.range(steps, init_values=(d0, 0)):
+            self.chip(d, device=k % pld.world_size())
+            d = pld.tensor.allreduce(d, op=pld.ReduceOp.Sum)
+            d_out, n_out = pl.yield_(d, n + 1)
+        return d_out

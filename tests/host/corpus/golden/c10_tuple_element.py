@@ -1,0 +1,32 @@
+# SynthesizeAllReduceSignals output for ../c10_tuple_element.py
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class TupleElement:
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, a: pld.DistributedTensor[[64], pl.FP32], b: pld.DistributedTensor[[64], pl.FP32]) -> tuple[pld.DistributedTensor[[64], pl.FP32], pld.DistributedTensor[[64], pl.FP32]]:
+        return (a, b)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self):
+        __allreduce_signal_world_size_0 = pld.system.world_size()
+        __allreduce_signal_buf_0: pl.Ptr = pld.tensor.alloc_window_buffer(__allreduce_signal_world_size_0 * 1 * pl.INT32.get_byte())
+        __allreduce_signal_0 = pld.tensor.window(__allreduce_signal_buf_0, [__allreduce_signal_world_size_0, 1], dtype=pl.INT32)
+        __allreduce_signal_world_size_1 = pld.system.world_size()
+        __allreduce_signal_buf_1: pl.Ptr = pld.tensor.alloc_window_buffer(__allreduce_signal_world_size_1 * 1 * pl.INT32.get_byte())
+        __allreduce_signal_1 = pld.tensor.window(__allreduce_signal_buf_1, [__allreduce_signal_world_size_1, 1], dtype=pl.INT32)
+        __allreduce_signal_world_size_2 = pld.system.world_size()
+        __allreduce_signal_buf_2: pl.Ptr = pld.tensor.alloc_window_buffer(__allreduce_signal_world_size_2 * 1 * pl.INT32.get_byte())
+        __allreduce_signal_2 = pld.tensor.window(__allreduce_signal_buf_2, [__allreduce_signal_world_size_2, 1], dtype=pl.INT32)
+        a_buf = pld.tensor.alloc_window_buffer(256)
+        b_buf = pld.tensor.alloc_window_buffer(256)
+        a = pld.tensor.window(a_buf, [64], dtype=pl.FP32)
+        b = pld.tensor.window(b_buf, [64], dtype=pl.FP32)
+        pair = self.chip(a, b, device=0)
+        first = pld.tensor.allreduce(pair[0], __allreduce_signal_0, op=pld.ReduceOp.Sum)
+        second = pld.tensor.allreduce(pair[1], __allreduce_signal_1, op=pld.ReduceOp.Sum)
+        again = pld.tensor.allreduce(pair[0], __allreduce_signal_2, op=pld.ReduceOp.Sum)
+        return (first, second, again)
