@@ -186,11 +186,18 @@ def test_head_pattern_free_offset_in_bytes_and_bir_pattern() -> None:
 
 
 def bad(doc: dict[str, Any], edit: Callable[[dict[str, Any]], None]) -> ParseError:
+    """The error of the edited document, which is the same whether it is written with
+    spaces (decoded as it is) or compactly (tensor definitions shared)."""
     doc = copy.deepcopy(doc)
     edit(doc)
-    with pytest.raises(ParseError) as info:
-        read_kernel_json(json.dumps(doc), "k.json")
-    return info.value
+    errors = []
+    for separators in ((", ", ": "), (",", ":")):
+        with pytest.raises(ParseError) as info:
+            read_kernel_json(json.dumps(doc, separators=separators), "k.json")
+        errors.append(info.value)
+    spaced, compact = errors
+    assert (str(spaced), spaced.line, spaced.col) == (str(compact), compact.line, compact.col)
+    return spaced
 
 
 def test_error_unknown_alu_op_names_the_field() -> None:
@@ -284,3 +291,42 @@ def test_shared_tensor_texts_edge_cases() -> None:
         json.loads(broken)
     assert (info.value.line, info.value.col) == (expected.value.lineno, expected.value.colno)
     assert "invalid JSON" in info.value.message
+
+
+def test_statement_positions_round_trip() -> None:
+    kern = read_kernel_doc(_head_doc())
+    load, ts = kern.body
+    load.pos = k.Pos(7, 4, filename="kern.py")
+    ts.pos = k.Pos(9, 0, 9, 30)
+    doc = kernel_to_doc(kern)
+    stmts = doc["body"][0]["body"]
+    assert stmts[0]["oper"]["pos"] == {"line": 7, "column": 4, "filename": "kern.py"}
+    assert stmts[1]["oper"]["pos"] == {"line": 9, "column": 0, "lineEnd": 9, "columnEnd": 30}
+    for text in (write_kernel_json(kern), json.dumps(doc)):  # shared and plain paths
+        back = read_kernel_json(text)
+        assert [op.pos for op in back.body] == [k.Pos(7, 4, None, None, "kern.py"),
+                                                k.Pos(9, 0, 9, 30)]
+    ts.pos = None  # written as line 0 (KLR's "no position"), read back as None
+    assert stmts[1]["oper"]["pos"] != kernel_to_doc(kern)["body"][0]["body"][1]["oper"]["pos"]
+    assert read_kernel_json(write_kernel_json(kern)).body[1].pos is None
+    # positions are not part of operator equality: the same kernel traced elsewhere
+    assert read_kernel_json(write_kernel_json(kern)) == read_kernel_doc(_head_doc())
+    # a statement without pos (older writers) has none
+    doc = _head_doc()
+    del doc["body"][0]["oper"]["pos"]
+    assert read_kernel_doc(doc).body[0].pos is None
+
+
+@pytest.mark.parametrize("pos, field, message", [
+    ({"line": -1, "column": 0}, "body[1].oper.pos.line", "natural number"),
+    ({"line": True, "column": 0}, "body[1].oper.pos.line", "natural number"),
+    ({"column": 3}, "body[1].oper.pos", "missing field 'line'"),
+    ({"line": 3, "column": 0, "filename": 5}, "body[1].oper.pos.filename", "a string"),
+    ([3, 0], "body[1].oper.pos", "expected a Pos"),
+])
+def test_malformed_positions(pos: Any, field: str, message: str) -> None:
+    def edit(d: dict[str, Any]) -> None:
+        d["body"][0]["oper"]["pos"] = {"line": 1, "column": 0}  # cached before the bad one
+        d["body"][1]["oper"]["pos"] = pos
+    err = bad(_head_doc(), edit)
+    assert err.field == field and message in err.message

@@ -26,6 +26,12 @@ Accesses (KLR `Access`; a TensorRef is an Access in this AST, KLR's `.abstract` 
   changes slowest. step may be 0 (broadcast) or negative. (KLR stores freeOffset in bytes;
   the reader converts.) `to_pattern(access)` turns every access into this form, and
   `access_shape(access)` gives (par_num, [num_i ...]).
+Statements (KLR `Stmt.oper op name pos`): a Kernel body holds the operators themselves;
+each operator's last attribute `pos: Pos | None` is its statement's source position (None =
+unknown; excluded from ==, so a kernel equals itself traced from another line). A tracer
+records the kernel line as `op.pos = Pos(line, column, filename=...)`; `klr.read` reads and
+writes it as the statement's `pos` (None is written as line 0, column 0, as KLR's own
+tracer does for generated statements).
 Operands (KLR `Operand`): an Immediate (int = Int32, float = Float32, by Python type) or a
 TensorRef; a tensor operand of a "scalar" slot is a [P, 1] per-partition column.
 
@@ -377,6 +383,19 @@ def access_shape(access: Access) -> tuple[int, tuple[int, ...]]:
     return ap.par_num, tuple(p.num for p in ap.pattern)
 
 
+# ---------------------------------------------------------------- statements
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    """KLR HEAD `Pos`: where a statement comes from in the kernel source. `line` is 1-based;
+    line 0 (with column 0 and nothing else) is what writers put for "unknown", read as None."""
+    line: int
+    column: int = 0
+    line_end: int | None = None
+    column_end: int | None = None
+    filename: str | None = None
+
+
 # ---------------------------------------------------------------- operators (KLR order of fields)
 
 @dataclass(slots=True)
@@ -390,6 +409,7 @@ class NcActivate:
     reduce_op: AluOp | None = None
     reduce_res: TensorRef | None = None
     dtype: Dtype | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -413,6 +433,7 @@ class Activate2:
     reverse0: bool
     reverse1: bool
     dtype: Dtype | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -423,6 +444,7 @@ class Exponential:
     reduce_res: TensorRef | None
     reducecmd: AccumCmd
     reduce_init: Operand
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -430,6 +452,7 @@ class Reciprocal:
     dst: TensorRef
     src: TensorRef
     dtype: Dtype | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -443,6 +466,7 @@ class TensorScalar:
     reverse: TensorScalarReverseOps = TensorScalarReverseOps.none
     engine: Engine = Engine.unassigned
     dtype: Dtype | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -457,6 +481,7 @@ class TensorScalarReduce:
     reduce_res: TensorRef
     reduce_cmd: AccumCmd = AccumCmd.ZeroAccumulate
     reduce_init: Immediate | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -470,6 +495,7 @@ class TensorScalarCumulative:
     reduce_cmd: AccumCmd
     reverse: TensorScalarReverseOps = TensorScalarReverseOps.none
     dtype: Dtype | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -482,6 +508,7 @@ class NcScalarTensorTensor:
     op1: AluOp
     reverse_operands: TensorScalarReverseOps = TensorScalarReverseOps.none
     dtype: Dtype | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -492,6 +519,7 @@ class TensorTensor:
     op: AluOp
     dtype: Dtype | None = None
     engine: Engine = Engine.unassigned
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -505,6 +533,7 @@ class TensorTensorScan:
     imm0: Operand
     accumulator_cmd: AccumCmd
     dtype: Dtype | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -516,6 +545,7 @@ class TensorReduce:
     negated: bool = False
     dtype: Dtype | None = None
     keepdims: bool = False
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -524,6 +554,7 @@ class TensorPartitionReduce:
     op: AluOp
     data: TensorRef
     dtype: Dtype | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -534,6 +565,7 @@ class NcDmaCopy:
     dge_mode: int = 0
     unique_indices: bool = False
     engine: Engine = Engine.unassigned
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -542,6 +574,7 @@ class NcCopy:
     src: TensorRef
     dtype: Dtype | None = None
     engine: Engine = Engine.unassigned
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -550,6 +583,7 @@ class MemSet:
     value: Immediate
     dtype: Dtype
     engine: Engine = Engine.unassigned
+    pos: Pos | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -557,13 +591,15 @@ class Iota:
     dst: TensorRef
     pattern: DataPattern
     dtype: Dtype | None = None
+    pos: Pos | None = field(default=None, compare=False)
 
 
 Operator = Union[NcActivate, ActivationReduce, Activate2, Exponential, Reciprocal, TensorScalar,
                  TensorScalarReduce, TensorScalarCumulative, NcScalarTensorTensor, TensorTensor,
                  TensorTensorScan, TensorReduce, TensorPartitionReduce, NcDmaCopy, NcCopy,
                  MemSet, Iota]
-# A statement is one operator (KLR `Stmt.oper`), executed in body order.
+# A statement is one operator (KLR `Stmt.oper`), executed in body order; the statement's
+# source position is the operator's `pos` (not an operator field of KLR, and not compared).
 Stmt = Operator
 
 # KLR constructor name of each operator class (the key in KLR JSON `{"ctor": {...}}`)

@@ -168,6 +168,7 @@ class HeadReader:
         self.tensors: dict[str, tuple[Any, k.TensorName]] = {}
         self.shared = shared or {}
         self.shared_tensors: dict[str, k.TensorName] = {}
+        self.positions: dict[tuple[int, int], k.Pos] = {}  # (line, column) -> Pos
         self.ctor_class = {name: cls for cls, name in k.OPERATOR_CTOR.items()}
         self.kind_readers: dict[str, Callable[[Any], Any]] = {
             "TensorRef": self.tensor_ref, "Operand": self.operand,
@@ -228,14 +229,50 @@ class HeadReader:
                 read = self.fast_readers.get(ctor)
                 if read is not None and type(payload) is dict:
                     try:
-                        return read(payload)
+                        result = read(payload)
+                        pos = oper.get("pos")
+                        if pos is not None:
+                            result.pos = self.pos(pos)
+                        return result
                     except Bad:
                         pass  # decode again below, locating the error
         ctor, payload = one_ctor(value, "a statement")
         if ctor != "oper":
             raise Bad(f"unsupported statement '{ctor}' (expected 'oper')")
-        return at("oper", lambda v: field(expect_obj(v, "oper"), "op", self.operator),
-                  payload)
+        return at("oper", self.oper, payload)
+
+    def oper(self, value: Any) -> k.Operator:
+        """KLR `Stmt.oper op name pos`: the operator, with the statement's position."""
+        obj = expect_obj(value, "oper")
+        result = field(obj, "op", self.operator)
+        if obj.get("pos") is not None:
+            result.pos = field(obj, "pos", self.pos)
+        return result
+
+    def pos(self, value: Any) -> k.Pos | None:
+        """KLR `Pos` {line, column := 0, lineEnd?, columnEnd?, filename?}; line 0 column 0
+        alone is the writers' "no position" (None). Decoded once per distinct value."""
+        if type(value) is dict and len(value) == 2:
+            line, column = value.get("line"), value.get("column")
+            if type(line) is int and type(column) is int:
+                if line == 0 and column == 0:
+                    return None
+                hit = self.positions.get((line, column))
+                if hit is not None:
+                    return hit
+        obj = expect_obj(value, "a Pos")
+
+        def optional(key: str, read: Callable[[Any], Any]) -> Any:
+            v = obj.get(key)
+            return None if v is None else at(key, read, v)
+        pos = k.Pos(field(obj, "line", read_nat), optional("column", read_nat) or 0,
+                    optional("lineEnd", read_nat), optional("columnEnd", read_nat),
+                    optional("filename", read_str))
+        if pos == k.Pos(0):
+            return None
+        if len(obj) == 2 and "column" in obj:
+            self.positions[(pos.line, pos.column)] = pos
+        return pos
 
     def operator(self, value: Any) -> k.Operator:
         ctor, payload = one_ctor(value, "an operator")
@@ -469,6 +506,8 @@ def camel(name: str) -> str:
 def _operator_spec(cls: type) -> list[tuple[str, str, str, bool]]:
     spec = []
     for f in dataclasses.fields(cls):
+        if f.name == "pos":
+            continue  # the statement's position, a sibling of the operator in KLR
         annotation = str(f.type)
         option = annotation.endswith(" | None")
         kind = annotation.removesuffix(" | None")
@@ -480,7 +519,8 @@ HeadReader.OPERATORS = {cls: _operator_spec(cls) for cls in k.OPERATOR_CTOR}
 # attributes whose key may be missing: they have a Python default (KLR field added later)
 _DEFAULTS: dict[type, dict[str, Any]] = {
     cls: {f.name: f.default for f in dataclasses.fields(cls)
-          if f.default is not dataclasses.MISSING} for cls in k.OPERATOR_CTOR}
+          if f.default is not dataclasses.MISSING and f.name != "pos"}
+    for cls in k.OPERATOR_CTOR}
 _DEFAULTED: dict[type, frozenset[str]] = {cls: frozenset(d) for cls, d in _DEFAULTS.items()}
 _FAST_READERS: dict[type, Factory] = {
     cls: compile_fast_reader(cls, spec, _DEFAULTS[cls])

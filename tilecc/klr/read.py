@@ -8,8 +8,9 @@ Contract:
   null or a missing key (the writer omits `none`, as Lean's handler does). Kernel {name,
   inputs, outputs, body}; body is a list of blocks {label, body: [Stmt]} (concatenated in
   order; a plain list of statements is read too; the writer emits one block "entry"); a
-  statement is `{"oper": {"op": Operator, "name"?, "pos"}}` (name and pos are ignored;
-  the writer writes pos line 0); a TensorRef is `{"abstract": Access}`; Immediate `{"int": {"i": n}}` /
+  statement is `{"oper": {"op": Operator, "name"?, "pos"?}}` (name is ignored; pos
+  {line, column, lineEnd?, columnEnd?, filename?} becomes the operator's `pos`, line 0
+  column 0 = None, which the writer writes for None); a TensorRef is `{"abstract": Access}`; Immediate `{"int": {"i": n}}` /
   `{"float": {"f": x}}`; AccessPattern.freeOffset is in BYTES (as KLR), converted to
   elements. Floats may be the strings "inf", "-inf", "nan"; float immediates are rounded
   to float32, int immediates must fit Int32. Key order never matters.
@@ -44,6 +45,8 @@ def read_kernel_file(path: str) -> k.Kernel:
 
 
 def read_kernel_json(text: str, path: str = "<string>") -> k.Kernel:
+    """Decoded with repeated tensor definitions shared (`klr.json_text`) when the text
+    allows it; any failure there decodes the original text, so errors are the same."""
     shared = share_tensor_texts(text)
     if shared is not None:
         try:
@@ -108,9 +111,20 @@ def kernel_to_doc(kernel: k.Kernel) -> dict[str, Any]:
         "inputs": [_w_tensor(t) for t in kernel.inputs],
         "outputs": [_w_tensor(t) for t in kernel.outputs],
         "body": [{"label": BLOCK_LABEL, "body": [
-            {"oper": {"op": _w_operator(op), "pos": {"line": 0, "column": 0}}}
+            {"oper": {"op": _w_operator(op), "pos": _w_pos(op.pos)}}
             for op in kernel.body]}],
     }
+
+
+def _w_pos(pos: k.Pos | None) -> dict[str, Any]:
+    if pos is None:
+        return {"line": 0, "column": 0}
+    doc: dict[str, Any] = {"line": pos.line, "column": pos.column}
+    for key, value in (("lineEnd", pos.line_end), ("columnEnd", pos.column_end),
+                       ("filename", pos.filename)):
+        if value is not None:
+            doc[key] = value
+    return doc
 
 
 def _w_float(x: float) -> float | str:
