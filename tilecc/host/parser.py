@@ -160,6 +160,8 @@ class _Parser:
             if index == 0 and self.is_docstring(stmt):
                 doc = stmt.value.value  # type: ignore[attr-defined]
                 continue
+            if isinstance(stmt, ast.Pass):   # the body of a program without functions
+                continue
             if not isinstance(stmt, ast.FunctionDef):
                 raise self.error(stmt, "expected a @pl.function method in a @pl.program class")
             functions.append(self.function(stmt, method=True))
