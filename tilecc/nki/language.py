@@ -138,8 +138,10 @@ def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor
     mask cuts the access (and the tile) to the part it keeps."""
     if not isinstance(src, NkiTensor):
         raise kernel_error(f"nl.load reads a tensor, got {src!r}")
+    full = src.partitions
     src = src.masked(mask, "nl.load")
     tile = ndarray(src.shape, src.dtype if dtype is None else dtype, sbuf)
+    tile.alloc.partial = src.partitions < full
     trace = active_trace()
     trace.emit(ast.NcDmaCopy(trace.access(tile), trace.access(src)))
     return tile

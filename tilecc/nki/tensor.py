@@ -12,8 +12,9 @@ Invariants:
   in partitions); an integer index on it keeps it with size 1, so a tile stays partition-first.
 - Indexing accepts ints, slices (`nl.ds(start, size)` is a slice), `...`, and affine index
   expressions of `nl.arange` / `nl.mgrid` (tilecc/nki/indexing.py); the axes of an
-  expression access are the grid axes its indices use, in grid order (`a[iw, iy]` with
-  `ix, iw, iy = nl.mgrid[0:128, 0:1, 0:n]` is [1, n]); `0 * ix` keeps an axis as a
+  expression access are the grid axes its indices use, in the order the indexed dims use
+  them (`a[ip, jf]` with `jf, ip = nl.mgrid[0:n, 0:1]` is [1, n]: the first index is the
+  partition dim whatever its grid axis); `0 * ix` keeps an axis as a
   broadcast (step 0). `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs explicitly;
   `broadcast_to` repeats size-1 dims with step 0 (on chip, a one-partition tile broadcast
   to P partitions is copied into a new tile: partitions cannot be read with step 0).
@@ -49,6 +50,9 @@ class Allocation:
     dtype: str
     buffer: str            # "hbm" | "sbuf" | "psum"
     par_axis: int = 0
+    # a partial tile: its partitions were cut by a mask= (a partial last tile of a kernel
+    # tiled by 128 rows); it combines with full tiles on its leading partitions
+    partial: bool = False
     strides: tuple[int, ...] = field(init=False)
     free_size: int = field(init=False)   # elements per partition (on chip) / in total (HBM)
 
@@ -162,15 +166,22 @@ class NkiTensor:
         return self.alloc.name
 
     @property
+    def par_index(self) -> int:
+        """Which dim of the view is the partition dim: the first, except in the whole view of
+        an on-chip tensor with dims before its nl.par_dim (`nl.zeros((4, nl.par_dim(128), n))`)."""
+        return next((i for i, dim in enumerate(self.dims) if dim.is_par), 0)
+
+    @property
     def partitions(self) -> int:
         """Partition count of the view (HBM: its first dim, the DMA partition role)."""
-        return self.dims[0].num if self.dims else 1
+        return self.dims[self.par_index].num if self.dims else 1
 
     @property
     def free_elements(self) -> int:
-        count = 1
-        for dim in self.dims[1:]:
-            count *= dim.num
+        count, par = 1, self.par_index
+        for i, dim in enumerate(self.dims):
+            if i != par:
+                count *= dim.num
         return count
 
     def __repr__(self) -> str:
@@ -273,14 +284,17 @@ class NkiTensor:
             sizes = broadcast_grids([item.sizes for item in items if isinstance(item, IndexExpr)])
         offset, par_start, problem = self.offset, self.par_start, None
         steps: list[dict[bool, int]] = [{} for _ in sizes]
+        order: list[int] = []   # grid axes in the order the indexed dims first use them
         for dim, item in zip(self.dims, self._expand(items)):
             if isinstance(item, int):
                 item = IndexExpr(item, (), sizes)
             if not isinstance(item, IndexExpr):
                 raise kernel_error("an access that uses nl.arange / nl.mgrid indices must index "
                                    "every dimension with them or with an int")
-            for axis, step in item.terms:
+            for axis, step in sorted(item.terms):
                 steps[axis][dim.is_par] = steps[axis].get(dim.is_par, 0) + step * dim.step
+                if axis not in order:
+                    order.append(axis)
             low, high = IndexExpr(item.offset, item.terms, sizes).bounds()
             if (low < 0 or high >= dim.num) and problem is None:
                 problem = (f"index range [{low}, {high}] is out of bounds for a dimension of size "
@@ -290,9 +304,8 @@ class NkiTensor:
             else:
                 offset += item.offset * dim.step
         dims = []
-        for axis, size in enumerate(sizes):
-            if not steps[axis]:
-                continue    # a grid axis no index uses is not an axis of the access
+        for axis in order:
+            size = sizes[axis]
             if len(steps[axis]) > 1:
                 raise kernel_error("one index axis cannot step both partitions and free elements")
             is_par, step = next(iter(steps[axis].items()))

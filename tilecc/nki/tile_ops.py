@@ -53,6 +53,27 @@ def _masked_operand(what: str, value: object, mask: object) -> object:
     return mask_tile(what, value, mask)
 
 
+def _partial_result(out: NkiTensor, *operands: object) -> NkiTensor:
+    """A result is a partial tile when an operand is one, or a mask cut an operand's partitions."""
+    out.alloc.partial = any(isinstance(v, NkiTensor) and (v.alloc.partial or v.partitions > out.partitions)
+                            for v in operands)
+    return out
+
+
+def _match_partial(what: str, a: NkiTensor, b: NkiTensor) -> tuple[NkiTensor, NkiTensor]:
+    """A partial tile (cut by a mask) with a full tile: the full tile's leading partitions.
+    NKI computes on whole tiles and stores only what the mask keeps; here the partial tile
+    is cut, so the full one is cut to match."""
+    if a.partitions == b.partitions:
+        return a, b
+    small, large = (a, b) if a.partitions < b.partitions else (b, a)
+    if not small.alloc.partial:
+        raise kernel_error(f"{what}: shape mismatch: {list(a.shape)} and {list(b.shape)} have "
+                           f"different partition counts")
+    cut = large[0:small.partitions]
+    return (small, cut) if small is a else (cut, small)
+
+
 def cut_to(value: object, shape: tuple[int, ...]) -> object:
     """A tile cut to the leading `shape` of its dims (what a mask keeps of it), if larger."""
     if not isinstance(value, NkiTensor) or value.shape == shape or value.ndim != len(shape):
@@ -68,11 +89,13 @@ def apply(op: Op, args: tuple[object, ...], kwargs: dict[str, object], name: str
     dtype, mask = kwargs.pop("dtype", None), kwargs.pop("mask", None)
     if kwargs:
         raise kernel_error(f"{what}: unexpected argument(s) {', '.join(kwargs)}")
-    args = tuple(_masked_operand(what, a, mask) for a in args)
-    if len(args) == 1 and (op.unary or op.act is not None):
-        return unary(op, args[0], dtype, name)
-    if len(args) == 2 and op.alu is not None and not op.unary:
-        return binary(op, args[0], args[1], dtype, name)
+    cut = tuple(_masked_operand(what, a, mask) for a in args)
+    if len(cut) == 1 and (op.unary or op.act is not None):
+        return _partial_result(unary(op, cut[0], dtype, name), *args)
+    if len(cut) == 2 and op.alu is not None and not op.unary:
+        out = binary(op, cut[0], cut[1], dtype, name)
+        out.alloc.partial = out.alloc.partial or _partial_result(out, *args).alloc.partial
+        return out
     kind = "one tile" if op.unary or op.alu is None else "two operands"
     raise kernel_error(f"{what} takes {kind}, got {len(args)} argument(s)")
 
@@ -87,7 +110,7 @@ def unary(op: Op, x: object, dtype: object, name: str) -> NkiTensor:
         isa.activation(dst=out, op=op, data=tile)
     else:
         isa.tensor_scalar(dst=out, data=tile, op0=op, operand0=0)
-    return out
+    return _partial_result(out, tile)
 
 
 def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
@@ -100,11 +123,11 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
     default = "bool_" if op.name in _COMPARISONS else (
         tiles[0].dtype if all(t.dtype == tiles[0].dtype for t in tiles) else "float32")
     if len(tiles) == 2:
-        a, b = tiles
+        a, b = _match_partial(what, *tiles)
         if a.shape == b.shape or (a.partitions == b.partitions and a.free_elements == b.free_elements):
             out = new_tile(a.shape, _dtype(what, dtype, default), name)
             isa.tensor_tensor(dst=out, data1=a, data2=b, op=op)
-            return out
+            return _partial_result(out, a, b, x, y)
         if b.partitions == a.partitions and b.free_elements == 1:
             data, operand, reverse = a, b, False
         elif a.partitions == b.partitions and a.free_elements == 1:
@@ -118,7 +141,7 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
         operand = x if reverse else y
     out = new_tile(data.shape, _dtype(what, dtype, default), name)
     isa.tensor_scalar(dst=out, data=data, op0=op, operand0=operand, reverse0=reverse)
-    return out
+    return _partial_result(out, data, operand)
 
 
 def _reduce_axes(what: str, tile: NkiTensor, axis: object) -> list[int]:
@@ -165,7 +188,7 @@ def reduce(kind: str, x: object, axis: object, dtype: object, keepdims: bool, ma
         for a in axes:
             count *= tile.shape[a]
         isa.tensor_scalar(dst=out, data=out, op0=ALL_OPS["multiply"], operand0=1.0 / count)
-    return out
+    return _partial_result(out, x)
 
 
 def broadcast_partitions(tile: NkiTensor, shape: tuple[int, ...], name: str) -> NkiTensor:

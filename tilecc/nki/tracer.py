@@ -165,7 +165,8 @@ class Trace:
         view = view.usable()
         tensor = self.tensor_name(view.alloc)
         if view.alloc.on_chip:
-            first, rest = view.dims[0], view.dims[1:]
+            par = view.par_index
+            first, rest = view.dims[par], view.dims[:par] + view.dims[par + 1:]
             check_start_partition(view.par_start, first.num, view)
             pattern = ast.AccessPattern(tensor, first.num, tuple(ast.APPair(d.step, d.num) for d in rest),
                                         view.par_start, view.offset)
