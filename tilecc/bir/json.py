@@ -24,8 +24,8 @@ from tilecc.bir import enums as e
 from tilecc.bir.inst import (INST_CLASSES, AccessPattern, Argument, Immediate, Inst, IOTensor,
                              MemoryLocation, Program)
 from tilecc.errors import ParseError
-from tilecc.klr.json_head import (Bad, at, bad_at, enum_reader, expect_obj, field, json_type,
-                                  read_bool, read_int, read_nat, read_str)
+from tilecc.klr.json_fields import (Bad, at, bad_at, enum_reader, expect_obj, field, json_type,
+                                    read_bool, read_int, read_nat, read_str)
 
 _HEADER = ("name", "engine", "ins", "outs")
 # class -> [(attribute, writer kind)] of the op-specific fields, in declaration order
@@ -102,7 +102,7 @@ def write_program_json(p: Program, pretty: bool = False) -> str:
 
     The compact text is exactly `json.dumps(program_to_doc(p), separators=(",", ":"))`,
     formatted directly: each shared argument is encoded once, each instruction by one
-    join of precomputed fragments (building the dicts and dumping them costs ~8x more).
+    join of precomputed fragments (building the dicts and dumping them costs ~3x more).
     """
     if pretty:
         doc = program_to_doc(p)

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from tilecc.klr import ast as k
-from tilecc.klr.json_head import (Bad, HeadReader, at, bad_at, enum_reader, expect_obj, field,
-                                  one_ctor, read_bool, read_float32, read_int, read_nat,
-                                  read_str)
+from tilecc.klr.json_fields import (Bad, at, bad_at, enum_reader, expect_obj, field, one_ctor,
+                                    read_bool, read_float32, read_int, read_nat, read_str)
+from tilecc.klr.json_head import HeadReader
 
 _REVERSE = {(False, False): k.TensorScalarReverseOps.none,
             (True, False): k.TensorScalarReverseOps.first,

@@ -35,7 +35,8 @@ from typing import Any
 from tilecc.errors import ParseError
 from tilecc.fileio import read_text
 from tilecc.klr import ast as k
-from tilecc.klr.json_head import Bad, HeadReader
+from tilecc.klr.json_fields import Bad
+from tilecc.klr.json_head import HeadReader
 from tilecc.klr.json_klr0012 import Klr0012Reader
 from tilecc.klr.json_text import share_tensor_texts
 
