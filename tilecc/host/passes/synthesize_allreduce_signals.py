@@ -11,9 +11,15 @@ Contract, step by step as the spec:
    its signal suffixes are drawn first, then its `__allreduce_result_n` names.
 3. Implicit (one-argument) calls are grouped by the lineage of their data argument:
    aliases, `pld.tensor.window(buf, ...)` -> buf, an allreduce result -> its data,
-   loop-carried values and `pl.yield_` results -> their initial / yielded value, up to the
-   first variable with no such definition (normally the alloc_window_buffer LHS or a
-   parameter). A data argument that is not a variable is a group of its own.
+   loop-carried values (inside the loop) -> their initial value, `pl.yield_` outputs ->
+   the yielded value, up to the first variable with no such definition (normally the
+   alloc_window_buffer LHS or a parameter). A value that leaves an if / for / while (a
+   join: pypto's return_vars after ConvertToSSA) keeps the lineage all its incoming
+   values share, and is a root of its own when they differ (`_LineageScan.visit_join`);
+   pypto's SSA pass makes every join a root, which splits more signals but never
+   fewer, so both are safe and ours keeps one signal per buffer as its docs describe.
+   A data argument that is not a variable (`pair[0]`) is a group of its own for every
+   call, as in pypto.
    allgather / all_to_all / all_to_all_v results live in their `target` window (their
    2nd argument: pypto's window-as-result convention), so lineage follows that argument,
    as pypto's ResolveLineageKey does.
@@ -38,7 +44,9 @@ from tilecc.host.pass_manager import HostPass, PassProperties
 
 # op -> index of the argument whose buffer the result lives in (lineage step 3)
 LINEAGE_ARG = {"pld.tensor.window": 0, ALLREDUCE: 0, "pld.tensor.allgather": 1,
-               "pld.tensor.all_to_all": 1, "pld.tensor.all_to_all_v": 1, "pl.yield_": 0}
+               "pld.tensor.all_to_all": 1, "pld.tensor.all_to_all_v": 1,
+               "pl.yield_": 0}
+YIELD = "pl.yield_"
 NESTED_MESSAGE = ("pld.tensor.allreduce must be a direct assignment, expression statement, or return "
                   "value before allreduce signal synthesis.")
 
@@ -125,6 +133,21 @@ class _NameSource:
                 return name
 
 
+def assigned_names(stmt: ir.Stmt) -> list[str]:
+    """Names a compound statement binds: assignment targets, loop indices and carried
+    values, `with ... as` variables, nested statements included."""
+    names: list[str] = []
+    for inner in ir.walk_stmts((stmt,)):
+        if isinstance(inner, ir.Assign):
+            targets = (inner.target,) if isinstance(inner.target, ir.Var) else inner.target.items
+            names.extend(t.name for t in targets if isinstance(t, ir.Var))
+        elif isinstance(inner, ir.For):
+            names.extend(v.name for v in ((inner.index,) if inner.index else ()) + (inner.iter_args or ()))
+        elif isinstance(inner, ir.With) and inner.var is not None:
+            names.append(inner.var.name)
+    return names
+
+
 class _LineageScan:
     """Pre-scan of one host function (steps 3 and 6): validates every allreduce and
     assigns each implicit call, in visit order, to a lineage group."""
@@ -182,7 +205,8 @@ class _LineageScan:
             if isinstance(stmt.target, ir.Var):
                 self.define(stmt.target, stmt.value)
             else:
-                values = stmt.value.args if (isinstance(stmt.value, ir.OpCall) and stmt.value.op == "pl.yield_"
+                # `a, b = pl.yield_(x, y)` binds each output to its yielded value
+                values = stmt.value.args if (isinstance(stmt.value, ir.OpCall) and stmt.value.op == YIELD
                                              and len(stmt.value.args) == len(stmt.target.items)) else None
                 for i, var in enumerate(stmt.target.items):
                     self.define(var, values[i] if values else None)  # type: ignore[arg-type]
@@ -208,8 +232,48 @@ class _LineageScan:
                     self.define(var, init_items[i] if i < len(init_items) else None)
             elif isinstance(stmt, ir.With) and stmt.var is not None:
                 self.define(stmt.var, None)
-            for inner in ir.child_bodies(stmt):
-                self.visit_body(inner)
+            if isinstance(stmt, ir.With):   # a scope, not a join: definitions flow through
+                self.visit_body(stmt.body)
+                return
+            self.visit_join(stmt)
+
+    def visit_join(self, stmt: ir.For | ir.While | ir.If) -> None:
+        """Each branch / the loop body starts from the definitions before `stmt`. After it,
+        a name assigned inside holds one of several incoming values (pypto's if / loop
+        return_vars after ConvertToSSA): the value before the statement (an if without
+        that branch, a loop that runs zero times), each branch's or the body's last
+        definition, and for a loop's `pl.yield_` outputs the matching init value. If all of
+        them have one lineage the name keeps it; otherwise it is a root of its own, so
+        buffers of different device coverage never share a signal."""
+        before = self.env
+        ends: list[dict[str, Hashable]] = []
+        for inner in ir.child_bodies(stmt):
+            self.env = dict(before)
+            self.visit_body(inner)
+            ends.append(self.env)
+        if not isinstance(stmt, ir.If) or not stmt.orelse:
+            ends.append(before)
+        self.env = before
+        inits = self.yield_inits(stmt) if isinstance(stmt, ir.For) else {}
+        for name in dict.fromkeys(assigned_names(stmt)):
+            keys = {end[name] for end in ends if name in end}
+            if name in inits:
+                keys.add(inits[name])
+            self.env[name] = keys.pop() if len(keys) == 1 else ("join", next(self.fresh), name)
+
+    def yield_inits(self, loop: ir.For) -> dict[str, Hashable]:
+        """Lineage of the init value behind each `pl.yield_` output of a loop's body."""
+        inits = loop.iterable.kwarg("init_values") if isinstance(loop.iterable, ir.OpCall) else None
+        items = inits.items if isinstance(inits, (ir.TupleExpr, ir.ListExpr)) else ()
+        out: dict[str, Hashable] = {}
+        for stmt in loop.body:
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.OpCall) and stmt.value.op == YIELD:
+                targets = (stmt.target,) if isinstance(stmt.target, ir.Var) else stmt.target.items
+                for target, init in zip(targets, items):
+                    key = self.key_of(init)
+                    if isinstance(target, ir.Var) and key is not None:
+                        out[target.name] = key
+        return out
 
 
 class _Rewriter:
