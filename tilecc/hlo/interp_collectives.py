@@ -19,6 +19,7 @@ must cover every device exactly once, or InterpError (XLA's compiler rejects suc
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -82,20 +83,39 @@ def device_groups(inst: HloInstruction, replicas: int, partitions: int) -> list[
     return devices
 
 
-def all_reduce(x: Array, groups: list[list[int]], reduce_group: GroupReducer) -> Array:
-    if len({len(g) for g in groups}) != 1:
+@dataclass(frozen=True, slots=True)
+class GroupLayout:
+    """Device groups with what all_reduce needs worked out once: `index` is the (G, S)
+    member table when every group has S members (else None), `in_order` says it is
+    0, 1, ..., D-1 row by row (groups of consecutive devices: a reshape, no gather)."""
+
+    groups: list[list[int]]
+    index: Array | None
+    in_order: bool
+
+    @staticmethod
+    def of(groups: list[list[int]]) -> GroupLayout:
+        if len({len(g) for g in groups}) != 1:
+            return GroupLayout(groups, None, False)
+        index = np.array(groups)
+        return GroupLayout(groups, index,
+                           bool((index.reshape(-1) == np.arange(index.size)).all()))
+
+
+def all_reduce(x: Array, layout: GroupLayout, reduce_group: GroupReducer) -> Array:
+    index = layout.index
+    if index is None:
         out = np.empty_like(x)
-        for group in groups:
+        for group in layout.groups:
             out[group] = reduce_group(x[group])
         return out
     # Equal groups reduce in one call; groups of consecutive devices need no gather copy,
     # and one group covering every device returns a read-only broadcast (no copy at all).
-    index = np.array(groups)
     stacked_shape = index.shape + x.shape[1:]
-    in_order = bool((index.reshape(-1) == np.arange(index.size)).all())
+    in_order = layout.in_order
     stacked = x.reshape(stacked_shape) if in_order else x[index]
     reduced = reduce_group(np.moveaxis(stacked, 1, 0))[:, None]
-    if in_order and len(groups) == 1:
+    if in_order and len(index) == 1:
         return np.broadcast_to(reduced[0], x.shape)
     out = np.empty_like(x)
     if in_order:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import string
+from typing import Callable
 
 import numpy as np
 
@@ -29,7 +30,11 @@ def _dims(inst: HloInstruction, name: str) -> list[int]:
 
 
 def dot(inst: HloInstruction, operands: list[np.ndarray]) -> np.ndarray:
-    lhs, rhs = operands
+    return dot_op(inst)(operands[0], operands[1])
+
+
+def dot_op(inst: HloInstruction) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """dot(lhs, rhs) for `inst` with the einsum spec and dtypes worked out once."""
     lhs_shape, rhs_shape = inst.operands[0].shape, inst.operands[1].shape
     lhs_batch, rhs_batch = _dims(inst, "lhs_batch_dims"), _dims(inst, "rhs_batch_dims")
     lhs_contract = _dims(inst, "lhs_contracting_dims")
@@ -49,10 +54,12 @@ def dot(inst: HloInstruction, operands: list[np.ndarray]) -> np.ndarray:
     if is_floating(result_type) or is_floating(lhs_shape.element_type):
         wide = np.float64 if PrimitiveType.F64 in (result_type, lhs_shape.element_type) \
             else np.float32
-        product = np.einsum(spec, lhs.astype(wide), rhs.astype(wide))
-        return convert(product, PrimitiveType.F64 if wide is np.float64 else PrimitiveType.F32,
-                       result_type)
+        wide_type = PrimitiveType.F64 if wide is np.float64 else PrimitiveType.F32
+        return lambda lhs, rhs: convert(np.einsum(spec, lhs.astype(wide, copy=False),
+                                                  rhs.astype(wide, copy=False)),
+                                        wide_type, result_type)
     if lhs_shape.element_type == PrimitiveType.PRED:
         raise InterpError(f"{inst.name}: dot of pred operands is not supported by the interpreter")
     dtype = numpy_dtype(result_type)
-    return np.einsum(spec, lhs.astype(dtype), rhs.astype(dtype), dtype=dtype)
+    return lambda lhs, rhs: np.einsum(spec, lhs.astype(dtype, copy=False),
+                                      rhs.astype(dtype, copy=False), dtype=dtype)

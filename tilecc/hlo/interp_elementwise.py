@@ -21,6 +21,7 @@ widened to f32 for each op and rounded back (what XLA CPU's float normalization 
 
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import numpy as np
@@ -52,19 +53,26 @@ def _compute_dtype(t: PrimitiveType) -> np.dtype:
     return numpy_dtype(t)
 
 
-def _float_op(fn: Callable[..., Array], flush_operands: bool = True) -> Callable[..., Array]:
-    """Wrap a numpy float function: widen narrow floats to f32, flush subnormal operands
-    (unless the op is one XLA CPU evaluates without denormals-are-zero), flush a subnormal
-    result, round back to the type."""
-    def apply(t: PrimitiveType, *args: Array) -> Array:
+def _float_op(fn: Callable[..., Array], flush_operands: bool = True
+              ) -> Callable[[PrimitiveType], Callable[..., Array]]:
+    """Wrap a numpy float function, per element type: widen narrow floats to f32, flush
+    subnormal operands (unless the op is one XLA CPU evaluates without denormals-are-zero),
+    flush a subnormal result, round back to the type."""
+    def resolve(t: PrimitiveType) -> Callable[..., Array]:
         if not is_floating(t):
             raise InterpError(f"a float operation got element type {primitive_type_name(t)}")
         wide = _compute_dtype(t)
-        widened = [a.astype(wide, copy=False) for a in args]
-        if flush_operands:
-            widened = [flush_subnormals(a) for a in widened]
-        return flush_subnormals(np.asarray(fn(*widened))).astype(numpy_dtype(t))
-    return apply
+        out = numpy_dtype(t)
+        tiny = _smallest_normal(wide)
+
+        def apply(*args: Array) -> Array:
+            widened = [a.astype(wide, copy=False) for a in args]
+            if flush_operands:
+                widened = [_flush(a, tiny) for a in widened]
+            # a fresh result of the op: rounding to an identical dtype needs no copy
+            return _flush(np.asarray(fn(*widened)), tiny).astype(out, copy=False)
+        return apply
+    return resolve
 
 
 def widen_flushed(t: PrimitiveType, x: Array) -> Array:
@@ -75,14 +83,22 @@ def widen_flushed(t: PrimitiveType, x: Array) -> Array:
 _SMALLEST_NORMAL: dict[np.dtype, np.floating] = {}
 
 
+def _smallest_normal(dtype: np.dtype) -> np.floating:
+    tiny = _SMALLEST_NORMAL.get(dtype)
+    if tiny is None:
+        tiny = _SMALLEST_NORMAL[dtype] = dtype.type(np.finfo(dtype).tiny)
+    return tiny
+
+
 def flush_subnormals(x: Array) -> Array:
     """XLA CPU runs with denormals-are-zero and flush-to-zero: a subnormal f32 / f64 operand
     or result becomes a signed zero."""
-    tiny = _SMALLEST_NORMAL.get(x.dtype)
-    if tiny is None:
-        tiny = _SMALLEST_NORMAL[x.dtype] = x.dtype.type(np.finfo(x.dtype).tiny)
+    return _flush(x, _smallest_normal(x.dtype))
+
+
+def _flush(x: Array, tiny: np.floating) -> Array:
     small = np.abs(x) < tiny  # subnormals and zeros; flushing a zero keeps it
-    if not small.any():
+    if not np.count_nonzero(small):  # count_nonzero: far cheaper than .any() on small arrays
         return x
     return np.where(small, np.copysign(np.zeros((), x.dtype), x), x)
 
@@ -212,7 +228,7 @@ def _total_order_key(x: Array) -> Array:
     return np.where(signed < 0, signed ^ magnitude_mask, signed)
 
 
-_UNARY_FLOAT: dict[Op, Callable[..., Array]] = {
+_UNARY_FLOAT: dict[Op, Callable[[PrimitiveType], Callable[..., Array]]] = {
     Op.EXP: _float_op(np.exp), Op.EXPM1: _float_op(np.expm1), Op.LOG: _float_op(np.log),
     Op.LOG1P: _float_op(np.log1p), Op.TANH: _float_op(np.tanh), Op.SQRT: _float_op(np.sqrt),
     Op.RSQRT: _float_op(lambda v: 1 / np.sqrt(v)), Op.CBRT: _float_op(np.cbrt),
@@ -226,7 +242,7 @@ _UNARY_FLOAT: dict[Op, Callable[..., Array]] = {
     Op.ATANH: _float_op(np.arctanh),
 }
 
-_BINARY_FLOAT: dict[Op, Callable[..., Array]] = {
+_BINARY_FLOAT: dict[Op, Callable[[PrimitiveType], Callable[..., Array]]] = {
     Op.ADD: _float_op(np.add), Op.SUBTRACT: _float_op(np.subtract),
     Op.MULTIPLY: _float_op(np.multiply), Op.DIVIDE: _float_op(np.divide),
     Op.REMAINDER: _float_op(np.fmod), Op.POWER: _float_op(np.power, False),
@@ -252,41 +268,55 @@ _BINARY_PRED: dict[Op, Callable[[Array, Array], Array]] = {
 }
 
 
-def unary(opcode: Op, t: PrimitiveType, x: Array) -> Array:
-    """A type-preserving unary elementwise op on values of element type `t`."""
+@functools.lru_cache(maxsize=None)
+def unary_op(opcode: Op, t: PrimitiveType) -> Callable[[Array], Array]:
+    """The type-preserving unary elementwise op on values of element type `t`, resolved
+    once; InterpError when the interpreter does not support it."""
     if opcode in (Op.COPY, Op.OPTIMIZATION_BARRIER):
-        return x
+        return lambda x: x
     if opcode is Op.NOT:
-        return np.logical_not(x) if t == PrimitiveType.PRED else np.invert(x)
+        return np.logical_not if t == PrimitiveType.PRED else np.invert
     if opcode is Op.NEGATE and t != PrimitiveType.PRED:
-        return np.negative(x)
+        return np.negative
     if opcode is Op.ABS and t != PrimitiveType.PRED:
-        return x.copy() if is_unsigned(t) else np.abs(x)
+        return np.copy if is_unsigned(t) else np.abs
     if opcode is Op.SIGN and t != PrimitiveType.PRED:
-        return _sign(t, x)
+        return functools.partial(_sign, t)
     if opcode is Op.CLZ and t in _SUPPORTED_INTEGERS:
-        return _count_leading_zeros(t, x)
+        return functools.partial(_count_leading_zeros, t)
     if opcode is Op.POPULATION_COUNT and t in _SUPPORTED_INTEGERS:
-        return np.bitwise_count(_unsigned_view(np.ascontiguousarray(x))).astype(x.dtype)
-    if is_floating(t) and (fn := _UNARY_FLOAT.get(opcode)) is not None:
-        return fn(t, x)
+        return lambda x: np.bitwise_count(_unsigned_view(np.ascontiguousarray(x))).astype(x.dtype)
+    if is_floating(t) and (resolve := _UNARY_FLOAT.get(opcode)) is not None:
+        return resolve(t)
     raise InterpError(f"{opcode.mnemonic} on {primitive_type_name(t)} is not supported "
                       "by the interpreter")
+
+
+@functools.lru_cache(maxsize=None)
+def binary_op(opcode: Op, t: PrimitiveType) -> Callable[[Array, Array], Array]:
+    """The type-preserving binary elementwise op on operands of element type `t`, resolved
+    once; InterpError when the interpreter does not support it."""
+    if t == PrimitiveType.PRED:
+        if (fn_pred := _BINARY_PRED.get(opcode)) is not None:
+            return fn_pred
+    elif is_floating(t):
+        if (resolve := _BINARY_FLOAT.get(opcode)) is not None:
+            return resolve(t)
+    elif (fn := _BINARY_INT.get(opcode)) is not None:
+        int_fn = fn
+        return lambda a, b: np.asarray(int_fn(t, a, b)).astype(a.dtype, copy=False)
+    raise InterpError(f"{opcode.mnemonic} on {primitive_type_name(t)} is not supported "
+                      "by the interpreter")
+
+
+def unary(opcode: Op, t: PrimitiveType, x: Array) -> Array:
+    """A type-preserving unary elementwise op on values of element type `t`."""
+    return unary_op(opcode, t)(x)
 
 
 def binary(opcode: Op, t: PrimitiveType, a: Array, b: Array) -> Array:
     """A type-preserving binary elementwise op on operands of element type `t`."""
-    if t == PrimitiveType.PRED:
-        fn_pred = _BINARY_PRED.get(opcode)
-        if fn_pred is not None:
-            return fn_pred(a, b)
-    elif is_floating(t):
-        if (fn := _BINARY_FLOAT.get(opcode)) is not None:
-            return fn(t, a, b)
-    elif (fn := _BINARY_INT.get(opcode)) is not None:
-        return np.asarray(fn(t, a, b)).astype(a.dtype, copy=False)
-    raise InterpError(f"{opcode.mnemonic} on {primitive_type_name(t)} is not supported "
-                      "by the interpreter")
+    return binary_op(opcode, t)(a, b)
 
 
 _COMPARISONS: dict[str, Callable[[Array, Array], Array]] = {

@@ -85,6 +85,14 @@ def collective_reduce(opcode: Op, t: PrimitiveType, stack: Array) -> Array:
         ufunc, identity = (np.fmax, -np.inf) if opcode is Op.MAXIMUM else (np.fmin, np.inf)
         reduced = ufunc.reduce(stack.astype(wide, copy=False), axis=0, initial=identity)
         return reduced.astype(numpy_dtype(t))
+    if not is_floating(t) and stack.shape[0] > 1:
+        # Integer and pred reducers are associative and commutative (integers wrap), so a
+        # running op over the members equals ufunc.reduce, without reduce's initial copy.
+        ufunc = (_PRED_UFUNCS if t == PrimitiveType.PRED else _INT_UFUNCS)[opcode]
+        acc = ufunc(stack[0], stack[1])
+        for k in range(2, stack.shape[0]):
+            ufunc(acc, stack[k], out=acc)
+        return acc
     return fast_reduce(opcode, t, stack, (0,))
 
 

@@ -33,12 +33,26 @@ def attribute_ints(inst: HloInstruction, name: str) -> list[int]:
 
 def broadcast(x: Array, dims: tuple[int, ...], out_dims: tuple[int, ...]) -> Array:
     """Operand dim i becomes result dim dims[i]; the other result dims repeat it."""
+    return broadcast_plan(dims, out_dims)(x)
+
+
+def broadcast_plan(dims: tuple[int, ...], out_dims: tuple[int, ...]
+                   ) -> Callable[[Array], Array]:
+    """`broadcast` with its permutation and shapes worked out once, for repeated use."""
     order = sorted(range(len(dims)), key=lambda i: dims[i])
-    x = np.transpose(x, [0] + [1 + i for i in order])
-    shape = [x.shape[0]] + [1] * len(out_dims)
+    perm = [0] + [1 + i for i in order]
+    in_order = perm == sorted(perm)
+    shape = [1] * len(out_dims)
     for i in order:
-        shape[1 + dims[i]] = out_dims[dims[i]]
-    return np.broadcast_to(x.reshape(shape), (x.shape[0],) + tuple(out_dims))
+        shape[dims[i]] = out_dims[dims[i]]
+    kept, result = tuple(shape), tuple(out_dims)
+
+    def apply(x: Array) -> Array:
+        if not in_order:
+            x = np.transpose(x, perm)
+        lanes = x.shape[0]
+        return np.broadcast_to(x.reshape((lanes,) + kept), (lanes,) + result)
+    return apply
 
 
 def transpose(x: Array, perm: tuple[int, ...]) -> Array:

@@ -16,6 +16,14 @@ Contract:
   interp_collectives.
 - while / conditional evaluate on all lanes and keep, per lane, the result the lane's own
   predicate selects, so devices may take different branches or iteration counts.
+- Each computation is compiled once per Interpreter into a Program: a list of steps, each a
+  closure with the instruction's attributes, element types, numpy functions and replica
+  groups already resolved, reading its operands from numbered slots. Whatever fails while
+  compiling an instruction (an unsupported opcode, a bad attribute) is raised when that
+  instruction runs, as if it were evaluated directly: a branch never taken never fails.
+  `compile_module` keeps one Interpreter for repeated runs of an unchanged module;
+  `evaluate_module` compiles afresh on every call, so a module changed in place between
+  calls (by a pass) is never run from a stale program.
 - Anything outside the supported set (scatter, gather, custom-call, rng, replica-id
   inside a reducer, complex or sub-byte element types ...) raises InterpError naming the
   instruction and opcode, never a wrong answer.
@@ -23,6 +31,7 @@ Contract:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -31,7 +40,7 @@ from tilecc.errors import InterpError
 from tilecc.hlo import interp_collectives as coll
 from tilecc.hlo import interp_elementwise as ew
 from tilecc.hlo import interp_shapes as shapes
-from tilecc.hlo.interp_dot import dot
+from tilecc.hlo.interp_dot import dot_op
 from tilecc.hlo.interp_sort import sort_values
 from tilecc.hlo.interp_values import Array, Lanes, Value, check_input, leaves, select_lanes
 from tilecc.hlo.interp_reduce import (collective_reduce, generic_reduce, parse_window,
@@ -46,26 +55,49 @@ _CONVERSIONS = frozenset({Op.CONVERT, Op.BITCAST_CONVERT, Op.IS_FINITE})
 _UNARY = (ELEMENTWISE_UNARY - _CONVERSIONS) | {Op.COPY}
 _BINARY = ELEMENTWISE_BINARY - {Op.COMPARE}
 
+Step = Callable[[list[Value], Lanes], Value]
+"""One compiled instruction: (operand values, lanes) -> its value."""
+
 
 def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
                     partitions: int = 1) -> list[np.ndarray]:
     """Run `module`'s entry on replicas * partitions devices; see the module contract."""
+    return compile_module(module, replicas, partitions)(inputs)
+
+
+@dataclass(slots=True)
+class CompiledModule:
+    """`module`'s entry compiled for a device count; calling it runs the entry on `inputs`.
+    The module must not change between calls (compile again after a pass)."""
+
+    module: HloModule
+    entry: HloComputation
+    interpreter: Interpreter
+    devices: int
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        params = self.entry.parameters
+        if len(inputs) != len(params):
+            raise InterpError(f"entry computation {self.entry.name} takes {len(params)} "
+                              f"parameters, got {len(inputs)} inputs")
+        args = [check_input(p, np.asarray(x), self.devices) for p, x in zip(params, inputs)]
+        with np.errstate(all="ignore"):
+            result = self.interpreter.run(self.entry, args,
+                                          Lanes(self.devices, np.arange(self.devices)))
+        return leaves(result)
+
+
+def compile_module(module: HloModule, replicas: int, partitions: int = 1) -> CompiledModule:
+    """`module` ready to run repeatedly on replicas * partitions devices (computations are
+    compiled on first use and kept)."""
     if replicas < 1 or partitions < 1:
         raise InterpError(f"need at least one replica and partition, got replicas={replicas} "
                           f"partitions={partitions}")
     entry = module.entry
     if entry is None:
         raise InterpError(f"module {module.name} has no entry computation")
-    devices = replicas * partitions
-    params = entry.parameters
-    if len(inputs) != len(params):
-        raise InterpError(f"entry computation {entry.name} takes {len(params)} parameters, "
-                          f"got {len(inputs)} inputs")
-    args = [check_input(p, np.asarray(x), devices) for p, x in zip(params, inputs)]
-    interpreter = Interpreter(module, replicas, partitions)
-    with np.errstate(all="ignore"):
-        result = interpreter.run(entry, args, Lanes(devices, np.arange(devices)))
-    return leaves(result)
+    return CompiledModule(module, entry, Interpreter(module, replicas, partitions),
+                          replicas * partitions)
 
 
 def _evaluation_order(comp: HloComputation) -> list[HloInstruction]:
@@ -80,8 +112,26 @@ def _evaluation_order(comp: HloComputation) -> list[HloInstruction]:
     return order
 
 
-def _data_movement(fn: Callable[[HloInstruction, list[Array]], Array]) -> Handler:
-    return lambda interp, inst, operands, lanes: fn(inst, operands)  # type: ignore[arg-type]
+@dataclass(slots=True)
+class Program:
+    """A compiled computation: parameter k lives in slot k, the other instructions in the
+    following slots in evaluation order; each step writes its slot from its operand slots."""
+
+    name: str
+    arity: int
+    size: int
+    steps: list[tuple[int, Step, tuple[int, ...]]]
+    root: int
+
+
+def _deferred(error: Exception) -> Step:
+    def fail(a: list[Value], d: Lanes) -> Value:
+        raise error
+    return fail
+
+
+def _single_or_tuple(inst: HloInstruction, outs: list[Value]) -> Value:
+    return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
 
 
 class Interpreter:
@@ -91,41 +141,60 @@ class Interpreter:
         self.module = module
         self.replicas = replicas
         self.partitions = partitions
-        self._orders: dict[int, list[HloInstruction]] = {}
+        self._programs: dict[int, Program] = {}
 
     # ---- driving ----------------------------------------------------------------------
 
     def run(self, comp: HloComputation, args: list[Value], lanes: Lanes) -> Value:
         """Evaluate `comp` with every value carrying `lanes.count` lanes on axis 0."""
-        order = self._orders.get(id(comp))
-        if order is None:
-            order = self._orders[id(comp)] = _evaluation_order(comp)
-        if len(args) != len(comp.parameters):
-            raise InterpError(f"computation {comp.name} takes {len(comp.parameters)} "
+        program = self._programs.get(id(comp))
+        if program is None:
+            program = self._programs[id(comp)] = self.compile(comp)
+        if len(args) != program.arity:
+            raise InterpError(f"computation {comp.name} takes {program.arity} "
                               f"arguments, got {len(args)}")
-        values: dict[int, Value] = {}
-        for inst in order:
-            if inst.opcode is Op.PARAMETER:
-                values[id(inst)] = args[inst.parameter_number or 0]
-                continue
-            operands = [values[id(op)] for op in inst.operands]
-            values[id(inst)] = self.evaluate(inst, operands, lanes)
-        assert comp.root is not None
-        return values[id(comp.root)]
+        values: list[Value | None] = [*args, *([None] * (program.size - program.arity))]
+        for slot, step, operands in program.steps:
+            values[slot] = step([values[i] for i in operands], lanes)  # type: ignore[misc]
+        return values[program.root]  # type: ignore[return-value]
 
-    def evaluate(self, inst: HloInstruction, operands: list[Value], lanes: Lanes) -> Value:
-        opcode = inst.opcode
-        if opcode in _UNARY or opcode in _BINARY:
-            t = inst.shape.element_type
-            ew.check_supported_type(t, f"{inst.name} ({opcode.mnemonic})")
-            if opcode in _UNARY:
-                return ew.unary(opcode, t, operands[0])  # type: ignore[arg-type]
-            return ew.binary(opcode, t, operands[0], operands[1])  # type: ignore[arg-type]
-        handler = _HANDLERS.get(opcode)
-        if handler is None:
-            raise InterpError(f"{inst.name}: opcode {opcode.mnemonic} is not supported by "
-                              "the interpreter")
-        return handler(self, inst, operands, lanes)
+    def compile(self, comp: HloComputation) -> Program:
+        arity = len(comp.parameters)
+        slots: dict[int, int] = {}
+        steps: list[tuple[int, Step, tuple[int, ...]]] = []
+        for inst in _evaluation_order(comp):
+            if inst.opcode is Op.PARAMETER:
+                number = inst.parameter_number or 0
+                if not 0 <= number < arity:
+                    raise InterpError(f"{inst.name}: parameter number {number} of "
+                                      f"computation {comp.name} with {arity} parameters")
+                slots[id(inst)] = number
+                continue
+            slot = slots[id(inst)] = arity + len(steps)
+            steps.append((slot, self.compile_instruction(inst),
+                          tuple(slots[id(op)] for op in inst.operands)))
+        assert comp.root is not None
+        return Program(comp.name, arity, arity + len(steps), steps, slots[id(comp.root)])
+
+    def compile_instruction(self, inst: HloInstruction) -> Step:
+        """The step evaluating `inst`; a failure to compile is raised when it runs."""
+        try:
+            opcode = inst.opcode
+            if opcode in _UNARY or opcode in _BINARY:
+                t = inst.shape.element_type
+                ew.check_supported_type(t, f"{inst.name} ({opcode.mnemonic})")
+                if opcode in _UNARY:
+                    unary = ew.unary_op(opcode, t)
+                    return lambda a, d: unary(a[0])  # type: ignore[arg-type]
+                binary = ew.binary_op(opcode, t)
+                return lambda a, d: binary(a[0], a[1])  # type: ignore[arg-type]
+            builder = _BUILDERS.get(opcode)
+            if builder is None:
+                raise InterpError(f"{inst.name}: opcode {opcode.mnemonic} is not supported "
+                                  "by the interpreter")
+            return builder(self, inst)
+        except Exception as error:  # noqa: BLE001 - re-raised when the instruction runs
+            return _deferred(error)
 
     def _lane_combiner(self, comp: HloComputation) -> Callable[[list[Array], list[Array]],
                                                                list[Array]]:
@@ -138,77 +207,114 @@ class Interpreter:
 
     # ---- leaves -----------------------------------------------------------------------
 
-    def _unreachable(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        raise AssertionError(f"{inst.name}: parameters are bound by run()")
-
     def _device_ids(self, inst: HloInstruction, lanes: Lanes) -> Array:
         if lanes.device_ids is None:
             raise InterpError(f"{inst.name}: {inst.opcode.mnemonic} inside a computation "
                               "applied to scalar elements is not supported by the interpreter")
         return lanes.device_ids
 
-    def _constant(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
+    def _constant(self, inst: HloInstruction) -> Step:
         literal = inst.literal
         if literal is None:
             raise InterpError(f"{inst.name}: constant without a value")
-        return np.broadcast_to(literal, (d.count,) + literal.shape)
+        cache: dict[int, Array] = {}  # lane count -> read-only broadcast of the literal
 
-    def _iota(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        dims = inst.shape.dims
-        return shapes.iota(d.count, dims, inst.iota_dimension or 0,
-                           numpy_dtype(inst.shape.element_type))
+        def step(a: list[Value], d: Lanes) -> Value:
+            value = cache.get(d.count)
+            if value is None:
+                value = cache[d.count] = np.broadcast_to(literal, (d.count,) + literal.shape)
+            return value
+        return step
 
-    def _replica_id(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        return (self._device_ids(inst, d) // self.partitions).astype(np.uint32)
+    def _iota(self, inst: HloInstruction) -> Step:
+        dims, dimension = inst.shape.dims, inst.iota_dimension or 0
+        dtype = numpy_dtype(inst.shape.element_type)
+        return lambda a, d: shapes.iota(d.count, dims, dimension, dtype)
 
-    def _partition_id(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        return (self._device_ids(inst, d) % self.partitions).astype(np.uint32)
+    def _replica_id(self, inst: HloInstruction) -> Step:
+        return lambda a, d: (self._device_ids(inst, d) // self.partitions).astype(np.uint32)
+
+    def _partition_id(self, inst: HloInstruction) -> Step:
+        return lambda a, d: (self._device_ids(inst, d) % self.partitions).astype(np.uint32)
 
     # ---- elementwise with special operands --------------------------------------------
 
-    def _compare(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
+    def _compare(self, inst: HloInstruction) -> Step:
         t = inst.operands[0].shape.element_type
         ew.check_supported_type(t, f"{inst.name} (compare)")
-        return ew.compare(inst.comparison_direction or "", inst.comparison_type, t,
-                          a[0], a[1])  # type: ignore[arg-type]
+        direction, kind = inst.comparison_direction or "", inst.comparison_type
+        return lambda a, d: ew.compare(direction, kind, t, a[0], a[1])  # type: ignore[arg-type]
 
-    def _select(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        pred, on_true, on_false = a
-        if isinstance(on_true, tuple):
-            return select_lanes(pred, on_true, on_false)  # type: ignore[arg-type]
-        return ew.select(pred, on_true, on_false)  # type: ignore[arg-type]
+    def _select(self, inst: HloInstruction) -> Step:
+        def step(a: list[Value], d: Lanes) -> Value:
+            pred, on_true, on_false = a
+            if isinstance(on_true, tuple):
+                return select_lanes(pred, on_true, on_false)  # type: ignore[arg-type]
+            return ew.select(pred, on_true, on_false)  # type: ignore[arg-type]
+        return step
 
-    def _clamp(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
+    def _clamp(self, inst: HloInstruction) -> Step:
         t = inst.shape.element_type
         ew.check_supported_type(t, f"{inst.name} (clamp)")
-        low, x, high = (np.broadcast_to(v, a[1].shape) for v in a)  # type: ignore[union-attr]
-        return ew.clamp(t, low, x, high)
 
-    def _convert(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
+        def step(a: list[Value], d: Lanes) -> Value:
+            low, x, high = (np.broadcast_to(v, a[1].shape) for v in a)  # type: ignore[union-attr]
+            return ew.clamp(t, low, x, high)
+        return step
+
+    def _convert(self, inst: HloInstruction) -> Step:
         source = inst.operands[0].shape.element_type
         target = inst.shape.element_type
         ew.check_supported_type(source, f"{inst.name} (convert)")
         ew.check_supported_type(target, f"{inst.name} (convert)")
-        return ew.convert(a[0], source, target)  # type: ignore[arg-type]
+        return lambda a, d: ew.convert(a[0], source, target)  # type: ignore[arg-type]
 
-    def _bitcast_convert(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        x = np.ascontiguousarray(a[0])
+    def _bitcast_convert(self, inst: HloInstruction) -> Step:
         dtype = numpy_dtype(inst.shape.element_type)
-        if dtype.itemsize != x.dtype.itemsize:
-            raise InterpError(f"{inst.name}: bitcast-convert between types of different "
-                              "widths is not supported by the interpreter")
-        return x.view(dtype)
 
-    def _is_finite(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        return ew.is_finite(inst.operands[0].shape.element_type, a[0])  # type: ignore[arg-type]
+        def step(a: list[Value], d: Lanes) -> Value:
+            x = np.ascontiguousarray(a[0])
+            if dtype.itemsize != x.dtype.itemsize:
+                raise InterpError(f"{inst.name}: bitcast-convert between types of different "
+                                  "widths is not supported by the interpreter")
+            return x.view(dtype)
+        return step
+
+    def _is_finite(self, inst: HloInstruction) -> Step:
+        t = inst.operands[0].shape.element_type
+        return lambda a, d: ew.is_finite(t, a[0])  # type: ignore[arg-type]
+
+    def _data_movement(self, inst: HloInstruction) -> Step:
+        fn = shapes.HANDLERS[inst.opcode]
+        return lambda a, d: fn(inst, a)  # type: ignore[arg-type]
+
+    def _reshape(self, inst: HloInstruction) -> Step:
+        dims = inst.shape.dims
+        return lambda a, d: a[0].reshape((a[0].shape[0],) + dims)  # type: ignore[union-attr]
+
+    def _broadcast(self, inst: HloInstruction) -> Step:
+        to_result = shapes.broadcast_plan(inst.dimensions or (), inst.shape.dims)
+        return lambda a, d: to_result(a[0])  # type: ignore[arg-type]
+
+    def _transpose(self, inst: HloInstruction) -> Step:
+        perm = [0] + [1 + p for p in inst.dimensions or ()]
+        return lambda a, d: np.transpose(a[0], perm)  # type: ignore[arg-type]
+
+    def _dot(self, inst: HloInstruction) -> Step:
+        product = dot_op(inst)
+        return lambda a, d: product(a[0], a[1])  # type: ignore[arg-type]
 
     # ---- tuples and computations ---------------------------------------------------
 
-    def _get_tuple_element(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        value = a[0]
-        if not isinstance(value, tuple) or inst.tuple_index is None:
-            raise InterpError(f"{inst.name}: get-tuple-element of a non-tuple value")
-        return value[inst.tuple_index]
+    def _get_tuple_element(self, inst: HloInstruction) -> Step:
+        index = inst.tuple_index
+
+        def step(a: list[Value], d: Lanes) -> Value:
+            value = a[0]
+            if not isinstance(value, tuple) or index is None:
+                raise InterpError(f"{inst.name}: get-tuple-element of a non-tuple value")
+            return value[index]
+        return step
 
     def _called(self, inst: HloInstruction) -> HloComputation:
         comp = inst.to_apply or (inst.calls[0] if inst.calls else None)
@@ -216,81 +322,110 @@ class Interpreter:
             raise InterpError(f"{inst.name}: {inst.opcode.mnemonic} names no computation")
         return comp
 
-    def _call(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        return self.run(self._called(inst), a, d)
+    def _call(self, inst: HloInstruction) -> Step:
+        comp = self._called(inst)
+        return lambda a, d: self.run(comp, a, d)
 
-    def _reduce(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        half = len(a) // 2
-        xs, inits = list(a[:half]), list(a[half:])
+    def _reduce(self, inst: HloInstruction) -> Step:
+        half = len(inst.operands) // 2
         axes = tuple(1 + dim for dim in inst.dimensions or ())
         comp = self._called(inst)
         t = inst.operands[0].shape.element_type
         ew.check_supported_type(t, f"{inst.name} (reduce)")
         if half == 1 and (opcode := reducer_opcode(comp)) is not None:
-            return reduce_with_init(opcode, t, xs[0], inits[0], axes)  # type: ignore[arg-type]
-        results = generic_reduce(xs, inits, axes, self._lane_combiner(comp))  # type: ignore[arg-type]
-        return results[0] if half == 1 else tuple(results)
+            return lambda a, d: reduce_with_init(opcode, t, a[0], a[1], axes)  # type: ignore[arg-type]
+        combine = self._lane_combiner(comp)
 
-    def _reduce_window(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        if len(a) != 2:
+        def step(a: list[Value], d: Lanes) -> Value:
+            results = generic_reduce(list(a[:half]), list(a[half:]), axes, combine)  # type: ignore[arg-type]
+            return results[0] if half == 1 else tuple(results)
+        return step
+
+    def _reduce_window(self, inst: HloInstruction) -> Step:
+        if len(inst.operands) != 2:
             raise InterpError(f"{inst.name}: variadic reduce-window is not supported by the "
                               "interpreter")
-        x, init = a
         t = inst.operands[0].shape.element_type
         ew.check_supported_type(t, f"{inst.name} (reduce-window)")
-        sizes, strides, pads = parse_window(inst.attributes.get("window"), inst.shape.rank,
-                                            inst.name)
-        view = window_view(x, init, sizes, strides, pads)  # type: ignore[arg-type]
         rank = inst.shape.rank
+        sizes, strides, pads = parse_window(inst.attributes.get("window"), rank, inst.name)
         axes = tuple(range(1 + rank, 1 + 2 * rank))
-        if (opcode := reducer_opcode(self._called(inst))) is not None:
-            return reduce_with_init(opcode, t, view, init, axes)  # type: ignore[arg-type]
-        return generic_reduce([view], [init], axes, self._lane_combiner(self._called(inst)))[0]  # type: ignore[list-item]
-
-    def _sort(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
+        opcode = reducer_opcode(self._called(inst))
         combine = self._lane_combiner(self._called(inst))
-        out = sort_values(list(a), (inst.dimensions or (0,))[0],  # type: ignore[arg-type]
-                          lambda pairs: combine(pairs, [])[0])
-        return out[0] if len(out) == 1 and not inst.shape.is_tuple else tuple(out)
 
-    def _map(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        shape = a[0].shape  # type: ignore[union-attr]
-        flat = [np.ascontiguousarray(x).reshape(-1) for x in a]  # type: ignore[union-attr]
-        out = self._lane_combiner(self._called(inst))(flat, [])
-        return out[0].reshape(shape)
+        def step(a: list[Value], d: Lanes) -> Value:
+            x, init = a
+            view = window_view(x, init, sizes, strides, pads)  # type: ignore[arg-type]
+            if opcode is not None:
+                return reduce_with_init(opcode, t, view, init, axes)  # type: ignore[arg-type]
+            return generic_reduce([view], [init], axes, combine)[0]  # type: ignore[list-item]
+        return step
 
-    def _while(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        if inst.condition is None or inst.body is None:
+    def _sort(self, inst: HloInstruction) -> Step:
+        combine = self._lane_combiner(self._called(inst))
+        dim = (inst.dimensions or (0,))[0]
+
+        def step(a: list[Value], d: Lanes) -> Value:
+            out = sort_values(list(a), dim, lambda pairs: combine(pairs, [])[0])  # type: ignore[arg-type]
+            return out[0] if len(out) == 1 and not inst.shape.is_tuple else tuple(out)
+        return step
+
+    def _map(self, inst: HloInstruction) -> Step:
+        combine = self._lane_combiner(self._called(inst))
+
+        def step(a: list[Value], d: Lanes) -> Value:
+            shape = a[0].shape  # type: ignore[union-attr]
+            flat = [np.ascontiguousarray(x).reshape(-1) for x in a]  # type: ignore[union-attr]
+            return combine(flat, [])[0].reshape(shape)
+        return step
+
+    def _while(self, inst: HloInstruction) -> Step:
+        condition, body = inst.condition, inst.body
+        if condition is None or body is None:
             raise InterpError(f"{inst.name}: while needs condition= and body=")
-        state = a[0]
-        active = np.asarray(self.run(inst.condition, [state], d)).astype(bool)
-        while active.any():
-            state = select_lanes(active, self.run(inst.body, [state], d), state)
-            active = active & np.asarray(self.run(inst.condition, [state], d)).astype(bool)
-        return state
 
-    def _conditional(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
+        def step(a: list[Value], d: Lanes) -> Value:
+            state = a[0]
+            active = np.asarray(self.run(condition, [state], d)).astype(bool)
+            while active.any():
+                state = select_lanes(active, self.run(body, [state], d), state)
+                active = active & np.asarray(self.run(condition, [state], d)).astype(bool)
+            return state
+        return step
+
+    def _conditional(self, inst: HloInstruction) -> Step:
         branches = inst.branch_computations or []
-        if not branches or len(a) != len(branches) + 1:
+        if not branches or len(inst.operands) != len(branches) + 1:
             raise InterpError(f"{inst.name}: conditional needs one operand per branch")
-        selector = np.asarray(a[0])
-        if selector.dtype == np.bool_:  # pred form: true -> branch 0, false -> branch 1
-            index = np.where(selector, 0, 1)
-        else:  # an out-of-range index runs the last branch (XLA's rule)
-            index = np.where((selector < 0) | (selector >= len(branches)), len(branches) - 1,
-                             selector)
-        result: Value | None = None
-        for k in sorted(set(index.tolist())):
-            value = self.run(branches[k], [a[1 + k]], d)
-            result = value if result is None else select_lanes(index == k, value, result)
-        assert result is not None
-        return result
+
+        def step(a: list[Value], d: Lanes) -> Value:
+            selector = np.asarray(a[0])
+            if selector.dtype == np.bool_:  # pred form: true -> branch 0, false -> branch 1
+                index = np.where(selector, 0, 1)
+            else:  # an out-of-range index runs the last branch (XLA's rule)
+                index = np.where((selector < 0) | (selector >= len(branches)),
+                                 len(branches) - 1, selector)
+            result: Value | None = None
+            for k in sorted(set(index.tolist())):
+                value = self.run(branches[k], [a[1 + k]], d)
+                result = value if result is None else select_lanes(index == k, value, result)
+            assert result is not None
+            return result
+        return step
 
     # ---- collectives ------------------------------------------------------------------
 
-    def _groups(self, inst: HloInstruction, d: Lanes) -> list[list[int]]:
-        self._device_ids(inst, d)
-        return coll.device_groups(inst, self.replicas, self.partitions)
+    def _groups(self, inst: HloInstruction) -> Callable[[Lanes], list[list[int]]]:
+        """groups(lanes): the device groups of `inst`, computed on first use (after the
+        check that the lanes are devices, so that error comes first)."""
+        found: list[list[list[int]]] = []
+
+        def groups(d: Lanes) -> list[list[int]]:
+            self._device_ids(inst, d)
+            if not found:
+                found.append(coll.device_groups(inst, self.replicas, self.partitions))
+            return found[0]
+        return groups
 
     def _group_reducer(self, inst: HloInstruction, t_shape: Shape
                        ) -> Callable[[Array], Array]:
@@ -307,55 +442,74 @@ class Interpreter:
             return tree_reduce([columns], combine)[0].reshape(stack.shape[1:])
         return reduce_group
 
-    def _all_reduce(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        groups = self._groups(inst, d)
-        outs = [coll.all_reduce(x, groups, self._group_reducer(inst, op.shape))  # type: ignore[arg-type]
-                for x, op in zip(a, inst.operands)]
-        return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
+    def _all_reduce(self, inst: HloInstruction) -> Step:
+        groups = self._groups(inst)
+        layouts: list[coll.GroupLayout] = []
+        reducers = [self._group_reducer(inst, op.shape) for op in inst.operands]
 
-    def _all_gather(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        groups = self._groups(inst, d)
+        def step(a: list[Value], d: Lanes) -> Value:
+            if not layouts:
+                layouts.append(coll.GroupLayout.of(groups(d)))
+            else:
+                self._device_ids(inst, d)
+            outs = [coll.all_reduce(x, layouts[0], reduce)  # type: ignore[arg-type]
+                    for x, reduce in zip(a, reducers)]
+            return _single_or_tuple(inst, outs)
+        return step
+
+    def _all_gather(self, inst: HloInstruction) -> Step:
+        groups = self._groups(inst)
         dim = (inst.dimensions or (0,))[0]
-        outs = [coll.all_gather(x, groups, dim) for x in a]  # type: ignore[arg-type]
-        return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
+        return lambda a, d: _single_or_tuple(
+            inst, [coll.all_gather(x, groups(d), dim) for x in a])  # type: ignore[arg-type]
 
-    def _reduce_scatter(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        groups = self._groups(inst, d)
+    def _reduce_scatter(self, inst: HloInstruction) -> Step:
+        groups = self._groups(inst)
         dim = (inst.dimensions or (0,))[0]
-        outs = [coll.reduce_scatter(x, groups, dim, self._group_reducer(inst, op.shape))  # type: ignore[arg-type]
-                for x, op in zip(a, inst.operands)]
-        return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
+        reducers = [self._group_reducer(inst, op.shape) for op in inst.operands]
+        return lambda a, d: _single_or_tuple(inst, [
+            coll.reduce_scatter(x, groups(d), dim, reduce)  # type: ignore[arg-type]
+            for x, reduce in zip(a, reducers)])
 
-    def _all_to_all(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        groups = self._groups(inst, d)
-        if inst.dimensions:
-            outs = [coll.all_to_all_array(x, groups, inst.dimensions[0]) for x in a]  # type: ignore[arg-type]
-            return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
-        return tuple(coll.all_to_all_tuple(list(a), groups))  # type: ignore[arg-type]
+    def _all_to_all(self, inst: HloInstruction) -> Step:
+        groups = self._groups(inst)
+        dims = inst.dimensions
 
-    def _collective_permute(self, inst: HloInstruction, a: list[Value], d: Lanes) -> Value:
-        self._device_ids(inst, d)
-        return coll.collective_permute(a[0], inst, self.replicas, self.partitions)  # type: ignore[arg-type]
+        def step(a: list[Value], d: Lanes) -> Value:
+            if dims:
+                return _single_or_tuple(inst, [coll.all_to_all_array(x, groups(d), dims[0])  # type: ignore[arg-type]
+                                               for x in a])
+            return tuple(coll.all_to_all_tuple(list(a), groups(d)))  # type: ignore[arg-type]
+        return step
 
-    def _collective_broadcast(self, inst: HloInstruction, a: list[Value],
-                              d: Lanes) -> Value:
-        groups = self._groups(inst, d)
-        outs = [coll.collective_broadcast(x, groups) for x in a]  # type: ignore[arg-type]
-        return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
+    def _collective_permute(self, inst: HloInstruction) -> Step:
+        def step(a: list[Value], d: Lanes) -> Value:
+            self._device_ids(inst, d)
+            return coll.collective_permute(a[0], inst, self.replicas, self.partitions)  # type: ignore[arg-type]
+        return step
+
+    def _collective_broadcast(self, inst: HloInstruction) -> Step:
+        groups = self._groups(inst)
+        return lambda a, d: _single_or_tuple(
+            inst, [coll.collective_broadcast(x, groups(d)) for x in a])  # type: ignore[arg-type]
 
 
-Handler = Callable[[Interpreter, HloInstruction, list[Value], Lanes], Value]
+def _unreachable(interp: Interpreter, inst: HloInstruction) -> Step:
+    raise AssertionError(f"{inst.name}: parameters are bound by run()")
+
+
 I = Interpreter
-_HANDLERS: dict[Op, Handler] = {
-    Op.PARAMETER: I._unreachable, Op.CONSTANT: I._constant, Op.IOTA: I._iota,
+_BUILDERS: dict[Op, Callable[[Interpreter, HloInstruction], Step]] = {
+    Op.PARAMETER: _unreachable, Op.CONSTANT: I._constant, Op.IOTA: I._iota,
     Op.REPLICA_ID: I._replica_id, Op.PARTITION_ID: I._partition_id,
     Op.COMPARE: I._compare, Op.SELECT: I._select, Op.CLAMP: I._clamp,
     Op.CONVERT: I._convert, Op.BITCAST_CONVERT: I._bitcast_convert,
-    Op.IS_FINITE: I._is_finite, Op.OPTIMIZATION_BARRIER: lambda s, i, a, d: a[0],
-    **{opcode: _data_movement(fn) for opcode, fn in shapes.HANDLERS.items()},
-    Op.DOT: _data_movement(dot), Op.REDUCE: I._reduce,
+    Op.IS_FINITE: I._is_finite, Op.OPTIMIZATION_BARRIER: lambda s, i: lambda a, d: a[0],
+    **{opcode: I._data_movement for opcode in shapes.HANDLERS},
+    Op.RESHAPE: I._reshape, Op.BROADCAST: I._broadcast, Op.TRANSPOSE: I._transpose,
+    Op.DOT: I._dot, Op.REDUCE: I._reduce,
     Op.REDUCE_WINDOW: I._reduce_window, Op.MAP: I._map, Op.SORT: I._sort,
-    Op.TUPLE: lambda s, i, a, d: tuple(a),
+    Op.TUPLE: lambda s, i: lambda a, d: tuple(a),
     Op.GET_TUPLE_ELEMENT: I._get_tuple_element, Op.CALL: I._call,
     Op.FUSION: I._call, Op.WHILE: I._while, Op.CONDITIONAL: I._conditional,
     Op.ALL_REDUCE: I._all_reduce, Op.ALL_GATHER: I._all_gather,
@@ -363,6 +517,6 @@ _HANDLERS: dict[Op, Handler] = {
     Op.COLLECTIVE_PERMUTE: I._collective_permute,
     Op.COLLECTIVE_BROADCAST: I._collective_broadcast,
 }
-"""Opcode -> handler(interpreter, instruction, operand values, lanes); elementwise opcodes
-are dispatched before this table is consulted."""
+"""Opcode -> builder(interpreter, instruction) returning the instruction's step; the
+elementwise opcodes are compiled before this table is consulted."""
 del I
