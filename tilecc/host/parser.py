@@ -1,8 +1,17 @@
 """Parse pypto host-DSL source (`@pl.program` classes) into the host IR, via Python's ast.
 
-Contract: `parse_module(text, path)` returns a Module whose @pl.program classes are IR and
-whose other top-level statements are kept verbatim. Unsupported syntax inside a program
-raises ParseError(path, line, col, message, source_line=...) naming what was expected.
+Contract: `parse_module(text, path)` returns a Module whose @pl.program classes and
+module-level @pl.function / @pl.inline definitions are IR and whose other top-level
+statements are kept verbatim, except that @pl.program classes nested in them (pypto's
+builder functions) are IR too. A top-level class without decorator that the file passes
+to `pl.program(Cls)` is a program. Unsupported syntax inside a program or function raises
+ParseError(path, line, col, message, source_line=...) naming what was expected.
+
+Functions: parameters may have defaults and be keyword-only (after `*`); `*args`,
+`**kwargs` and positional-only parameters are rejected. Methods take `self` except
+pypto's self-contained ones (SubWorkers); module-level functions never do. Loops iterate
+over a pl op: `for i in pl.range(...)` / `pl.parallel` / ..., `for i, (a, b) in
+pl.range(..., init_values=...)`, and pypto's SSA while `for (a, b) in pl.while_(...)`.
 
 Surface rules (pypto's, reference/pld.md):
 - `import pypto.language as pl` and `import pypto.language.distributed as pld`; other
@@ -12,8 +21,10 @@ Surface rules (pypto's, reference/pld.md):
   `pld.system.world_size` (and `pld.rank` / `pld.nranks` / `pld.get_comm_ctx` ->
   `pld.system.*`).
 - `pld.all_reduce(t, op=...)` in mesh mode is pypto's ergonomic wrapper for
-  `pld.tensor.allreduce(t, op=...)` with a compiler-synthesized signal and resolves to it;
-  `signal=s` passed as a keyword becomes the second positional argument.
+  `pld.tensor.allreduce(t, op=...)` with a compiler-synthesized signal and resolves to it.
+- `pld.tensor.allreduce` follows pypto's signature `(target, signal=<missing>, op=Sum, *,
+  mode, core_num)`: `target=` / `signal=` keywords become positional arguments and a third
+  positional argument becomes `op=`; `signal=None` is rejected.
 - `pld.tensor.alloc_window_buffer` must be assigned to one variable; its internal `name`
   kwarg is that variable's name (users never write it).
 """
