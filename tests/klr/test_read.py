@@ -330,3 +330,16 @@ def test_malformed_positions(pos: Any, field: str, message: str) -> None:
         d["body"][1]["oper"]["pos"] = pos
     err = bad(_head_doc(), edit)
     assert err.field == field and message in err.message
+
+
+def test_float_immediates_keep_their_sign_of_zero() -> None:
+    x = k.make_tensor("x", k.Dtype.float32, (4, 2), k.Memory.sbuf)
+    values = [0.0, -0.0, 2.5, -0.0, 0.0, 2.5, 3]
+    body: list[k.Operator] = [k.TensorScalar(x, x, k.Immediate(float(v)), k.AluOp.add)
+                              for v in values]
+    for text in (write_kernel_json(k.Kernel("z", [], [], body)),
+                 json.dumps(kernel_to_doc(k.Kernel("z", [], [], body)))):
+        imms = [op.imm0.value for op in read_kernel_json(text).body]  # type: ignore[union-attr]
+        assert imms == values
+        assert [math.copysign(1.0, v) for v in imms] == [1, -1, 1, -1, 1, 1, 1]
+        assert all(type(v) is float for v in imms)

@@ -42,6 +42,7 @@ class KlirToBirCodegen:
         self.insts: list[b.Inst] = []
         self.zero_bias: b.MemoryLocation | None = None
         self.refs: dict[int, tuple[k.Access, b.AccessPattern]] = {}
+        self.imms: dict[int, tuple[k.Immediate, b.Immediate]] = {}
         self.leaves: dict[type, Callable[[Any], None]] = {
             k.NcActivate: self.codegen_activation, k.ActivationReduce: self.codegen_activation,
             k.Activate2: self.codegen_activate2, k.Exponential: self.codegen_exponential,
@@ -133,7 +134,13 @@ class KlirToBirCodegen:
     def operand(self, operand: k.Operand) -> b.Argument:
         """addOperandToInst: an immediate becomes an ImmediateValue, a tensor an AP."""
         if isinstance(operand, k.Immediate):
-            return immediate(operand)
+            # the reader shares Immediates (frozen) too: memoized by id as accesses are
+            hit = self.imms.get(id(operand))
+            if hit is not None and hit[0] is operand:
+                return hit[1]
+            result = immediate(operand)
+            self.imms[id(operand)] = (operand, result)
+            return result
         return self.tensor_ref(operand)
 
     def act_bias_tensor(self, partitions: int) -> b.AccessPattern:

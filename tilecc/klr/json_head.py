@@ -47,6 +47,7 @@ class HeadReader:
         self.shared = shared or {}
         self.shared_tensors: dict[str, k.TensorName] = {}
         self.positions: dict[tuple[int, int], k.Pos] = {}  # (line, column) -> Pos
+        self.float_immediates: dict[float, k.Immediate] = {}
         self.ctor_class = {name: cls for cls, name in k.OPERATOR_CTOR.items()}
         self.kind_readers: dict[str, Callable[[Any], Any]] = {
             "TensorRef": self.tensor_ref, "Operand": self.operand,
@@ -335,6 +336,13 @@ class HeadReader:
             inner = value.get("imm")
             single = inner.get("float") if type(inner) is dict and len(inner) == 1 else None
             x = single.get("f") if type(single) is dict and len(single) == 1 else None
+            if (type(x) is float or type(x) is int) and x:
+                # one shared (frozen) Immediate per nonzero value; 0.0 and -0.0 are equal
+                # keys, so zeros are not cached
+                imm = self.float_immediates.get(x)
+                if imm is None:
+                    imm = self.float_immediates[x] = k.Immediate(read_float32(x))
+                return imm
             if type(x) is float or type(x) is int:
                 return k.Immediate(read_float32(x))
         ctor, payload = one_ctor(value, "an Operand")
