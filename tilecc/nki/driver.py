@@ -49,6 +49,7 @@ class TracedKernel:
     output_shapes: list[tuple[int, ...]]         # logical shape of each kernel output
     returned_names: list[str]                    # the returned tensors, in return order
     returns_tuple: bool
+    returned: bool = True                        # False: the kernel returned None (out-parameters)
 
 
 def _is_array(value: object) -> bool:
@@ -90,7 +91,7 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
     output_shapes = [trace.allocation(t.name).shape for t in kernel.outputs]
     if result is None:
         returned = [t.name for t in kernel.outputs]
-        return TracedKernel(kernel, output_shapes, returned, len(returned) > 1)
+        return TracedKernel(kernel, output_shapes, returned, len(returned) > 1, returned=False)
     results = list(result) if isinstance(result, (tuple, list)) else [result]
     return TracedKernel(kernel, output_shapes, [r.name for r in results],
                         isinstance(result, (tuple, list)))
@@ -157,9 +158,9 @@ def simulate_kernel(kernel: Callable[..., Any], *args: object, **kwargs: object)
     for name, value in outputs.items():
         if isinstance(target_array := bound.get(name), np.ndarray):
             np.copyto(target_array, value.reshape(target_array.shape), casting="unsafe")
-    returned = [outputs[name] for name in traced.returned_names]
-    if not returned:
+    if not traced.returned:
         return None
+    returned = [outputs[name] for name in traced.returned_names]
     return tuple(returned) if traced.returns_tuple else returned[0]
 
 

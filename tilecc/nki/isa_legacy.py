@@ -51,18 +51,28 @@ def two_forms(legacy: Callable[..., NkiTensor]) -> Callable[[Callable[..., None]
             try:
                 inspect.signature(legacy).bind(fn, *args, **kwargs)
             except TypeError as err:
-                raise kernel_error(f"nisa.{fn.__name__}: {err}; expected "
-                                   f"{fn.__name__}{inspect.signature(fn)} or the tile-returning "
-                                   f"form {fn.__name__}{_public_signature(legacy)}") from None
+                raise kernel_error(f"nisa.{fn.__name__}: {err}; expected {fn.__name__}"
+                                   f"({_plain_signature(fn, 0)}) or the tile-returning form "
+                                   f"{fn.__name__}({_plain_signature(legacy, 1)})") from None
             return legacy(fn, *args, **kwargs)
         return call
     return wrap
 
 
-def _public_signature(legacy: Callable[..., NkiTensor]) -> inspect.Signature:
-    signature = inspect.signature(legacy)
-    return signature.replace(parameters=list(signature.parameters.values())[1:],
-                             return_annotation=inspect.Signature.empty)
+def _plain_signature(fn: Callable[..., object], skip: int) -> str:
+    """`dst, data1, data2, op, engine=engine.unknown`: parameters as a kernel author writes them."""
+    parts: list[str] = []
+    for param in list(inspect.signature(fn).parameters.values())[skip:]:
+        if param.kind is param.KEYWORD_ONLY and "*" not in parts:
+            parts.append("*")
+        default = param.default
+        if default is param.empty:
+            parts.append(param.name)
+        else:
+            shown = f"{type(default).__name__}.{default.name}" if hasattr(default, "name") and \
+                hasattr(type(default), "__members__") else repr(default)
+            parts.append(f"{param.name}={shown}")
+    return ", ".join(parts)
 
 
 def _dtype(fn: Callable[..., None], dtype: object, default: str) -> str:

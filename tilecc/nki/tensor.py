@@ -190,6 +190,14 @@ class NkiTensor:
     def __getitem__(self, key: object) -> NkiTensor:
         self.usable()
         items = list(key) if isinstance(key, tuple) else [key]
+        if any(isinstance(item, NkiTensor) for item in items):
+            raise kernel_error(f"indexing {self!r} with a tensor of indices is an indirect "
+                               f"gather / scatter, which KLR / BIR (spec 003) cannot express; "
+                               f"index with ints, slices, nl.ds or nl.arange / nl.mgrid")
+        if any(isinstance(item, (list, tuple)) for item in items):
+            raise kernel_error(f"indexing {self!r} with a list of indices is a gather, which "
+                               f"KLR / BIR (spec 003) cannot express; index with ints, slices, "
+                               f"nl.ds or nl.arange / nl.mgrid")
         if any(isinstance(item, IndexExpr) for item in items):
             return self._index_grid(items)
         return self._index_basic(items)
@@ -357,6 +365,11 @@ class NkiTensor:
                                f"{[list(p) for p in pairs]} at offset {offset} does not fit {self!r}")
         return NkiTensor(alloc, free_offset, par_start,
                          (Dim(1, par_num, True), *(Dim(s, n) for s, n in free)))
+
+    def indirect(self, *args: object, **kwargs: object) -> NkiTensor:
+        """NKI's tensor indirection (a per-partition gather): not expressible in KLR / BIR."""
+        raise kernel_error(f"{self.name}.indirect(...) is a gather (tensor indirection), which "
+                           f"KLR / BIR (spec 003) cannot express")
 
     def broadcast_to(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:
         """Repeat size-1 dims (step 0) to `shape` (a one-partition tile to P partitions: a copy)."""
