@@ -33,6 +33,7 @@ from tilecc.errors import TileccError
 from tilecc.klr import ast
 from tilecc.nki.dtypes import canonical_dtype, dtype_info
 from tilecc.nki.errors import KernelError
+from tilecc.nki.loader import kernel_failure
 from tilecc.nki.tracer import Trace, in_trace, tracing
 
 
@@ -86,7 +87,12 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
         result = None
         for program in itertools.product(*(range(n) for n in grid)):
             trace.begin_instance(program, grid)
-            result = target(**call_args)
+            try:
+                result = target(**call_args)
+            except TileccError:
+                raise
+            except Exception as err:  # the kernel's own Python failed (assert, AttributeError ...)
+                raise kernel_failure(err) from err
         kernel = trace.finish(result, lambda message: _at_definition(target, message))
     output_shapes = [trace.allocation(t.name).shape for t in kernel.outputs]
     if result is None:

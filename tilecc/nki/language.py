@@ -8,8 +8,10 @@ Contract: the names a kernel written against the public NKI API uses from `nl`
 `nl.arange` / `nl.mgrid` / `nl.ds` indices, the loop ranges (unrolled while tracing),
 `nl.load` / `nl.store` (DMA copies; `mask=` cuts a partial last tile) and the operator
 names (`nl.add`, `nl.exp` ...) that nki.isa instructions take as `op` arguments; called on
-tiles they, `nl.sum` / `nl.max` / `nl.min` / `nl.prod` / `nl.mean` and `nl.broadcast_to` are
-NKI's tile-level API (tilecc/nki/tile_ops.py). Each call records KLR statements in the
+tiles they, `nl.sum` / `nl.max` / `nl.min` / `nl.prod` / `nl.mean` / `nl.var`, `nl.negative`,
+`nl.logical_not` and `nl.broadcast_to` are NKI's tile-level API (tilecc/nki/tile_ops.py);
+`nl.program_id` / `nl.num_programs` / `nl.program_ndim` read the SPMD launch grid, whose
+`nl.nc` / `nl.spmd_dim` core annotations only count programs (one simulated core). Each call records KLR statements in the
 active trace (tilecc/nki/tracer.py).
 """
 
@@ -260,6 +262,46 @@ prod = _reduction("prod")
 mean = _reduction("mean")
 
 
+def var(x: NkiTensor, axis: object, dtype: object = None, mask: object = None) -> NkiTensor:
+    """Population variance over `axis` (numpy's var): mean((x - mean(x))^2), as a [P, 1]
+    column or the shape nl.mean gives."""
+    centered = tile_ops.binary(_OPS["subtract"], x, mean(x, axis, mask=mask), None, "centered")
+    squared = tile_ops.unary(_OPS["square"], centered, None, "squared")
+    return tile_ops.reduce("mean", squared, axis, dtype, False, None, assigned_name())
+
+
+def negative(x: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor:
+    """-x, element-wise (tensor_scalar multiply by -1)."""
+    return tile_ops.apply(_OPS["multiply"], (x, -1.0), {"dtype": dtype, "mask": mask}, assigned_name())
+
+
+def logical_not(x: NkiTensor, dtype: object = bool_, mask: object = None) -> NkiTensor:
+    """1 where x == 0 else 0, element-wise (tensor_scalar equal 0)."""
+    return tile_ops.apply(_OPS["equal"], (x, 0.0), {"dtype": dtype, "mask": mask}, assigned_name())
+
+
+def zeros_like(x: NkiTensor, dtype: object = None, buffer: object = None, name: str = "") -> NkiTensor:
+    return full(x.shape, 0, x.dtype if dtype is None else dtype, buffer, name or assigned_name())
+
+
+def ones_like(x: NkiTensor, dtype: object = None, buffer: object = None, name: str = "") -> NkiTensor:
+    return full(x.shape, 1, x.dtype if dtype is None else dtype, buffer, name or assigned_name())
+
+
+def nc(count: int) -> int:
+    """Launch-grid annotation: spread a grid dim over `count` NeuronCores. tilecc simulates
+    every program on one core, so it only contributes `count` programs to that dim."""
+    return count
+
+
+def spmd_dim(*sizes: int) -> int:
+    """Launch-grid annotation `nl.spmd_dim(nl.nc(2), 2)`: a grid dim of the product of sizes."""
+    count = 1
+    for size in sizes:
+        count *= size
+    return count
+
+
 def broadcast_to(x: NkiTensor, shape: tuple[int, ...] | list[int]) -> NkiTensor:
     if not isinstance(x, NkiTensor):
         raise kernel_error(f"nl.broadcast_to: expected a tensor, got {x!r}")
@@ -325,9 +367,10 @@ reciprocal = _OPS["reciprocal"]
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
-    "matmul", "transpose", "all", "where", "expand_dims",
+    "matmul", "transpose", "load_transpose2d", "all", "where", "expand_dims", "select",
     "shared_constant", "shared_identity_matrix", "device_print", "atomic_rmw", "gather_flattened",
-    "dropout", "floor", "ceil", "cos", "tan", "sum_reduce", "softmax", "rms_norm", "all_reduce",
+    "dropout", "rand", "random_seed", "floor", "ceil", "trunc", "cos", "tan", "sum_reduce", "softmax",
+    "rms_norm", "all_reduce", "loop_reduce", "dynamic_range",
 })
 
 
