@@ -112,3 +112,32 @@ def test_demo_stage_prints_bir_and_passes():
     text = out.getvalue()
     assert "Exponential-2" in text and "DveReadAccumulator" in text
     assert text.count("[ok]") == 2
+
+
+SPMD_ADD = Path(__file__).resolve().parent / "corpus" / "tutorial_spmd_tensor_add.py"
+
+
+def test_trace_and_run_a_launch_grid_target(tmp_path):
+    import argparse
+
+    from tilecc.commands import run_kernel
+    rng = np.random.default_rng(6)
+    a = rng.random((256, 1024)).astype(np.float16)
+    b = rng.random((256, 1024)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    inputs = ["--input", f"a_input={tmp_path / 'a.npy'}", "--input", f"b_input={tmp_path / 'b.npy'}"]
+    out = tmp_path / "spmd.klr.json"
+    assert main(["trace", f"{SPMD_ADD}:spmd_add[2,2]", *inputs, "-o", str(out)]) == 0
+    kernel = read_kernel_json(out.read_text(), str(out))
+    assert len(kernel.body) == 4 * 4                  # 4 programs x (2 loads, add, store)
+    args = argparse.Namespace(target=f"{SPMD_ADD}:spmd_add[2,2]", input=inputs[1::2], out=str(tmp_path / "o"),
+                              replicas=None)
+    assert run_kernel.run(args) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "c_output.npy"), a + b)
+
+
+@pytest.mark.parametrize("target", ["k.py:fn[0]", "k.py:fn[2,]", "k.py:fn[a]"])
+def test_bad_launch_grid_target_is_one_line_error(target, capsys):
+    assert main(["trace", target]) == 1
+    assert "expected FILE.py:FUNCTION or FILE.py:FUNCTION[GX,GY]" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """`tilecc trace kernel.py:fn --input NAME=FILE.npy ... [-o OUT.klr.json]`: trace an NKI
 kernel written in Python to KLR JSON (KLR HEAD form, tilecc/klr/read.py).
+`kernel.py:fn[2,2]` traces an SPMD launch grid: every program into one KLR kernel.
 
 Contract: imports the file, traces the function once with HBM inputs of the .npy files'
 shapes and dtypes (the data is not read), and writes the KLR kernel atomically to OUT
@@ -21,7 +22,8 @@ HELP = "trace an NKI kernel written in Python (file.py:function) to KLR JSON"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", help="kernel.py:function")
+    parser.add_argument("target", help="kernel.py:function, or kernel.py:function[GX,GY] for an SPMD "
+                                       "launch grid")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                         help="shape and dtype of the argument NAME (repeatable)")
     parser.add_argument("-o", "--output", default="-", help="KLR JSON output file (default stdout)")

@@ -2,9 +2,9 @@
 
 Contract: `load_kernel(target)` imports the file as a fresh module (its folder first on
 sys.path, so sibling helper modules import) and returns the named function (a @jit kernel
-or a plain function); `load_inputs(specs, fn, mmap)` maps each NAME to a numpy array and
-checks NAME against the function's parameters, every parameter without a default
-needing one. `kernel_failure(err)` turns an exception raised inside a kernel into a
+or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid);
+`load_inputs(specs, fn, mmap)` maps each NAME to a numpy array and checks NAME against
+the function's parameters, every parameter without a default needing one. `kernel_failure(err)` turns an exception raised inside a kernel into a
 KernelError at the kernel line that raised it. Every problem is a TileccError, never a
 traceback.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import linecache
+import re
 import sys
 import traceback
 from collections.abc import Callable
@@ -26,15 +27,23 @@ from tilecc.errors import ParseError, TileccError
 from tilecc.nki.errors import KernelError, _inside_package
 
 
-def split_target(target: str) -> tuple[str, str]:
+_GRID = re.compile(r"([A-Za-z_]\w*)\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def split_target(target: str) -> tuple[str, str, tuple[int, ...]]:
+    """FILE.py:FUNCTION or FILE.py:FUNCTION[gx,gy] (an SPMD launch grid)."""
     path, sep, function = target.rpartition(":")
-    if not sep or not path.endswith(".py") or not function.isidentifier():
-        raise TileccError(f"{target}: expected FILE.py:FUNCTION")
-    return path, function
+    grid: tuple[int, ...] = ()
+    if (launch := _GRID.fullmatch(function)) is not None:
+        function, grid = launch.group(1), tuple(int(n) for n in launch.group(2).split(","))
+    if not sep or not path.endswith(".py") or not function.isidentifier() or 0 in grid:
+        raise TileccError(f"{target}: expected FILE.py:FUNCTION or FILE.py:FUNCTION[GX,GY] "
+                          f"(a launch grid of positive ints)")
+    return path, function, grid
 
 
 def load_kernel(target: str) -> Callable[..., Any]:
-    path, function = split_target(target)
+    path, function, grid = split_target(target)
     file = Path(path)
     if not file.is_file():
         raise TileccError(f"{path}: no such file")
@@ -56,6 +65,9 @@ def load_kernel(target: str) -> Callable[..., Any]:
     kernel = getattr(module, function, None)
     if not callable(kernel):
         raise TileccError(f"{path}: no function {function!r}")
+    if grid:
+        from tilecc.nki.driver import JitKernel
+        return JitKernel(getattr(kernel, "fn", kernel), grid)
     return kernel  # type: ignore[no-any-return]
 
 
