@@ -69,7 +69,8 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    text = write_kernel_json(generated_kernel(args.ops))
+    generated = generated_kernel(args.ops)
+    text = write_kernel_json(generated)
     gc.collect()
     gc.disable()
     t_read, kernel = best(args.repeat, lambda: read_kernel_json(text))
@@ -77,6 +78,7 @@ def main() -> None:
     t_verify, _ = best(args.repeat, lambda: verify_program(program))
     t_write, bir_text = best(args.repeat, lambda: write_program_json(program))
     t_total = t_read + t_gen + t_verify + t_write
+    assert kernel == generated  # the fast paths read what was written
     doc = program_to_doc(program)
     t_peer, _ = best(args.repeat, lambda: (json.loads(text), json.dumps(doc)))
     n = args.ops
