@@ -8,6 +8,8 @@ compared with a golden file (corpus/golden/<name>.py, after ast normalisation)."
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,10 @@ from .conftest import assert_same_source
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 FILES = sorted(CORPUS.glob("c*.py"))
+
+
+def comments_of(text: str) -> list[str]:
+    return [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
 
 
 def run_pass(module: ir.Module) -> ir.Module:
@@ -46,6 +52,8 @@ def test_print_parse_round_trip_and_stable_printing(source):
     assert again == module
     assert print_module(again) == printed
     ast.parse(printed)
+    # every comment survives, in source order
+    assert comments_of(printed) == comments_of(text)
 
 
 def test_pass_runs_is_idempotent_and_leaves_other_functions_alone(source):
@@ -53,6 +61,7 @@ def test_pass_runs_is_idempotent_and_leaves_other_functions_alone(source):
     module = parse_module(text, name)
     result = run_pass(module)
     ast.parse(print_module(result))
+    assert comments_of(print_module(result)) == comments_of(text)
     assert len(result.programs) == len(module.programs)
     for before, after in zip(module.programs, result.programs):
         assert [f.name for f in before.functions] == [f.name for f in after.functions]

@@ -18,7 +18,8 @@ Invariants:
   its own (pypto's builder functions `def build(n): @pl.program class P: ...; return P`):
   its source then keeps each such class as a placeholder and `programs` holds them in
   source order, so passes see every program of the file.
-- Comments are not kept (Python's ast drops them); docstrings are.
+- Comments are kept: Comment statements in bodies, `comments` of functions and programs,
+  and verbatim source text (see tilecc/host/comments.py).
 """
 
 from __future__ import annotations
@@ -218,6 +219,13 @@ class Pass:
 
 
 @dataclass(frozen=True, slots=True)
+class Comment:
+    """A source comment (`# ...`, text with its `#`) placed before the statement it
+    annotated; passes carry it along like any statement without effect."""
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Break:
     pass
 
@@ -227,7 +235,7 @@ class Continue:
     pass
 
 
-Stmt = Union[Assign, ExprStmt, Return, For, While, If, With, Pass, Break, Continue]
+Stmt = Union[Assign, ExprStmt, Return, For, While, If, With, Pass, Break, Continue, Comment]
 
 # ---------------------------------------------------------------- functions and programs
 
@@ -256,6 +264,7 @@ class Function:
     doc: str | None = None
     has_self: bool = True
     decorator_name: str = "function"
+    comments: tuple[str, ...] = ()   # before the definition (and on its header lines)
 
     def _decorator_symbol(self, key: str) -> str | None:
         for name, value in self.decorator or ():
@@ -291,6 +300,7 @@ class Program:
     decorator: tuple[tuple[str, Expr], ...] | None = None
     doc: str | None = None
     decorated: bool = True
+    comments: tuple[str, ...] = ()   # before the class (and on its header lines)
 
     def function(self, name: str) -> Function:
         for func in self.functions:

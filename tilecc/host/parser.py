@@ -35,6 +35,7 @@ import ast
 
 from tilecc.errors import ParseError
 from tilecc.host import ir
+from tilecc.host.comments import CommentPool
 
 SHORT_FORMS = {
     "pld.window": "pld.tensor.window",
@@ -49,7 +50,7 @@ ALLOC_WINDOW_BUFFER = "pld.tensor.alloc_window_buffer"
 WHILE_ITER = "pl.while_"
 FUNCTION_DECORATORS = ("pl.function", "pl.inline")
 # body of the placeholder class that stands for a nested program in verbatim source
-PROGRAM_PLACEHOLDER = "tilecc: @pl.program printed from the IR"
+PROGRAM_PLACEHOLDER = "# tilecc: a @pl.program printed from the IR goes here"
 MODULE_ALIASES = {"pypto.language": "pl", "pypto.language.distributed": "pld"}
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -93,6 +94,7 @@ class _Parser:
         # the ast node being parsed as the right-hand side of an assignment: the only
         # place pld.tensor.alloc_window_buffer may appear (it is named after the LHS)
         self.assign_value: ast.expr | None = None
+        self.comments = CommentPool(text)
 
     def error(self, node: ast.AST | None, message: str) -> ParseError:
         line = getattr(node, "lineno", 1) or 1
@@ -112,27 +114,51 @@ class _Parser:
                              source_line=source) from None
         self.program_calls = _program_call_names(tree)
         items: list[ir.Program | ir.Function | ir.Verbatim] = []
+        prev_end = 0
         for node in tree.body:
             self.check_import(node)
+            first = _first_line(node)
+            leading = self.comments.take(prev_end + 1, first - 1)
             if isinstance(node, ast.ClassDef) and self.is_program_class(node):
-                items.append(self.program(node))
+                items.append(self.program(node, leading))
             elif isinstance(node, ast.FunctionDef) and self.function_decorator(node) is not None:
-                items.append(self.function(node, method=False))
+                items.append(self.function(node, method=False, leading=leading))
             else:
-                items.append(self.verbatim(node))
+                items.append(self.verbatim(node, leading, shares_line=first == prev_end))
+            prev_end = node.end_lineno or first
+        trailing = self.comments.take(prev_end + 1, len(self.lines))
+        if trailing:
+            items.append(ir.Verbatim("\n".join(trailing)))
         return ir.Module(tuple(items))
 
-    def verbatim(self, node: ast.stmt) -> ir.Verbatim:
-        """A statement kept as source; @pl.program classes nested in it (builder functions)
-        are parsed and replaced by a placeholder class in the kept source."""
-        programs = []
+    def verbatim(self, node: ast.stmt, leading: tuple[str, ...], shares_line: bool) -> ir.Verbatim:
+        """A statement kept as its source text (comments and layout included) after its
+        leading comments; @pl.program classes nested in it (builder functions) are parsed
+        and their lines replaced by a placeholder line at their indentation."""
+        first, last = _first_line(node), node.end_lineno or node.lineno
+        if shares_line or _line_shared_after(self.lines, node):
+            # `a = 1; b = 2`: no clean line range; the comments of the lines go first
+            leading += self.comments.take(first, last)
+            text = ast.unparse(ast.Module([node], []))
+            lines = text.split("\n")
+            first, last = 1, len(lines)
+            offset = None
+        else:
+            lines = self.lines[first - 1:last]
+            offset = first
+        programs: list[ir.Program] = []
+        replaced: list[tuple[int, int, str]] = []
         for inner in _preorder(node):
             if inner is not node and isinstance(inner, ast.ClassDef) and self.is_program_class(inner):
-                programs.append(self.program(inner))
-                inner.decorator_list = []
-                inner.body = [ast.Expr(ast.Constant(PROGRAM_PLACEHOLDER))]
-        # unparsed as a module so that a docstring keeps its triple quotes
-        return ir.Verbatim(ast.unparse(ast.Module([node], [])), tuple(programs))
+                programs.append(self.program(inner, ()))
+                if offset is not None:
+                    replaced.append((_first_line(inner) - offset, (inner.end_lineno or inner.lineno) - offset,
+                                     " " * inner.col_offset + PROGRAM_PLACEHOLDER))
+        if offset is None and programs:
+            raise self.error(node, "a statement holding a @pl.program must not share its lines with another")
+        for start, end, placeholder in reversed(replaced):
+            lines[start:end + 1] = [placeholder]
+        return ir.Verbatim("\n".join(list(leading) + lines), tuple(programs))
 
     def check_import(self, node: ast.stmt) -> None:
         aliases: list[tuple[str, str]] = []
@@ -159,8 +185,10 @@ class _Parser:
             return True
         return not node.decorator_list and node.name in self.program_calls
 
-    def program(self, node: ast.ClassDef) -> ir.Program:
+    def program(self, node: ast.ClassDef, leading: tuple[str, ...]) -> ir.Program:
         decorated = bool(node.decorator_list)
+        comments = leading + self.comments.take(_first_line(node), node.lineno)
+        prev_end = node.lineno
         if len(node.decorator_list) > 1:
             raise self.error(node, "a @pl.program class takes no other decorator")
         if node.bases or node.keywords:
@@ -168,20 +196,23 @@ class _Parser:
         functions: list[ir.Function] = []
         doc = None
         for index, stmt in enumerate(node.body):
+            leading = self.comments.take(prev_end + 1, _first_line(stmt) - 1)
+            prev_end = stmt.end_lineno or stmt.lineno
             if index == 0 and self.is_docstring(stmt):
                 doc = stmt.value.value  # type: ignore[attr-defined]
+                comments += leading + self.comments.take(stmt.lineno, prev_end)
                 continue
             if isinstance(stmt, ast.Pass):   # the body of a program without functions
                 continue
             if not isinstance(stmt, ast.FunctionDef):
                 raise self.error(stmt, "expected a @pl.function method in a @pl.program class")
-            functions.append(self.function(stmt, method=True))
+            functions.append(self.function(stmt, method=True, leading=leading))
         names = [f.name for f in functions]
         if len(set(names)) != len(names):
             dup = next(n for n in names if names.count(n) > 1)
             raise self.error(node, f"function `{dup}` is defined twice in program `{node.name}`")
         deco = self.decorator_kwargs(node.decorator_list[0]) if decorated else None
-        return ir.Program(node.name, tuple(functions), deco, doc, decorated)
+        return ir.Program(node.name, tuple(functions), deco, doc, decorated, comments)
 
     def decorator_kwargs(self, deco: ast.expr) -> tuple[tuple[str, ir.Expr], ...] | None:
         if not isinstance(deco, ast.Call):
@@ -205,7 +236,7 @@ class _Parser:
         dotted = _dotted(deco.func if isinstance(deco, ast.Call) else deco)
         return dotted[3:] if dotted in FUNCTION_DECORATORS else None
 
-    def function(self, node: ast.FunctionDef, method: bool) -> ir.Function:
+    def function(self, node: ast.FunctionDef, method: bool, leading: tuple[str, ...]) -> ir.Function:
         decorator_name = self.function_decorator(node)
         if decorator_name is None:
             raise self.error(node, f"expected exactly one @pl.function(...) decorator on `{node.name}`")
@@ -229,18 +260,34 @@ class _Parser:
                             self.expr(d) if d is not None else None, kw_only=True)
                    for a, d in zip(args.kwonlyargs, args.kw_defaults)]
         body_nodes = node.body
+        header_end = max([node.lineno] + [n.end_lineno or n.lineno for n in ast.walk(node.args)
+                                          if isinstance(n, (ast.arg, ast.expr))]
+                         + ([node.returns.end_lineno or node.lineno] if node.returns else []))
+        comments = leading + self.comments.take(_first_line(node), header_end)
         doc = None
         if self.is_docstring(body_nodes[0]):
             doc = body_nodes[0].value.value  # type: ignore[attr-defined]
+            header_end = body_nodes[0].end_lineno or header_end
+            comments += self.comments.take(body_nodes[0].lineno, header_end)
             body_nodes = body_nodes[1:]
         return ir.Function(node.name, tuple(params), self.expr(node.returns) if node.returns else None,
-                           self.body(body_nodes), self.decorator_kwargs(deco), doc, has_self,
-                           decorator_name)
+                           self.body(body_nodes, header_end), self.decorator_kwargs(deco), doc, has_self,
+                           decorator_name, comments)
 
     # ------------------------------------------------------------ statements
 
-    def body(self, nodes: list[ast.stmt]) -> tuple[ir.Stmt, ...]:
-        return tuple(self.stmt(node) for node in nodes)
+    def body(self, nodes: list[ast.stmt], after_line: int) -> tuple[ir.Stmt, ...]:
+        """Statements after source line `after_line`, each preceded by the comments above
+        it and those on its own (header) lines."""
+        out: list[ir.Stmt] = []
+        prev_end = after_line
+        for node in nodes:
+            header_end = _header_end(node)
+            for text in self.comments.take(prev_end + 1, header_end):
+                out.append(ir.Comment(text))
+            out.append(self.stmt(node))
+            prev_end = node.end_lineno or node.lineno
+        return tuple(out)
 
     def stmt(self, node: ast.stmt) -> ir.Stmt:
         if isinstance(node, ast.Assign):
@@ -270,9 +317,10 @@ class _Parser:
         if isinstance(node, ast.While):
             if node.orelse:
                 raise self.error(node, "`while ... else` is not supported")
-            return ir.While(self.expr(node.test), self.body(node.body))
+            return ir.While(self.expr(node.test), self.body(node.body, _header_end(node)))
         if isinstance(node, ast.If):
-            return ir.If(self.expr(node.test), self.body(node.body), self.body(node.orelse))
+            then = self.body(node.body, _header_end(node))
+            return ir.If(self.expr(node.test), then, self.body(node.orelse, node.body[-1].end_lineno or 0))
         if isinstance(node, ast.With):
             if len(node.items) != 1:
                 raise self.error(node, "expected one context manager per `with`")
@@ -282,7 +330,7 @@ class _Parser:
                 if not isinstance(item.optional_vars, ast.Name):
                     raise self.error(item.optional_vars, "expected a variable after `as`")
                 var = ir.Var(item.optional_vars.id)
-            return ir.With(self.expr(item.context_expr), var, self.body(node.body))
+            return ir.With(self.expr(item.context_expr), var, self.body(node.body, _header_end(node)))
         if isinstance(node, ast.Pass):
             return ir.Pass()
         if isinstance(node, ast.Break):
@@ -328,7 +376,7 @@ class _Parser:
                 and all(isinstance(e, ast.Name) for e in target.elts)):
             # pypto's SSA while: `for (a, b) in pl.while_(init_values=(x, y))`, no index
             iter_args = tuple(ir.Var(e.id) for e in target.elts)  # type: ignore[attr-defined]
-            return ir.For(None, iter_args, iterable, self.body(node.body))
+            return ir.For(None, iter_args, iterable, self.body(node.body, _header_end(node)))
         if isinstance(target, ast.Tuple):
             if (len(target.elts) != 2 or not isinstance(target.elts[0], ast.Name)
                     or not isinstance(target.elts[1], ast.Tuple)
@@ -339,7 +387,7 @@ class _Parser:
             target = target.elts[0]
         if not isinstance(target, ast.Name):
             raise self.error(target, "expected a loop index variable")
-        return ir.For(ir.Var(target.id), iter_args, iterable, self.body(node.body))
+        return ir.For(ir.Var(target.id), iter_args, iterable, self.body(node.body, _header_end(node)))
 
     # ------------------------------------------------------------ expressions
 
@@ -454,6 +502,31 @@ class _Parser:
             raise self.error(node, "pld.tensor.allreduce: signal=None is not allowed; omit the signal "
                                    "argument to let SynthesizeAllReduceSignals create one")
         return args, kwargs
+
+
+def _first_line(node: ast.stmt) -> int:
+    """The first source line of a statement, its decorators included."""
+    decorators = getattr(node, "decorator_list", None)
+    return min([node.lineno] + [d.lineno for d in decorators or ()])
+
+
+def _header_end(node: ast.stmt) -> int:
+    """The last line of a statement, or of a compound statement's header (its `:` line is
+    not known to ast; the header expression's last line stands for it)."""
+    if isinstance(node, (ast.For, ast.While, ast.If)):
+        header = node.iter if isinstance(node, ast.For) else node.test
+        return header.end_lineno or node.lineno
+    if isinstance(node, ast.With):
+        return max(i.context_expr.end_lineno or node.lineno for i in node.items)
+    return node.end_lineno or node.lineno
+
+
+def _line_shared_after(lines: list[str], node: ast.stmt) -> bool:
+    """True if code follows the statement on its last line (`a = 1; b = 2`)."""
+    end = node.end_lineno or node.lineno
+    # end_col_offset counts UTF-8 bytes
+    rest = lines[end - 1].encode()[node.end_col_offset or 0:].decode(errors="replace") if 0 < end <= len(lines) else ""
+    return bool(rest.split("#", 1)[0].strip())
 
 
 def _preorder(node: ast.AST):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from tilecc.host import ir
+from tilecc.host.comments import marker, restore
 from tilecc.host.parser import ALLOC_WINDOW_BUFFER, BINOPS, BOOLOPS, CMPOPS, PROGRAM_PLACEHOLDER, UNARYOPS
 
 _BINOP_NODES = {token: cls for cls, token in BINOPS.items()}
@@ -22,13 +23,14 @@ _BOOL_NODES = {token: cls for cls, token in BOOLOPS.items()}
 
 
 def print_module(module: ir.Module) -> str:
-    """Programs are set off by two blank lines; consecutive verbatim statements by none."""
+    """Programs and functions are set off by two blank lines; consecutive one-line verbatim
+    statements (imports, constants) by none."""
     out: list[str] = []
     previous: ir.Program | ir.Function | ir.Verbatim | None = None
     for item in module.items:
         if previous is not None:
-            both_plain = (isinstance(item, ir.Verbatim) and isinstance(previous, ir.Verbatim)
-                          and not item.programs and not previous.programs)
+            both_plain = all(isinstance(i, ir.Verbatim) and "\n" not in i.source.rstrip("\n")
+                             for i in (item, previous))
             out.append("\n" if both_plain else "\n\n\n")
         if isinstance(item, ir.Verbatim):
             out.append(print_verbatim(item))
@@ -41,39 +43,37 @@ def print_module(module: ir.Module) -> str:
 
 
 def print_program(program: ir.Program) -> str:
-    return ast.unparse(program_node(program))
+    return _unparse([marker(c) for c in program.comments] + [program_node(program)])
 
 
-def _is_placeholder(node: ast.AST) -> bool:
-    return (isinstance(node, ast.ClassDef) and not node.decorator_list and len(node.body) == 1
-            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
-            and node.body[0].value.value == PROGRAM_PLACEHOLDER)
+def _unparse(nodes: list[ast.stmt]) -> str:
+    return restore(ast.unparse(ast.Module(nodes, [])))
 
 
 def print_verbatim(item: ir.Verbatim) -> str:
-    """The kept source, with each nested program printed in place of its placeholder."""
+    """The kept source, with each nested program printed in place of its placeholder line."""
     if not item.programs:
         return item.source
-    tree = ast.parse(item.source)
     programs = iter(item.programs)
-    stack: list[ast.AST] = [tree]
-    while stack:   # pre-order, source order: the order the parser found the programs in
-        node = stack.pop()
-        for field_name, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                value[:] = [program_node(next(programs)) if _is_placeholder(v) else v for v in value]
-                stack.extend(reversed([v for v in value if isinstance(v, ast.AST)]))
-            elif isinstance(value, ast.AST):
-                stack.append(value)
-    return ast.unparse(tree)
+    out = []
+    for line in item.source.split("\n"):
+        if line.strip() == PROGRAM_PLACEHOLDER:
+            indent = line[:len(line) - len(line.lstrip())]
+            out.extend(indent + text if text else text for text in print_program(next(programs)).split("\n"))
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def print_function(func: ir.Function) -> str:
-    return ast.unparse(function_node(func))
+    return _unparse([marker(c) for c in func.comments] + [function_node(func)])
 
 
 def program_node(program: ir.Program) -> ast.ClassDef:
-    body: list[ast.stmt] = [function_node(f) for f in program.functions]
+    body: list[ast.stmt] = []
+    for func in program.functions:
+        body.extend(marker(c) for c in func.comments)
+        body.append(function_node(func))
     if program.doc is not None:
         body.insert(0, ast.Expr(ast.Constant(program.doc)))
     body = body or [ast.Pass()]
@@ -169,6 +169,8 @@ def stmt_node(stmt: ir.Stmt) -> ast.stmt:
     if isinstance(stmt, ir.With):
         var = ast.Name(stmt.var.name, ast.Store()) if stmt.var is not None else None
         return ast.With([ast.withitem(expr_node(stmt.context), var)], _block(stmt.body))
+    if isinstance(stmt, ir.Comment):
+        return marker(stmt.text)
     if isinstance(stmt, ir.Pass):
         return ast.Pass()
     if isinstance(stmt, ir.Break):

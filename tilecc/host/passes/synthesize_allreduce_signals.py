@@ -234,8 +234,8 @@ class _LineageScan:
                 self.define(stmt.var, None)
             if isinstance(stmt, ir.With):   # a scope, not a join: definitions flow through
                 self.visit_body(stmt.body)
-                return
-            self.visit_join(stmt)
+            elif isinstance(stmt, (ir.For, ir.While, ir.If)):
+                self.visit_join(stmt)
 
     def visit_join(self, stmt: ir.For | ir.While | ir.If) -> None:
         """Each branch / the loop body starts from the definitions before `stmt`. After it,
