@@ -92,8 +92,13 @@ def _tile(fn: Callable[..., None], arg: str, value: object, mask: object) -> Nki
     return cut
 
 
-def _result(shape: tuple[int, ...], dtype: str) -> NkiTensor:
-    return active_trace().allocate(shape, dtype, "sbuf", assigned_name())
+def _result(shape: tuple[int, ...], dtype: str, *operands: object) -> NkiTensor:
+    """A new SBUF result tile; a partial tile (tilecc/nki/tensor.py) when an operand is one
+    or the mask cut an operand's partitions."""
+    out = active_trace().allocate(shape, dtype, "sbuf", assigned_name())
+    out.alloc.partial = any(isinstance(v, NkiTensor) and (v.alloc.partial or v.partitions > shape[0])
+                            for v in operands)
+    return out
 
 
 def _operand(fn: Callable[..., None], value: object, mask: object) -> object:
@@ -106,7 +111,7 @@ def _operand(fn: Callable[..., None], value: object, mask: object) -> object:
 def activation(fn: Callable[..., None], op: object, data: object, *, bias: object = None,
                scale: object = 1.0, mask: object = None, dtype: object = None) -> NkiTensor:
     x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
     fn(dst=out, op=op, data=x, bias=_operand(fn, bias, mask), scale=_operand(fn, scale, mask))
     return out
 
@@ -115,7 +120,7 @@ def activation_reduce(fn: Callable[..., None], op: object, data: object, *, redu
                       reduce_res: object, bias: object = None, scale: object = 1.0, mask: object = None,
                       dtype: object = None) -> NkiTensor:
     x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
     fn(dst=out, op=op, data=x, reduce_op=reduce_op, reduce_res=_operand(fn, reduce_res, mask),
        bias=_operand(fn, bias, mask), scale=_operand(fn, scale, mask))
     return out
@@ -125,7 +130,7 @@ def tensor_tensor(fn: Callable[..., None], data1: object, data2: object, op: obj
                   dtype: object = None, mask: object = None, engine: object = None) -> NkiTensor:
     a, b = _tile(fn, "data1", data1, mask), _tile(fn, "data2", data2, mask)
     default = a.dtype if a.dtype == b.dtype else "float32"
-    out = _result(a.shape, _dtype(fn, dtype, default))
+    out = _result(a.shape, _dtype(fn, dtype, default), data1, data2)
     fn(dst=out, data1=a, data2=b, op=op, **({} if engine is None else {"engine": engine}))
     return out
 
@@ -135,7 +140,7 @@ def tensor_scalar(fn: Callable[..., None], data: object, op0: object, operand0: 
                   reverse1: bool = False, *, dtype: object = None, mask: object = None,
                   engine: object = None) -> NkiTensor:
     x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
     fn(dst=out, data=x, op0=op0, operand0=_operand(fn, operand0, mask), reverse0=reverse0, op1=op1,
        operand1=_operand(fn, operand1, mask), reverse1=reverse1,
        **({} if engine is None else {"engine": engine}))
@@ -146,7 +151,7 @@ def tensor_scalar_reduce(fn: Callable[..., None], *, data: object, op0: object, 
                          reduce_op: object, reduce_res: object, reverse0: bool = False,
                          dtype: object = None, mask: object = None) -> NkiTensor:
     x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
     fn(dst=out, data=x, op0=op0, operand0=_operand(fn, operand0, mask), reduce_op=reduce_op,
        reduce_res=_operand(fn, reduce_res, mask), reverse0=reverse0)
     return out
@@ -156,7 +161,7 @@ def scalar_tensor_tensor(fn: Callable[..., None], *, data: object, op0: object, 
                          op1: object, operand1: object, reverse0: bool = False, reverse1: bool = False,
                          dtype: object = None, mask: object = None) -> NkiTensor:
     x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
     fn(dst=out, data=x, op0=op0, operand0=_operand(fn, operand0, mask), op1=op1,
        operand1=_operand(fn, operand1, mask), reverse0=reverse0, reverse1=reverse1)
     return out
@@ -166,7 +171,7 @@ def tensor_tensor_scan(fn: Callable[..., None], data0: object, data1: object, in
                        op0: object, op1: object, reverse0: bool = False, reverse1: bool = False, *,
                        dtype: object = None, mask: object = None) -> NkiTensor:
     a, b = _tile(fn, "data0", data0, mask), _tile(fn, "data1", data1, mask)
-    out = _result(a.shape, _dtype(fn, dtype, a.dtype))
+    out = _result(a.shape, _dtype(fn, dtype, a.dtype), data0, data1)
     fn(dst=out, data0=a, data1=b, initial=_operand(fn, initial, mask), op0=op0, op1=op1,
        reverse0=reverse0, reverse1=reverse1)
     return out
@@ -178,7 +183,7 @@ def tensor_reduce(fn: Callable[..., None], op: object, data: object, axis: objec
     from tilecc.nki.tile_ops import reduced_shape
     x = _tile(fn, "data", data, mask)
     out = _result(reduced_shape(f"nisa.{fn.__name__}", x, axis, keepdims),
-                  _dtype(fn, dtype, x.dtype))
+                  _dtype(fn, dtype, x.dtype), data)
     fn(dst=out, op=op, data=x, axis=axis, negate=negate, keepdims=keepdims)
     return out
 
@@ -194,7 +199,7 @@ def tensor_partition_reduce(fn: Callable[..., None], op: object, data: object, *
 def tensor_copy(fn: Callable[..., None], src: object, *, mask: object = None, dtype: object = None,
                 engine: object = None) -> NkiTensor:
     x = _tile(fn, "src", src, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype), src)
     fn(dst=out, src=x, **({} if engine is None else {"engine": engine}))
     return out
 
@@ -202,7 +207,7 @@ def tensor_copy(fn: Callable[..., None], src: object, *, mask: object = None, dt
 def reciprocal(fn: Callable[..., None], data: object, *, dtype: object = None,
                mask: object = None) -> NkiTensor:
     x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype))
+    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
     fn(dst=out, data=x)
     return out
 

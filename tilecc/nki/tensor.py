@@ -18,7 +18,8 @@ Invariants:
   broadcast (step 0). `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs explicitly;
   `broadcast_to` repeats size-1 dims with step 0 (on chip, a one-partition tile broadcast
   to P partitions is copied into a new tile: partitions cannot be read with step 0).
-- `tile[idx] = value` is a copy (tensor_copy / dma_copy) or a fill (memset); `a + b`,
+- `tile[idx] = value` is a copy (tensor_copy / dma_copy) or a fill (memset); a partial
+  tile (cut by a mask) is written to the leading partitions it kept; `a + b`,
   `a / 2.0`, `a < b` ... are NKI's tile-level ops (tilecc/nki/tile_ops.py); `if tile:` is a
   KernelError (a tile has no values while tracing).
 """
@@ -207,6 +208,8 @@ class NkiTensor:
         `tile[...] = 0.0` fills (memset), as NKI's assignment to a tile does."""
         from tilecc.nki import isa
         dst = self[key]
+        if isinstance(value, NkiTensor) and value.alloc.partial and value.partitions < dst.partitions:
+            dst = dst[0:value.partitions]   # a partial tile writes the partitions its mask kept
         if isinstance(value, NkiTensor):
             if dst.alloc.on_chip and value.alloc.on_chip:
                 isa.tensor_copy(dst=dst, src=value)
