@@ -85,3 +85,17 @@ def test_unknown_nl_name_points_at_its_line():
     with pytest.raises(KernelError, match="AttributeError: .*no_such_function") as info:
         kernel(np.zeros((3, 4), np.float32))
     assert "# <-" in info.value.source_line
+
+
+def test_one_partition_row_broadcasts_against_a_tile():
+    @nki.jit
+    def kernel(a, row):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, nl.load(row) * nl.load(a) - nl.load(row))
+        return out
+
+    rng = np.random.default_rng(8)
+    a = rng.normal(size=(64, 5)).astype(np.float32)
+    row = rng.normal(size=(1, 5)).astype(np.float32)
+    for backend in ("bir", "klr"):
+        np.testing.assert_allclose(nki.simulate(kernel, backend=backend)(a, row), row * a - row, rtol=1e-6)

@@ -6,7 +6,8 @@ with nki.isa would give:
 - unary activation functions (nl.exp, nl.square, nl.rsqrt ...) -> activation; nl.invert ->
   tensor_scalar;
 - binary ALU ops: two tiles of one shape -> tensor_tensor; a tile and a number or a [P, 1]
-  column -> tensor_scalar (reverse0 when the tile is the right operand);
+  column -> tensor_scalar (reverse0 when the tile is the right operand); a one-partition
+  tile against a P-partition tile is first broadcast to P partitions (numpy broadcasting);
 - reductions nl.sum / nl.max / nl.min / nl.prod / nl.mean -> tensor_reduce over the given
   trailing free axes (mean then scales by 1/n with tensor_scalar); the result keeps the
   partition dim, and a [P, 1] column when every free axis is reduced.
@@ -58,6 +59,16 @@ def _partial_result(out: NkiTensor, *operands: object) -> NkiTensor:
     out.alloc.partial = any(isinstance(v, NkiTensor) and (v.alloc.partial or v.partitions > out.partitions)
                             for v in operands)
     return out
+
+
+def _broadcast_partition(a: NkiTensor, b: NkiTensor) -> tuple[NkiTensor, NkiTensor]:
+    """numpy broadcasting of a one-partition tile against a P-partition tile of the same rank
+    (`row[1, F] * tile[P, F]`): the row is first copied to P partitions (broadcast_to)."""
+    if a.ndim != b.ndim or (a.partitions == 1) == (b.partitions == 1):
+        return a, b
+    if a.partitions == 1:
+        return a.broadcast_to((b.partitions, *a.shape[1:])), b
+    return a, b.broadcast_to((a.partitions, *b.shape[1:]))
 
 
 def _match_partial(what: str, a: NkiTensor, b: NkiTensor) -> tuple[NkiTensor, NkiTensor]:
@@ -123,7 +134,7 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
     default = "bool_" if op.name in _COMPARISONS else (
         tiles[0].dtype if all(t.dtype == tiles[0].dtype for t in tiles) else "float32")
     if len(tiles) == 2:
-        a, b = _match_partial(what, *tiles)
+        a, b = _match_partial(what, *_broadcast_partition(*tiles))
         if a.shape == b.shape or (a.partitions == b.partitions and a.free_elements == b.free_elements):
             out = new_tile(a.shape, _dtype(what, dtype, default), name)
             isa.tensor_tensor(dst=out, data1=a, data2=b, op=op)
