@@ -13,18 +13,16 @@ pypto's self-contained ones (SubWorkers); module-level functions never do. Loops
 over a pl op: `for i in pl.range(...)` / `pl.parallel` / ..., `for i, (a, b) in
 pl.range(..., init_values=...)`, and pypto's SSA while `for (a, b) in pl.while_(...)`.
 
+Comments are kept (tilecc/host/comments.py): a comment becomes a Comment statement before
+the statement it precedes or sits on, or a leading comment of the function / program it
+precedes; code outside programs keeps its own text.
+
 Surface rules (pypto's, reference/pld.md):
 - `import pypto.language as pl` and `import pypto.language.distributed as pld`; other
   aliases for these modules are rejected, since printed programs use `pl` / `pld`.
-- Short forms resolve to full op names: `pld.window` -> `pld.tensor.window`,
-  `pld.alloc_window_buffer` -> `pld.tensor.alloc_window_buffer`, `pld.world_size` ->
-  `pld.system.world_size` (and `pld.rank` / `pld.nranks` / `pld.get_comm_ctx` ->
-  `pld.system.*`).
-- `pld.all_reduce(t, op=...)` in mesh mode is pypto's ergonomic wrapper for
-  `pld.tensor.allreduce(t, op=...)` with a compiler-synthesized signal and resolves to it.
-- `pld.tensor.allreduce` follows pypto's signature `(target, signal=<missing>, op=Sum, *,
-  mode, core_num)`: `target=` / `signal=` keywords become positional arguments and a third
-  positional argument becomes `op=`; `signal=None` is rejected.
+- Op calls are normalised by tilecc/host/op_forms.py: short forms (`pld.window` ->
+  `pld.tensor.window`, ...), mesh-mode `pld.all_reduce`, and `pld.tensor.allreduce`'s
+  `target=` / `signal=` keywords and positional `op` (pypto's signature).
 - `pld.tensor.alloc_window_buffer` must be assigned to one variable; its internal `name`
   kwarg is that variable's name (users never write it).
 """
@@ -32,21 +30,17 @@ Surface rules (pypto's, reference/pld.md):
 from __future__ import annotations
 
 import ast
+from typing import NoReturn
 
 from tilecc.errors import ParseError
 from tilecc.host import ir
 from tilecc.host.comments import CommentPool
+from tilecc.host.op_forms import ALLOC_WINDOW_BUFFER, ALLREDUCE, resolve
+from tilecc.host.source_lines import (dotted, first_line, header_end, line_shared_after, preorder,
+                                      program_call_names)
 
-SHORT_FORMS = {
-    "pld.window": "pld.tensor.window",
-    "pld.alloc_window_buffer": "pld.tensor.alloc_window_buffer",
-    "pld.world_size": "pld.system.world_size",
-    "pld.rank": "pld.system.rank",
-    "pld.nranks": "pld.system.nranks",
-    "pld.get_comm_ctx": "pld.system.get_comm_ctx",
-}
-ALLREDUCE = "pld.tensor.allreduce"
-ALLOC_WINDOW_BUFFER = "pld.tensor.alloc_window_buffer"
+__all__ = ["ALLOC_WINDOW_BUFFER", "ALLREDUCE", "parse_module", "parse_program"]
+
 WHILE_ITER = "pl.while_"
 FUNCTION_DECORATORS = ("pl.function", "pl.inline")
 # body of the placeholder class that stands for a nested program in verbatim source
@@ -72,18 +66,6 @@ def parse_program(text: str, path: str = "<string>") -> ir.Program:
     if len(module.programs) != 1:
         raise ParseError(path, 1, 1, f"expected exactly one @pl.program class, found {len(module.programs)}")
     return module.programs[0]
-
-
-def _dotted(node: ast.expr) -> str | None:
-    """`a.b.c` -> "a.b.c" for a chain of attributes over a name, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 class _Parser:
@@ -112,12 +94,12 @@ class _Parser:
             source = self.lines[line - 1] if 0 < line <= len(self.lines) else None
             raise ParseError(self.path, line, err.offset or 1, f"invalid Python syntax: {err.msg}",
                              source_line=source) from None
-        self.program_calls = _program_call_names(tree)
+        self.program_calls = program_call_names(tree)
         items: list[ir.Program | ir.Function | ir.Verbatim] = []
         prev_end = 0
         for node in tree.body:
             self.check_import(node)
-            first = _first_line(node)
+            first = first_line(node)
             leading = self.comments.take(prev_end + 1, first - 1)
             if isinstance(node, ast.ClassDef) and self.is_program_class(node):
                 items.append(self.program(node, leading))
@@ -135,8 +117,8 @@ class _Parser:
         """A statement kept as its source text (comments and layout included) after its
         leading comments; @pl.program classes nested in it (builder functions) are parsed
         and their lines replaced by a placeholder line at their indentation."""
-        first, last = _first_line(node), node.end_lineno or node.lineno
-        if shares_line or _line_shared_after(self.lines, node):
+        first, last = first_line(node), node.end_lineno or node.lineno
+        if shares_line or line_shared_after(self.lines, node):
             # `a = 1; b = 2`: no clean line range; the comments of the lines go first
             leading += self.comments.take(first, last)
             text = ast.unparse(ast.Module([node], []))
@@ -148,11 +130,11 @@ class _Parser:
             offset = first
         programs: list[ir.Program] = []
         replaced: list[tuple[int, int, str]] = []
-        for inner in _preorder(node):
+        for inner in preorder(node):
             if inner is not node and isinstance(inner, ast.ClassDef) and self.is_program_class(inner):
                 programs.append(self.program(inner, ()))
                 if offset is not None:
-                    replaced.append((_first_line(inner) - offset, (inner.end_lineno or inner.lineno) - offset,
+                    replaced.append((first_line(inner) - offset, (inner.end_lineno or inner.lineno) - offset,
                                      " " * inner.col_offset + PROGRAM_PLACEHOLDER))
         if offset is None and programs:
             raise self.error(node, "a statement holding a @pl.program must not share its lines with another")
@@ -175,7 +157,7 @@ class _Parser:
     def program_decorator(self, node: ast.ClassDef) -> ast.expr | None:
         for deco in node.decorator_list:
             target = deco.func if isinstance(deco, ast.Call) else deco
-            if _dotted(target) == "pl.program":
+            if dotted(target) == "pl.program":
                 return deco
         return None
 
@@ -187,7 +169,7 @@ class _Parser:
 
     def program(self, node: ast.ClassDef, leading: tuple[str, ...]) -> ir.Program:
         decorated = bool(node.decorator_list)
-        comments = leading + self.comments.take(_first_line(node), node.lineno)
+        comments = leading + self.comments.take(first_line(node), node.lineno)
         prev_end = node.lineno
         if len(node.decorator_list) > 1:
             raise self.error(node, "a @pl.program class takes no other decorator")
@@ -196,7 +178,7 @@ class _Parser:
         functions: list[ir.Function] = []
         doc = None
         for index, stmt in enumerate(node.body):
-            leading = self.comments.take(prev_end + 1, _first_line(stmt) - 1)
+            leading = self.comments.take(prev_end + 1, first_line(stmt) - 1)
             prev_end = stmt.end_lineno or stmt.lineno
             if index == 0 and self.is_docstring(stmt):
                 doc = stmt.value.value  # type: ignore[attr-defined]
@@ -233,8 +215,8 @@ class _Parser:
         if len(node.decorator_list) != 1:
             return None
         deco = node.decorator_list[0]
-        dotted = _dotted(deco.func if isinstance(deco, ast.Call) else deco)
-        return dotted[3:] if dotted in FUNCTION_DECORATORS else None
+        name = dotted(deco.func if isinstance(deco, ast.Call) else deco)
+        return name[3:] if name in FUNCTION_DECORATORS else None
 
     def function(self, node: ast.FunctionDef, method: bool, leading: tuple[str, ...]) -> ir.Function:
         decorator_name = self.function_decorator(node)
@@ -260,18 +242,18 @@ class _Parser:
                             self.expr(d) if d is not None else None, kw_only=True)
                    for a, d in zip(args.kwonlyargs, args.kw_defaults)]
         body_nodes = node.body
-        header_end = max([node.lineno] + [n.end_lineno or n.lineno for n in ast.walk(node.args)
-                                          if isinstance(n, (ast.arg, ast.expr))]
-                         + ([node.returns.end_lineno or node.lineno] if node.returns else []))
-        comments = leading + self.comments.take(_first_line(node), header_end)
+        signature_end = max([node.lineno] + [n.end_lineno or n.lineno for n in ast.walk(node.args)
+                                             if isinstance(n, (ast.arg, ast.expr))]
+                            + ([node.returns.end_lineno or node.lineno] if node.returns else []))
+        comments = leading + self.comments.take(first_line(node), signature_end)
         doc = None
         if self.is_docstring(body_nodes[0]):
             doc = body_nodes[0].value.value  # type: ignore[attr-defined]
-            header_end = body_nodes[0].end_lineno or header_end
-            comments += self.comments.take(body_nodes[0].lineno, header_end)
+            signature_end = body_nodes[0].end_lineno or signature_end
+            comments += self.comments.take(body_nodes[0].lineno, signature_end)
             body_nodes = body_nodes[1:]
         return ir.Function(node.name, tuple(params), self.expr(node.returns) if node.returns else None,
-                           self.body(body_nodes, header_end), self.decorator_kwargs(deco), doc, has_self,
+                           self.body(body_nodes, signature_end), self.decorator_kwargs(deco), doc, has_self,
                            decorator_name, comments)
 
     # ------------------------------------------------------------ statements
@@ -282,8 +264,7 @@ class _Parser:
         out: list[ir.Stmt] = []
         prev_end = after_line
         for node in nodes:
-            header_end = _header_end(node)
-            for text in self.comments.take(prev_end + 1, header_end):
+            for text in self.comments.take(prev_end + 1, header_end(node)):
                 out.append(ir.Comment(text))
             out.append(self.stmt(node))
             prev_end = node.end_lineno or node.lineno
@@ -317,9 +298,9 @@ class _Parser:
         if isinstance(node, ast.While):
             if node.orelse:
                 raise self.error(node, "`while ... else` is not supported")
-            return ir.While(self.expr(node.test), self.body(node.body, _header_end(node)))
+            return ir.While(self.expr(node.test), self.body(node.body, header_end(node)))
         if isinstance(node, ast.If):
-            then = self.body(node.body, _header_end(node))
+            then = self.body(node.body, header_end(node))
             return ir.If(self.expr(node.test), then, self.body(node.orelse, node.body[-1].end_lineno or 0))
         if isinstance(node, ast.With):
             if len(node.items) != 1:
@@ -330,7 +311,7 @@ class _Parser:
                 if not isinstance(item.optional_vars, ast.Name):
                     raise self.error(item.optional_vars, "expected a variable after `as`")
                 var = ir.Var(item.optional_vars.id)
-            return ir.With(self.expr(item.context_expr), var, self.body(node.body, _header_end(node)))
+            return ir.With(self.expr(item.context_expr), var, self.body(node.body, header_end(node)))
         if isinstance(node, ast.Pass):
             return ir.Pass()
         if isinstance(node, ast.Break):
@@ -376,7 +357,7 @@ class _Parser:
                 and all(isinstance(e, ast.Name) for e in target.elts)):
             # pypto's SSA while: `for (a, b) in pl.while_(init_values=(x, y))`, no index
             iter_args = tuple(ir.Var(e.id) for e in target.elts)  # type: ignore[attr-defined]
-            return ir.For(None, iter_args, iterable, self.body(node.body, _header_end(node)))
+            return ir.For(None, iter_args, iterable, self.body(node.body, header_end(node)))
         if isinstance(target, ast.Tuple):
             if (len(target.elts) != 2 or not isinstance(target.elts[0], ast.Name)
                     or not isinstance(target.elts[1], ast.Tuple)
@@ -387,7 +368,7 @@ class _Parser:
             target = target.elts[0]
         if not isinstance(target, ast.Name):
             raise self.error(target, "expected a loop index variable")
-        return ir.For(ir.Var(target.id), iter_args, iterable, self.body(node.body, _header_end(node)))
+        return ir.For(ir.Var(target.id), iter_args, iterable, self.body(node.body, header_end(node)))
 
     # ------------------------------------------------------------ expressions
 
@@ -407,9 +388,9 @@ class _Parser:
                 return ir.Const(node.value)
             raise self.error(node, f"unsupported constant {node.value!r}")
         if isinstance(node, ast.Attribute):
-            dotted = _dotted(node)
-            if dotted is not None and dotted.split(".", 1)[0] in ("pl", "pld"):
-                return ir.Symbol(dotted)
+            name = dotted(node)
+            if name is not None and name.split(".", 1)[0] in ("pl", "pld"):
+                return ir.Symbol(name)
             return ir.Attr(self.expr(node.value), node.attr)
         if isinstance(node, ast.Call):
             return self.call(node)
@@ -450,14 +431,14 @@ class _Parser:
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id == "self"):
             return ir.FuncCall(func.attr, args, kwargs)
-        dotted = _dotted(func)
-        if dotted is None or dotted.split(".", 1)[0] not in ("pl", "pld"):
+        name = dotted(func)
+        if name is None or name.split(".", 1)[0] not in ("pl", "pld"):
             return ir.Call(self.expr(func), args, kwargs)
-        op = SHORT_FORMS.get(dotted, dotted)
-        if op == "pld.all_reduce":
-            op, kwargs = self.ergonomic_all_reduce(node, kwargs)
-        if op == ALLREDUCE:
-            args, kwargs = self.allreduce_signal_keyword(node, args, kwargs)
+
+        def fail(message: str) -> NoReturn:
+            raise self.error(node, message)
+
+        op, args, kwargs = resolve(name, args, kwargs, fail)
         if op == ALLOC_WINDOW_BUFFER:
             if any(k == "name" for k, _ in kwargs):
                 raise self.error(node, "pld.tensor.alloc_window_buffer takes its name from the "
@@ -465,82 +446,3 @@ class _Parser:
             if node is not self.assign_value:
                 raise self.error(node, "pld.tensor.alloc_window_buffer must be assigned to one variable")
         return ir.OpCall(op, args, kwargs, node.lineno, node.col_offset + 1)
-
-    def ergonomic_all_reduce(self, node: ast.Call, kwargs: tuple[tuple[str, ir.Expr], ...]
-                             ) -> tuple[str, tuple[tuple[str, ir.Expr], ...]]:
-        """pypto's pld.all_reduce: mesh mode delegates to pld.tensor.allreduce(target, op=op)."""
-        keys = dict(kwargs)
-        if set(keys) - {"op", "mode", "nranks"}:
-            raise self.error(node, "pld.all_reduce takes op=, mode= and nranks= keywords only")
-        mode = keys.get("mode", ir.Const("mesh"))
-        if mode != ir.Const("mesh") or "nranks" in keys:
-            # Ring mode allocates its own signal in pypto's Python wrapper; keep the call as written.
-            return "pld.all_reduce", kwargs
-        return ALLREDUCE, (("op", keys.get("op", ir.Symbol("pld.ReduceOp.Sum"))),)
-
-    def allreduce_signal_keyword(self, node: ast.Call, args: tuple[ir.Expr, ...],
-                                 kwargs: tuple[tuple[str, ir.Expr], ...]
-                                 ) -> tuple[tuple[ir.Expr, ...], tuple[tuple[str, ir.Expr], ...]]:
-        """pypto's signature `allreduce(target, signal=<missing>, op=Sum, *, mode, core_num)`:
-        `target=` / `signal=` keywords become positional arguments and a third positional
-        argument is `op`, so the IR always holds target[, signal] positionally."""
-        keys = [k for k, _ in kwargs]
-        for name, position in (("target", 0), ("signal", 1)):
-            value = next((v for k, v in kwargs if k == name), None)
-            if value is None:
-                continue
-            if len(args) != position:
-                raise self.error(node, f"pld.tensor.allreduce got `{name}` both positionally and as "
-                                       f"{name}= (or an earlier argument is missing)")
-            args = args + (value,)
-            kwargs = tuple((k, v) for k, v in kwargs if k != name)
-        if len(args) == 3:
-            if "op" in keys:
-                raise self.error(node, "pld.tensor.allreduce got `op` both positionally and as op=")
-            args, kwargs = args[:2], (("op", args[2]),) + kwargs
-        if len(args) >= 2 and args[1] == ir.Const(None):
-            raise self.error(node, "pld.tensor.allreduce: signal=None is not allowed; omit the signal "
-                                   "argument to let SynthesizeAllReduceSignals create one")
-        return args, kwargs
-
-
-def _first_line(node: ast.stmt) -> int:
-    """The first source line of a statement, its decorators included."""
-    decorators = getattr(node, "decorator_list", None)
-    return min([node.lineno] + [d.lineno for d in decorators or ()])
-
-
-def _header_end(node: ast.stmt) -> int:
-    """The last line of a statement, or of a compound statement's header (its `:` line is
-    not known to ast; the header expression's last line stands for it)."""
-    if isinstance(node, (ast.For, ast.While, ast.If)):
-        header = node.iter if isinstance(node, ast.For) else node.test
-        return header.end_lineno or node.lineno
-    if isinstance(node, ast.With):
-        return max(i.context_expr.end_lineno or node.lineno for i in node.items)
-    return node.end_lineno or node.lineno
-
-
-def _line_shared_after(lines: list[str], node: ast.stmt) -> bool:
-    """True if code follows the statement on its last line (`a = 1; b = 2`)."""
-    end = node.end_lineno or node.lineno
-    # end_col_offset counts UTF-8 bytes
-    rest = lines[end - 1].encode()[node.end_col_offset or 0:].decode(errors="replace") if 0 < end <= len(lines) else ""
-    return bool(rest.split("#", 1)[0].strip())
-
-
-def _preorder(node: ast.AST):
-    """`node` and everything below it, parents before children, in source order."""
-    yield node
-    for child in ast.iter_child_nodes(node):
-        yield from _preorder(child)
-
-
-def _program_call_names(tree: ast.Module) -> set[str]:
-    """Names of classes the file turns into programs by calling `pl.program(Cls)`."""
-    names = set()
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and _dotted(node.func) == "pl.program" and len(node.args) == 1
-                and isinstance(node.args[0], ast.Name)):
-            names.add(node.args[0].id)
-    return names
