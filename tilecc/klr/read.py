@@ -10,10 +10,11 @@ Contract:
   order; a plain list of statements is read too; the writer emits one block "entry"); a
   statement is `{"oper": {"op": Operator, "name"?, "pos"?}}` (name is ignored; pos
   {line, column, lineEnd?, columnEnd?, filename?} becomes the operator's `pos`, line 0
-  column 0 = None, which the writer writes for None); a TensorRef is `{"abstract": Access}`; Immediate `{"int": {"i": n}}` /
-  `{"float": {"f": x}}`; AccessPattern.freeOffset is in BYTES (as KLR), converted to
-  elements. Floats may be the strings "inf", "-inf", "nan"; float immediates are rounded
-  to float32, int immediates must fit Int32. Key order never matters.
+  column 0 = None, which the writer writes for None); a TensorRef is
+  `{"abstract": Access}`; Immediate `{"int": {"i": n}}` / `{"float": {"f": x}}`;
+  AccessPattern.freeOffset is in BYTES (as KLR), converted to elements. Floats may be the
+  strings "inf", "-inf", "nan"; float immediates are rounded to float32, int immediates
+  must fit Int32. Key order never matters. An AccessBasic's partition slice has step 1.
 - The 0.0.12 form (README of shared/klr-0.0.12) is converted to the same AST: `load` and
   `save` become NcDmaCopy, `{"memset": v}` MemSet, `tensorScalar` TensorScalar (dst =
   store.dst, src = store.args[0]). Kernel arguments, which that tool places in "sbuf",
@@ -22,7 +23,9 @@ Contract:
 - Invariants checked: every tensor name has one definition; shape fits the address;
   SBUF / PSUM tensors have at most 128 partitions; kernel arguments are in HBM.
 - Malformed input -> ParseError(path, 0, 0, message, field=<path inside the document>),
-  e.g. `body[3].store.op.tensorScalar.op0: unknown AluOp 'mul'`.
+  e.g. `body[3].store.op.tensorScalar.op0: unknown AluOp 'mul'`; invalid JSON ->
+  ParseError(path, line, col, ...). Both the same whether or not the text went through
+  `klr.json_text` (repeated tensor definitions decoded once).
 """
 
 from __future__ import annotations
