@@ -165,7 +165,7 @@ def test_printing_is_stable_and_spacing_insensitive():
     ("x = f(**kw)", "`**kwargs` is not supported", 15),
     ("del x", "unsupported statement `Delete`", 9),
     ("try:\n            pass\n        except E:\n            pass", "unsupported statement `Try`", 9),
-    ("for r in range(4):\n            pass", "for loops must iterate over a pl op", 18),
+    ("for r in range(4):\n            pass", "for loops must iterate over pl.range(), pl.parallel()", 18),
     ("a = b = 1", "chained assignment", 9),
     ("x[0] = 1", "expected a variable (or a tuple of variables)", 9),
     ("x: pl.Ptr", "an annotated name needs a value", 9),

@@ -42,6 +42,7 @@ from tilecc.host.source_lines import (dotted, first_line, header_end, line_share
 __all__ = ["ALLOC_WINDOW_BUFFER", "ALLREDUCE", "parse_module", "parse_program"]
 
 WHILE_ITER = "pl.while_"
+LOOP_ITERATORS = ("pl.range", "pl.parallel", "pl.unroll", WHILE_ITER)
 FUNCTION_DECORATORS = ("pl.function", "pl.inline")
 # body of the placeholder class that stands for a nested program in verbatim source
 PROGRAM_PLACEHOLDER = "# tilecc: a @pl.program printed from the IR goes here"
@@ -346,29 +347,39 @@ class _Parser:
         raise self.error(node, "expected a variable (or a tuple of variables) on the left of `=`")
 
     def for_stmt(self, node: ast.For) -> ir.For:
+        """pypto's loop forms: `for i in pl.range(...)` (pl.parallel / pl.unroll alike),
+        `for i, (a, b) in pl.range(..., init_values=(x, y))` and the SSA while
+        `for (a, b) in pl.while_(init_values=(x, y))` (no index)."""
         if node.orelse:
             raise self.error(node, "`for ... else` is not supported")
         iterable = self.expr(node.iter)
-        if not isinstance(iterable, ir.OpCall) or not iterable.op.startswith("pl."):
-            raise self.error(node.iter, "for loops must iterate over a pl op such as pl.range(...)")
+        if not isinstance(iterable, ir.OpCall) or iterable.op not in LOOP_ITERATORS:
+            raise self.error(node.iter, "for loops must iterate over pl.range(), pl.parallel(), pl.unroll() "
+                                        "or pl.while_()")
         target = node.target
-        iter_args: tuple[ir.Var, ...] | None = None
-        if (iterable.op == WHILE_ITER and isinstance(target, ast.Tuple)
-                and all(isinstance(e, ast.Name) for e in target.elts)):
-            # pypto's SSA while: `for (a, b) in pl.while_(init_values=(x, y))`, no index
-            iter_args = tuple(ir.Var(e.id) for e in target.elts)  # type: ignore[attr-defined]
-            return ir.For(None, iter_args, iterable, self.body(node.body, header_end(node)))
-        if isinstance(target, ast.Tuple):
-            if (len(target.elts) != 2 or not isinstance(target.elts[0], ast.Name)
-                    or not isinstance(target.elts[1], ast.Tuple)
-                    or not all(isinstance(e, ast.Name) for e in target.elts[1].elts)):
-                raise self.error(target, "expected `for i in ...`, `for i, (a, b) in pl.range(..., "
-                                         "init_values=...)` or `for (a, b) in pl.while_(init_values=...)`")
-            iter_args = tuple(ir.Var(e.id) for e in target.elts[1].elts)  # type: ignore[attr-defined]
-            target = target.elts[0]
-        if not isinstance(target, ast.Name):
-            raise self.error(target, "expected a loop index variable")
-        return ir.For(ir.Var(target.id), iter_args, iterable, self.body(node.body, header_end(node)))
+        body_start = header_end(node)
+        if iterable.op == WHILE_ITER:
+            if not (isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts)):
+                raise self.error(target, "expected `for (a, b) in pl.while_(init_values=(x, y))`")
+            iter_args = self.carried(target, iterable)
+            return ir.For(None, iter_args, iterable, self.body(node.body, body_start))
+        if isinstance(target, ast.Name):
+            return ir.For(ir.Var(target.id), None, iterable, self.body(node.body, body_start))
+        if (not isinstance(target, ast.Tuple) or len(target.elts) != 2 or not isinstance(target.elts[0], ast.Name)
+                or not isinstance(target.elts[1], ast.Tuple)
+                or not all(isinstance(e, ast.Name) for e in target.elts[1].elts)):
+            raise self.error(target, "expected `for i in ...` or `for i, (a, b) in pl.range(..., init_values=(x, y))`")
+        iter_args = self.carried(target.elts[1], iterable)
+        return ir.For(ir.Var(target.elts[0].id), iter_args, iterable, self.body(node.body, body_start))
+
+    def carried(self, names: ast.Tuple, iterable: ir.OpCall) -> tuple[ir.Var, ...]:
+        """The loop-carried variables; pypto requires one init value for each."""
+        inits = iterable.kwarg("init_values")
+        if inits is None:
+            raise self.error(names, f"loop-carried values need init_values=(...) in {iterable.op}(...)")
+        if isinstance(inits, (ir.TupleExpr, ir.ListExpr)) and len(inits.items) != len(names.elts):
+            raise self.error(names, f"{len(names.elts)} loop-carried values but {len(inits.items)} init_values")
+        return tuple(ir.Var(e.id) for e in names.elts)  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------ expressions
 
