@@ -178,3 +178,11 @@ def test_error_inside_a_nested_program_points_at_the_file_line():
         parse_module(source, "b.py")
     assert (info.value.line, info.value.col) == (12, 20)
     assert info.value.source_line.strip() == "return [i for i in k]"
+
+
+def test_builder_indented_with_tabs():
+    source = HEADER + "def build():\n\tx = 1\n\t@pl.program\n\tclass A:\n\t\t@pl.function\n\t\tdef f(self):\n" \
+                      "\t\t\treturn x\n\treturn A\n"
+    module = round_trip(source)
+    assert module.programs[0].functions[0].body == (ir.Return((ir.Var("x"),)),)
+    assert "\n\t@pl.program\n\tclass A:\n" in print_module(module)

@@ -135,8 +135,9 @@ class _Parser:
             if inner is not node and isinstance(inner, ast.ClassDef) and self.is_program_class(inner):
                 programs.append(self.program(inner, ()))
                 if offset is not None:
-                    replaced.append((first_line(inner) - offset, (inner.end_lineno or inner.lineno) - offset,
-                                     " " * inner.col_offset + PROGRAM_PLACEHOLDER))
+                    start = first_line(inner) - offset
+                    indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]   # tabs stay tabs
+                    replaced.append((start, (inner.end_lineno or inner.lineno) - offset, indent + PROGRAM_PLACEHOLDER))
         if offset is None and programs:
             raise self.error(node, "a statement holding a @pl.program must not share its lines with another")
         for start, end, placeholder in reversed(replaced):
