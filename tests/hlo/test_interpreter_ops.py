@@ -11,7 +11,7 @@ from tilecc.errors import InterpError
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import random_inputs
-from tilecc.hlo.xla import XlaJob, run_many_on_xla
+from tilecc.hlo.xla import XlaJob, run_many_on_xla, run_on_xla
 
 pytestmark = pytest.mark.oracle
 
@@ -197,6 +197,36 @@ ENTRY e {{
 }}
 """)
 
+def reducer(name: str, t: str, op: str) -> str:
+    return (f"{name} {{\n  a = {t}[] parameter(0)\n  b = {t}[] parameter(1)\n"
+            f"  ROOT c = {t}[] {op}(a, b)\n}}\n")
+
+
+case("integer and pred all-reduce: every reducer, in-order, interleaved, permuted and "
+     "uneven groups", replicas=8)(
+    "HloModule ari, replica_count=8\n" + reducer("add_u8", "u8", "add") + reducer("mul_s8", "s8", "multiply")
+    + reducer("max_s32", "s32", "maximum") + reducer("min_s32", "s32", "minimum")
+    + reducer("or_pred", "pred", "or") + reducer("and_pred", "pred", "and")
+    + reducer("mul_s64", "s64", "multiply") + reducer("add_s32", "s32", "add") + """
+ENTRY e {
+  a = u8[5] parameter(0)
+  b = s8[5] parameter(1)
+  c = s32[3,2] parameter(2)
+  d = pred[4] parameter(3)
+  x = s64[2] parameter(4)
+  r0 = u8[5] all-reduce(a), replica_groups={{0,1},{2,3},{4,5},{6,7}}, to_apply=add_u8
+  r1 = s8[5] all-reduce(b), replica_groups={{0,2,4,6},{1,3,5,7}}, to_apply=mul_s8
+  r2 = s32[3,2] all-reduce(c), replica_groups={{7,0,3},{1,2,4,5,6}}, to_apply=max_s32
+  r3 = s32[3,2] all-reduce(c), replica_groups={}, to_apply=min_s32
+  r4 = pred[4] all-reduce(d), replica_groups={{0,1,2,3},{4,5,6,7}}, to_apply=or_pred
+  r5 = pred[4] all-reduce(d), replica_groups={}, to_apply=and_pred
+  r6 = s64[2] all-reduce(x), replica_groups={{0,1},{2,3},{4,5},{6,7}}, to_apply=mul_s64
+  r7 = s32[3,2] all-reduce(c), replica_groups={{1,0},{3,2},{5,4},{7,6}}, to_apply=add_s32
+  ROOT t = (u8[5], s8[5], s32[3,2], s32[3,2], pred[4], pred[4], s64[2], s32[3,2])
+    tuple(r0, r1, r2, r3, r4, r5, r6, r7)
+}
+""")
+
 case("sort: float total order, stable variadic by key, descending", replicas=2)("""HloModule st, replica_count=2
 total_lt {
   a = f32[] parameter(0)
@@ -327,3 +357,26 @@ def test_cross_replica_groups_with_partitions() -> None:
     np.testing.assert_array_equal(ag, [[1, 1000], [10, 10000], [100, 100000]] * 2)
     np.testing.assert_array_equal(pid, [0, 1, 2, 0, 1, 2])
     np.testing.assert_array_equal(rid, [0, 0, 0, 1, 1, 1])
+
+
+def test_f16_collective_sums_round_at_every_member_like_xla() -> None:
+    """XLA CPU adds f16 collective members one by one in the group's listed order, rounding
+    to f16 each time: 2048 + 1 + 1 stays 2048 (2049 is not an f16), 60000 + 60000 - 60000
+    overflows to inf; a single f32 sum would give 2050 and 60000."""
+    module_text = ("HloModule h, replica_count=4\nred {\n  x = f16[] parameter(0)\n"
+                   "  y = f16[] parameter(1)\n  ROOT z = f16[] add(x, y)\n}\n"
+                   "ENTRY e {\n  p = f16[4] parameter(0)\n"
+                   "  ar = f16[4] all-reduce(p), replica_groups={{2,0,3,1}}, to_apply=red\n"
+                   "  rs = f16[1] reduce-scatter(p), replica_groups={{2,0,3,1}}, "
+                   "dimensions={0}, to_apply=red\n"
+                   "  ROOT t = (f16[4], f16[1]) tuple(ar, rs)\n}\n")
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((4, 4)) * 300).astype(np.float16)
+    x[:, 0] = [1, 1, 2048, 0]  # member order 2, 0, 3, 1: 2048 + 1 + 0 + 1
+    x[:, 1] = [60000, -60000, 60000, 0]  # 60000 + 60000 = inf first
+    got = evaluate_module(parse_module(module_text), [x], 4)
+    want = run_on_xla(module_text, [x], 4)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert got[0][0, 0] == 2048 and np.isposinf(got[0][0, 1])
+    np.testing.assert_array_equal(got[1][:, 0], got[0][0, [1, 3, 0, 2]])  # member k, chunk k

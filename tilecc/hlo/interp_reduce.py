@@ -79,7 +79,17 @@ def fast_reduce(opcode: Op, t: PrimitiveType, x: Array, axes: tuple[int, ...]) -
 def collective_reduce(opcode: Op, t: PrimitiveType, stack: Array) -> Array:
     """Reduce the members' values (axis 0) as XLA CPU's collectives do: like fast_reduce,
     except that float max / min start from the identity (-inf / +inf) and skip NaN, so
-    all-NaN members give -inf / +inf (fmax / fmin; measured on jaxlib 0.10.2)."""
+    all-NaN members give -inf / +inf (fmax / fmin; measured on jaxlib 0.10.2), and f16 add /
+    multiply go member by member in the stack's order rounding to f16 at every step (XLA
+    CPU reduces f16 natively there, so an intermediate sum can overflow to inf; bf16 still
+    accumulates in f32 and rounds once; both measured on jaxlib 0.10.2)."""
+    if t == PrimitiveType.F16 and opcode in (Op.ADD, Op.MULTIPLY):
+        ufunc = _FLOAT_UFUNCS[opcode]
+        # f16 (+|*) f16 in f32 then rounded is exactly the f16 op (f32 has 2 * 11 + 2 bits).
+        acc = stack[0]
+        for k in range(1, stack.shape[0]):
+            acc = ufunc(acc.astype(np.float32), stack[k].astype(np.float32)).astype(np.float16)
+        return acc
     if is_floating(t) and opcode in (Op.MAXIMUM, Op.MINIMUM):
         wide = np.float64 if t == PrimitiveType.F64 else np.float32
         ufunc, identity = (np.fmax, -np.inf) if opcode is Op.MAXIMUM else (np.fmin, np.inf)

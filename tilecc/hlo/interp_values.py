@@ -52,7 +52,13 @@ def leaves(value: Value) -> list[Array]:
 
 
 def select_lanes(mask: Array, on_true: Value, on_false: Value) -> Value:
-    """Per lane, `on_true` where mask else `on_false` (recursively through tuples)."""
+    """Per lane, `on_true` where mask else `on_false` (recursively through tuples). A mask
+    that is all true or all false returns that side itself, uncopied (a while loop whose
+    lanes all run costs no per-iteration copy of its state)."""
+    if mask.all():
+        return on_true
+    if not mask.any():
+        return on_false
     if isinstance(on_true, tuple):
         assert isinstance(on_false, tuple)
         return tuple(select_lanes(mask, a, b) for a, b in zip(on_true, on_false))
