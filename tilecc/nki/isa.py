@@ -52,7 +52,34 @@ def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oo
                            f"the same number of elements")
     if engine is not _Engine.unknown and dge_mode is not _DgeMode.hwdge:
         raise kernel_error("nisa.dma_copy: engine is only valid with dge_mode=nisa.dge_mode.hwdge")
-    _emit(ast.NcDmaCopy(_ap(d), _ap(s)))
+    for dst_piece, src_piece in _row_pieces(d, s):
+        _emit(ast.NcDmaCopy(_ap(dst_piece), _ap(src_piece)))
+
+
+def _row_pieces(d: NkiTensor, s: NkiTensor) -> list[tuple[NkiTensor, NkiTensor]]:
+    """One DMA per index of the free dims that step whole HBM rows (`a[i_h + i_kh, i_w]`:
+    overlapping row windows): a KLR access keeps its free elements inside one row of the
+    HBM tensor's first dim, so such a copy is several copies, one per row offset."""
+    hbm = s if not s.alloc.on_chip else d if not d.alloc.on_chip else None
+    if hbm is None or d.shape != s.shape:
+        return [(d, s)]
+    row = hbm.alloc.free_size // (hbm.alloc.shape[0] if len(hbm.alloc.shape) > 1 else 1)
+    split = [i for i, dim in enumerate(hbm.dims) if i > 0 and dim.num > 1 and dim.step
+             and dim.step % row == 0 and not dim.is_par]
+    if not split:
+        return [(d, s)]
+    pieces = [(d, s)]
+    for axis in reversed(split):
+        pieces = [(_drop_dim(dp, axis, k), _drop_dim(sp, axis, k))
+                  for dp, sp in pieces for k in range(hbm.dims[axis].num)]
+    return pieces
+
+
+def _drop_dim(view: NkiTensor, axis: int, index: int) -> NkiTensor:
+    """`view` at position `index` of its free dim `axis` (that dim removed)."""
+    dim = view.dims[axis]
+    return NkiTensor(view.alloc, view.offset + index * dim.step, view.par_start,
+                     view.dims[:axis] + view.dims[axis + 1:])
 
 
 @two_forms(legacy.tensor_copy)

@@ -144,8 +144,8 @@ def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor
     src = src.masked(mask, "nl.load")
     tile = ndarray(src.shape, src.dtype if dtype is None else dtype, sbuf)
     tile.alloc.partial = src.partitions < full
-    trace = active_trace()
-    trace.emit(ast.NcDmaCopy(trace.access(tile), trace.access(src)))
+    from tilecc.nki import isa
+    isa.dma_copy(dst=tile, src=src)
     return tile
 
 

@@ -142,9 +142,12 @@ class NkiTensor:
         sizes = list(self.grid.sizes)
         for axis, count in counts.items():
             sizes[axis] = min(sizes[axis], count)
+        parent = self.grid.parent
+        if parent.alloc.partial:
+            _clamp_to_partitions(parent, self.grid.items, sizes)
         items = [IndexExpr(i.offset, i.terms, tuple(sizes)) if isinstance(i, IndexExpr) else i
                  for i in self.grid.items]
-        return self.grid.parent._index_grid(items, tuple(sizes)).usable()
+        return parent._index_grid(items, tuple(sizes)).usable()
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -411,6 +414,19 @@ class NkiTensor:
             dims.append(Dim(running, size))
             running *= size
         return NkiTensor(self.alloc, 0, 0, tuple(reversed(dims)))
+
+
+def _clamp_to_partitions(parent: NkiTensor, items: tuple[object, ...], sizes: list[int]) -> None:
+    """A partial tile holds fewer partitions than the 128-row grid that indexes it (NKI keeps
+    the rows past a partial last tile as unused garbage; tilecc does not allocate them): cut
+    the grid axis that steps its partitions to the rows it has."""
+    first = items[0] if items else None
+    if not isinstance(first, IndexExpr):
+        return
+    steps = [(axis, step) for axis, step in first.terms if step > 0 and sizes[axis] > 1]
+    if len(steps) == 1 and first.offset >= 0:
+        axis, step = steps[0]
+        sizes[axis] = max(1, min(sizes[axis], (parent.partitions - 1 - first.offset) // step + 1))
 
 
 def mask_tile(what: str, value: object, mask: object) -> object:
