@@ -93,3 +93,23 @@ def test_builder_preconditions(build, fragment: str) -> None:
     _, i = setup()
     with pytest.raises(VerifyError, match=fragment):
         build(i)
+
+
+def test_all_gather_size_follows_the_group_mode() -> None:
+    """participants_per_group (XLA's GetSubgroupSize): channel_id without global ids spans
+    every partition; with global ids the group's own size counts."""
+    m = parse_module(TEXT.replace("replica_count=4", "replica_count=2, num_partitions=2"))
+    i = {x.name: x for x in m.entry.instructions}
+    scalar = make_reshape([1], i["s"])
+    groups = ReplicaGroups.from_groups([[0, 1]])
+    s32 = PrimitiveType.S32
+    ag = create_all_gather(Shape.array(s32, (4,)), scalar, 0, groups, False, 3, False)
+    with pytest.raises(VerifyError, match="groups of 4"):
+        create_all_gather(Shape.array(s32, (2,)), scalar, 0, groups, False, 3, False)
+    flat = create_all_gather(Shape.array(s32, (2,)), scalar, 0, groups, False, 4, True)
+    replicas = create_all_gather(Shape.array(s32, (2,)), scalar, 0, groups, False, None, False)
+    for x in (ag, flat, replicas):
+        assert x.users == []
+    root = make_reshape([], make_slice(ag, [0], [1]))
+    m.entry.replace_instruction(i["r"], make_binary(HloOpcode.ADD, root, root))
+    verify_module(m)

@@ -370,3 +370,13 @@ def test_convolution_dot_window_async_and_statistics_print_exactly_as_xla() -> N
     assert insts["x"].attributes["sharding"] == "{{maximal device=0}}"
     assert insts["ars"].replica_groups.groups() == [[0, 1]]
     assert insts["k"].literal.shape == (1, 1, 3, 3)
+
+
+def test_two_instructions_on_one_line() -> None:
+    """XLA's parser reads the next instruction after the attributes, newline or not."""
+    m = parse_module("HloModule m\nENTRY e {\n  a = s32[] parameter(0) b = s32[] parameter(1), "
+                     'metadata={op_name="x"} c = s32[] add(a, b)\n'
+                     "  ROOT d = s32[] multiply(c, c) }\n")
+    assert [i.name for i in m.entry.instructions] == ["a", "b", "c", "d"]
+    assert m.entry.instruction_by_name("b").metadata == '{op_name="x"}'
+    assert m.entry.root.operands == [m.entry.instruction_by_name("c")] * 2

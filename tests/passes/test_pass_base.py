@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tilecc.errors import PassError, VerifyError
-from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.ir import HloComputation, HloInstruction
 from tilecc.hlo.opcodes import HloOpcode
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
@@ -13,7 +13,7 @@ from tilecc.hlo.types import Shape
 from tilecc.passes.decompose_int_all_reduce import DecomposeIntAllReduce
 from tilecc.passes.decompose_scalar_reduce import DecomposeScalarReduce
 from tilecc.passes.pass_base import (PASS_REGISTRY, HloPass, OpExpanderPass, PassPipeline,
-                                     build_pipeline, instruction_post_order, lookup_pass)
+                                     build_pipeline, lookup_pass)
 
 from .golden_io import golden_cases, run_pipeline
 from .random_modules import random_module_text
@@ -169,23 +169,58 @@ def test_unknown_pass_lists_the_valid_ones() -> None:
         assert info.cli_name in message and info.spec_name in message
 
 
-def test_instruction_post_order_is_the_computations_post_order() -> None:
+def reference_post_order(comp: HloComputation) -> list[HloInstruction]:
+    """XLA's MakeInstructionPostOrder written plainly: DFS from every instruction without
+    users (then every instruction) in stored order, each node pushed as (node, expanded)."""
+    visited: set[int] = set()
+    order: list[HloInstruction] = []
+    insts = comp.instructions
+    for start in [i for i in insts if not i.users and not i.control_successors] + insts:
+        stack = [(start, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+            elif id(node) not in visited:
+                visited.add(id(node))
+                stack.append((node, True))
+                stack.extend((d, False) for d in reversed(node.operands +
+                                                         node.control_predecessors))
+    return order
+
+
+def test_post_order_is_xlas_make_instruction_post_order() -> None:
     texts = [c.text for c in golden_cases()] + [random_module_text(s)[0] for s in range(150)]
     rewritten = [run_pipeline(c.text, c.passes)[0] for c in golden_cases()]
     modules = [parse_module(t) for t in texts] + rewritten + [parse_module(MODULE)]
     compared = 0
     for module in modules:
         for comp in module.computations:
-            assert instruction_post_order(comp) == comp.post_order(), comp.name
+            assert comp.post_order() == reference_post_order(comp), comp.name
             compared += len(comp)
     assert compared > 2500
 
 
-def test_instruction_post_order_follows_control_predecessors() -> None:
+def test_post_order_follows_control_predecessors() -> None:
     text = MODULE.replace("keep = s32[4] negate(neg)", "keep = s32[4] negate(neg), "
                           "control-predecessors={c}")
     module = parse_module(text)
-    order = instruction_post_order(module.entry)
-    assert order == module.entry.post_order()
+    order = module.entry.post_order()
+    assert order == reference_post_order(module.entry)
     assert order.index(module.entry.instruction_by_name("c")) < \
         order.index(module.entry.instruction_by_name("keep"))
+
+
+def test_gate_opcodes_never_hide_a_match() -> None:
+    """The opcode prefilter is exact: every instruction a gate accepts has one of its opcodes."""
+    passes = [DecomposeIntAllReduce(), DecomposeScalarReduce()]
+    accepted = 0
+    for text in [c.text for c in golden_cases()] + [random_module_text(s)[0] for s in range(60)]:
+        module = parse_module(text)
+        for comp in module.computations:
+            for inst in comp:
+                for p in passes:
+                    if p.instruction_matches_pattern(inst):
+                        accepted += 1
+                        assert p.gate_opcodes is not None and inst.opcode in p.gate_opcodes
+    assert accepted > 20

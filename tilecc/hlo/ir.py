@@ -22,6 +22,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from tilecc.errors import VerifyError
+from tilecc.hlo.names import NameUniquer
 from tilecc.hlo.opcodes import SIDE_EFFECTING, HloOpcode
 from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.types import Shape, compatible
@@ -71,6 +72,8 @@ class HloInstruction:
     control_successors: list[HloInstruction] | None = None
     """Instructions naming self in their control-predecessors (None when there are none)."""
     _literal: np.ndarray | None = None
+    _mark: int = 0
+    """post_order's visit mark (see there); no meaning outside one post_order call."""
 
     # --- construction --------------------------------------------------------------------
 
@@ -224,18 +227,16 @@ class HloComputation:
         A parameter is also registered in `parameters` at its parameter_number. Adding an
         instruction that is already in this computation returns it unchanged.
         """
-        if inst.parent is self:
-            return inst
         if inst.parent is not None:
+            if inst.parent is self:
+                return inst
             raise VerifyError(f"{inst.name} already belongs to computation {inst.parent.name}")
         wanted = name or inst.name or inst.opcode.mnemonic
-        if self.parent is not None:
-            inst.name = self.parent.claim_name(wanted)
-        else:
-            inst.name = wanted
+        module = self.parent
+        inst.name = module._names.claim(wanted) if module is not None else wanted
         inst.parent = self
         self._instructions[inst] = None
-        if inst.opcode is HloOpcode.PARAMETER and inst.parameter_number is not None:
+        if inst.parameter_number is not None and inst.opcode is HloOpcode.PARAMETER:
             n = inst.parameter_number
             while len(self.parameters) <= n:
                 self.parameters.append(None)  # type: ignore[arg-type]
@@ -261,8 +262,6 @@ class HloComputation:
             succ.control_predecessors.remove(inst)
         del self._instructions[inst]
         inst.parent = None
-        if self.parent is not None:
-            self.parent.release_name(inst.name)
 
     def is_safely_removable(self, inst: HloInstruction) -> bool:
         """Dead-code removal may drop it: not a parameter, not side-effecting, not the root."""
@@ -298,28 +297,39 @@ class HloComputation:
 
     def post_order(self) -> list[HloInstruction]:
         """Def-before-use order (operands and control predecessors first), like XLA's
-        MakeInstructionPostOrder: a DFS from every instruction without users, in order."""
-        visited: set[int] = set()
-        order: list[HloInstruction] = []
+        MakeInstructionPostOrder: a DFS from every instruction without users, then from
+        every instruction, in stored order; operands are visited first to last.
+
+        Passes call this on every computation, so it is written for speed: a node stays on
+        the DFS stack while its operands are visited (instead of being pushed twice as
+        (node, expanded) pairs) and the sets hold the instructions themselves (identity
+        hashing) rather than their id()s.
+        """
+        global _post_order_epoch
+        _post_order_epoch += 2
+        visited = _post_order_epoch  # mark >= visited: visited; mark == visited + 1: emitted
+        emitted = visited + 1
         insts = list(self._instructions)
+        order: list[HloInstruction] = []
         starts = [i for i in insts if not i.users and not i.control_successors]
         for start in starts + insts:
-            if id(start) in visited:
+            if start._mark >= visited:
                 continue
-            stack: list[tuple[HloInstruction, bool]] = [(start, False)]
+            stack = [start]
             while stack:
-                node, expanded = stack.pop()
-                if expanded:
-                    order.append(node)
+                node = stack[-1]
+                if node._mark >= visited:  # its operands are done (or a stale duplicate)
+                    stack.pop()
+                    if node._mark != emitted:
+                        node._mark = emitted
+                        order.append(node)
                     continue
-                if id(node) in visited:
-                    continue
-                visited.add(id(node))
-                stack.append((node, True))
-                deps = node.operands + node.control_predecessors
+                node._mark = visited
+                deps = node.operands + node.control_predecessors \
+                    if node.control_predecessors else node.operands
                 for dep in reversed(deps):
-                    if id(dep) not in visited:
-                        stack.append((dep, False))
+                    if dep._mark < visited:
+                        stack.append(dep)
         return order
 
     def has_side_effect(self) -> bool:
@@ -351,36 +361,35 @@ class HloModule:
         """Header attribute names in the order read, typed ones included (for printing)."""
         self.stack_frames: str | None = None
         """The FileNames / FunctionNames / FileLocations / StackFrames block, verbatim."""
-        self._names: set[str] = set()
-        self._name_counters: dict[str, int] = {}
-        self._comp_names: set[str] = set()
-        self._name_counters_c: dict[str, int] = {}
+        self._names = NameUniquer("instruction")
+        self._comp_names = NameUniquer("computation")
 
     # --- names -----------------------------------------------------------------------------
+    # XLA's NameUniquer (tilecc.hlo.names): names read from text are kept verbatim and
+    # registered; new ones are claimed; no name is ever handed out twice, even after the
+    # instruction that had it was removed. Instruction and computation names are separate
+    # namespaces, as in XLA.
 
     def unique_name(self, prefix: str) -> str:
-        """An instruction name not used in this module: `prefix` if free, else `prefix.N`
-        for the smallest free N above those handed out before (XLA's NameUniquer).
-        Instruction and computation names are separate namespaces, as in XLA."""
-        return _fresh_name(prefix or "instruction", self._names, dict(self._name_counters))
+        """The instruction name `claim_name(prefix)` would return, without claiming it."""
+        return self._names.peek(prefix)
 
     def unique_computation_name(self, prefix: str) -> str:
-        return _fresh_name(prefix or "computation", self._comp_names,
-                           dict(self._name_counters_c))
+        return self._comp_names.peek(prefix)
 
     def claim_name(self, wanted: str) -> str:
-        """Reserve `wanted` (made unique) as an instruction name and return it."""
-        name = _fresh_name(wanted or "instruction", self._names, self._name_counters)
-        self._names.add(name)
-        return name
+        """A fresh instruction name for `wanted` (XLA's GetUniqueName), now taken."""
+        return self._names.claim(wanted)
 
     def claim_computation_name(self, wanted: str) -> str:
-        name = _fresh_name(wanted or "computation", self._comp_names, self._name_counters_c)
-        self._comp_names.add(name)
-        return name
+        return self._comp_names.claim(wanted)
 
-    def release_name(self, name: str) -> None:
-        self._names.discard(name)
+    def register_name(self, name: str) -> None:
+        """Take `name` verbatim (a name read from text; the caller checked it is free)."""
+        self._names.register(name)
+
+    def register_computation_name(self, name: str) -> None:
+        self._comp_names.register(name)
 
     def name_is_used(self, name: str) -> bool:
         return name in self._names
@@ -446,16 +455,7 @@ class HloModule:
         return f"<HloModule {self.name}: {len(self.computations)} computations>"
 
 
-def _fresh_name(base: str, used: set[str], counters: dict[str, int]) -> str:
-    if base not in used:
-        return base
-    n = counters.get(base, 0)
-    while True:
-        n += 1
-        candidate = f"{base}.{n}"
-        if candidate not in used:
-            counters[base] = n
-            return candidate
+_post_order_epoch = 0  # grows by 2 per post_order call, so old marks never look current
 
 
 def add_control_dependency(pred: HloInstruction, succ: HloInstruction) -> None:

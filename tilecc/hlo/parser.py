@@ -177,7 +177,7 @@ class _Parser(Cursor):
         open_pos = self.pos - 1
         module.computations.append(comp)
         comp.parent = module
-        module.claim_computation_name(name)
+        module.register_computation_name(name)
         self.parse_instructions(comp, open_pos)
         m2 = _EXECUTION_THREAD.match(self.text, self.pos)
         if m2 is not None:
@@ -218,9 +218,10 @@ class _Parser(Cursor):
                     raise self.error(f"parameter number {n} is used twice in computation "
                                      f"'{comp.name}'", name_pos)
                 params[n] = inst
-            if module.name_is_used(inst.name):
-                inst.name = module.unique_name(inst.name)
-            module.claim_name(inst.name)
+            if module.name_is_used(inst.name):  # used in another computation
+                inst.name = module.claim_name(inst.name)
+            else:
+                module.register_name(inst.name)
             inst.parent = comp
             comp._instructions[inst] = None
         if not scope:
@@ -365,8 +366,10 @@ class _Parser(Cursor):
         save = self.pos
         self.skip()
         nxt = self.text[self.pos:self.pos + 1]
-        # A new line starts the next instruction, which reports its own errors.
-        if nxt in ("}", "") or "\n" in self.text[save:self.pos]:
+        # A new line starts the next instruction, which reports its own errors; XLA's parser
+        # also reads a next instruction on the same line (`a = ... b = ...`).
+        if nxt in ("}", "") or "\n" in self.text[save:self.pos] \
+                or _INST_HEAD.match(self.text, self.pos):
             self.pos = save
             return
         raise self.error(f"unexpected {self.describe_here()} after instruction '{inst.name}' "

@@ -128,3 +128,24 @@ class ReplicaGroups:
         return self.to_text()
 
 
+
+
+def participants_per_group(groups: ReplicaGroups | None, channel_id: int | None,
+                           use_global_device_ids: bool, replica_count: int,
+                           num_partitions: int) -> int:
+    """How many devices one group of a collective spans, by XLA's group mode (XLA's
+    GetSubgroupSize, hlo_verifier.cc), used for all-gather / reduce-scatter shapes:
+    - cross-replica (no channel_id): the first group's size, or replica_count when empty;
+    - cross-replica-and-partition (channel_id, no global ids): the same, times
+      num_partitions -- the group's replicas take part from every partition;
+    - flattened ids (channel_id and use_global_device_ids): the first group's size; XLA
+      rejects empty groups there, tilecc reads them as every device
+      (replica_count * num_partitions).
+    Missing groups (`None`) mean the same as empty ones.
+    """
+    size = groups.first_group_size() if groups is not None else None
+    if use_global_device_ids:
+        return size if size is not None else replica_count * num_partitions
+    if size is None:
+        size = replica_count
+    return size * num_partitions if channel_id is not None else size

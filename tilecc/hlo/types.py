@@ -246,6 +246,21 @@ class Shape:
         return self.to_text()
 
 
+_ARRAY_SHAPES: dict[tuple[PrimitiveType, tuple[int, ...]], Shape] = {}
+
+
+def array_shape(element_type: PrimitiveType, dims: tuple[int, ...]) -> Shape:
+    """`Shape.array(element_type, dims)` (default layout, static dims), one shared object per
+    distinct value: shapes are immutable, and builders ask for the same few many times."""
+    key = (element_type, dims)
+    shape = _ARRAY_SHAPES.get(key)
+    if shape is None:
+        if len(_ARRAY_SHAPES) >= 4096:
+            _ARRAY_SHAPES.clear()
+        shape = _ARRAY_SHAPES[key] = Shape.array(element_type, dims)
+    return shape
+
+
 @lru_cache(maxsize=4096)
 def _array_text(shape: Shape) -> str:
     if any(shape.dynamic_dims):

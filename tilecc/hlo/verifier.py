@@ -21,6 +21,7 @@ from tilecc.hlo.builders import slice_shape
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import (ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, TYPE_PRESERVING_BINARY,
                                 TYPE_PRESERVING_UNARY, HloOpcode)
+from tilecc.hlo.replica_groups import participants_per_group
 from tilecc.hlo.types import PrimitiveType, Shape, compatible
 
 O = HloOpcode
@@ -100,15 +101,10 @@ def _verify_reducer(inst: HloInstruction, n_inputs: int, element_types: list[Pri
                         f"expected a {et.name.lower()} scalar")
 
 
-def _group_size(inst: HloInstruction, module: HloModule) -> int | None:
-    groups = inst.replica_groups
-    if groups is not None and (size := groups.first_group_size()) is not None:
-        return size
-    if inst.channel_id is None:
-        return module.replica_count
-    if inst.use_global_device_ids:
-        return module.replica_count * module.num_partitions
-    return None
+def _group_size(inst: HloInstruction, module: HloModule) -> int:
+    return participants_per_group(inst.replica_groups, inst.channel_id,
+                                  inst.use_global_device_ids, module.replica_count,
+                                  module.num_partitions)
 
 
 def _verify_collective_mode(inst: HloInstruction) -> None:
@@ -297,11 +293,11 @@ def _verify_gather_scatter(inst: HloInstruction, module: HloModule) -> None:
         raise _fail(inst, f"shape {out.to_text()} does not fit operand {src.to_text()}")
     size = _group_size(inst, module)
     if inst.opcode is O.ALL_GATHER:
-        if size is not None and out.dims[d] != src.dims[d] * size:
+        if out.dims[d] != src.dims[d] * size:
             raise _fail(inst, f"gathering dimension {d} over {size} participants gives "
                         f"{src.dims[d] * size}, not {out.dims[d]}")
     else:
         _verify_reducer(inst, 1, [src.element_type])
-        if size is not None and src.dims[d] != out.dims[d] * size:
+        if src.dims[d] != out.dims[d] * size:
             raise _fail(inst, f"scattering dimension {d} of size {src.dims[d]} over {size} "
                         f"participants gives {src.dims[d] // max(size, 1)}, not {out.dims[d]}")

@@ -26,38 +26,35 @@ replica_count (cross-replica), replica_count * num_partitions (flattened ids), a
 cross-replica-and-partition mode (channel_id without global ids) every group spans all
 partitions, so G is multiplied by num_partitions -- the only reading under which the
 all-gather's [2G] shape is valid HLO when num_partitions > 1 (with one partition it is the
-spec's G; checked on XLA, which rejects the unmultiplied size there). tilecc's verifier
-still sizes that case by the first group alone, so such a module fails verification after
-the pass (tests/passes: strict xfail). An all-reduce written without replica_groups gets
-`replica_groups={}` on its all-gather. Every new instruction carries the metadata.
+spec's G; checked on XLA, which rejects the unmultiplied size there). The verifier and
+create_all_gather size the all-gather by the same rule (replica_groups.participants_per_group,
+XLA's GetSubgroupSize). An all-reduce written without replica_groups gets
+`replica_groups={}` on its all-gather. Every new instruction carries the metadata;
+the instructions are made with tilecc.hlo.builders (XLA's hlo_creation_utils).
 """
 
 from __future__ import annotations
 
 from tilecc.errors import PassError
-from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
+from tilecc.hlo import replica_groups as rg
+from tilecc.hlo.builders import create_all_gather, make_binary, make_broadcast, make_reshape, \
+    make_slice
+from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.opcodes import HloOpcode
-from tilecc.hlo.replica_groups import ReplicaGroups
-from tilecc.hlo.types import PrimitiveType, Shape, is_integral
-from tilecc.passes.pass_base import OpExpanderPass, add_new
+from tilecc.hlo.types import array_shape, is_integral
+from tilecc.passes.pass_base import OpExpanderPass
 
 
 def participants_per_group(inst: HloInstruction, module: HloModule) -> int:
     """G: how many devices one replica group of this collective spans (see the docstring)."""
-    groups = inst.replica_groups
-    size = groups.first_group_size() if groups is not None else None
-    cross_replica_and_partition = inst.channel_id is not None and not inst.use_global_device_ids
-    if size is None:  # empty groups: every participant of the group mode
-        if inst.use_global_device_ids:
-            return module.replica_count * module.num_partitions
-        size = module.replica_count
-    if cross_replica_and_partition:
-        size *= module.num_partitions
-    return size
+    return rg.participants_per_group(inst.replica_groups, inst.channel_id,
+                                     inst.use_global_device_ids, module.replica_count,
+                                     module.num_partitions)
 
 
 class DecomposeIntAllReduce(OpExpanderPass):
     name = "decompose-int-all-reduce"
+    gate_opcodes = frozenset({HloOpcode.ALL_REDUCE})
 
     def instruction_matches_pattern(self, inst: HloInstruction) -> bool:
         if inst.opcode is not HloOpcode.ALL_REDUCE:
@@ -79,34 +76,27 @@ class DecomposeIntAllReduce(OpExpanderPass):
         if len(inst.operands) != 1:
             raise PassError(f"{inst.name}: an array-shaped all-reduce takes one operand, "
                             f"found {len(inst.operands)}")
-        et = PrimitiveType(inst.shape.element_type)
+        et = inst.shape.element_type
         group = participants_per_group(inst, comp.parent)
         meta = inst.metadata
-        pair, lane = Shape.array(et, (2,)), Shape.array(et, (1,))
         # an all-reduce written without replica_groups means all participants, as `{}` does
-        groups = inst.replica_groups if inst.replica_groups is not None else ReplicaGroups.empty()
+        groups = inst.replica_groups if inst.replica_groups is not None else \
+            rg.ReplicaGroups.empty()
 
         # MakeReshapeHlo to rank 0, then MakeBroadcastHlo(rs, {}, [2])
-        scalar = add_new(comp, HloOpcode.RESHAPE, Shape.array(et, ()), [inst.operands[0]], meta)
-        bcast = add_new(comp, HloOpcode.BROADCAST, pair, [scalar], meta, dimensions=())
+        scalar = make_reshape(array_shape(et, ()), inst.operands[0], meta)
+        bcast = make_broadcast(scalar, (), (2,), meta)
         # CreateAllGather([2G], {bc}, dim 0, replica_groups, constrain_layout, channel_id,
         # use_global_device_ids)
-        gathered = add_new(comp, HloOpcode.ALL_GATHER, Shape.array(et, (2 * group,)), [bcast],
-                           meta, dimensions=(0,), replica_groups=groups,
-                           constrain_layout=inst.constrain_layout, channel_id=inst.channel_id,
-                           use_global_device_ids=inst.use_global_device_ids)
+        gathered = create_all_gather(array_shape(et, (2 * group,)), bcast, 0, groups,
+                                     inst.constrain_layout, inst.channel_id,
+                                     inst.use_global_device_ids, meta)
         # the unrolled kAdd loop: MakeSliceHlo [0:2], then per chunk MakeSliceHlo [b:b+2] and
         # MakeBinaryHlo(kAdd, acc, chunk)
-        acc = _slice(comp, gathered, 0, 2, pair, meta)
+        acc = make_slice(gathered, (0,), (2,), (1,), meta)
         for b in range(2, 2 * group, 2):
-            chunk = _slice(comp, gathered, b, b + 2, pair, meta)
-            acc = add_new(comp, HloOpcode.ADD, pair, [acc, chunk], meta)
+            chunk = make_slice(gathered, (b,), (b + 2,), (1,), meta)
+            acc = make_binary(HloOpcode.ADD, acc, chunk, meta)
         # MakeSliceHlo lane [1:2] of the accumulator, MakeReshapeHlo to the all-reduce's shape
-        last = _slice(comp, acc, 1, 2, lane, meta)
-        return add_new(comp, HloOpcode.RESHAPE, inst.shape, [last], meta)
-
-
-def _slice(comp: HloComputation, operand: HloInstruction, start: int, limit: int, shape: Shape,
-           meta: str | None) -> HloInstruction:
-    return add_new(comp, HloOpcode.SLICE, shape, [operand], meta, slice_starts=(start,),
-                   slice_limits=(limit,), slice_strides=(1,))
+        last = make_slice(acc, (1,), (2,), (1,), meta)
+        return make_reshape(inst.shape, last, meta)

@@ -25,16 +25,18 @@ from __future__ import annotations
 
 from math import prod
 
+from tilecc.hlo.builders import make_binary, make_reduce, make_reshape
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode
-from tilecc.hlo.types import PrimitiveType, Shape, is_integral
-from tilecc.passes.pass_base import OpExpanderPass, add_new
+from tilecc.hlo.types import is_integral
+from tilecc.passes.pass_base import OpExpanderPass
 
 PARTITIONS = 128  # the SBUF partition axis the two-stage reduce is laid across
 
 
 class DecomposeScalarReduce(OpExpanderPass):
     name = "decompose-scalar-reduce"
+    gate_opcodes = frozenset({HloOpcode.REDUCE})
 
     def instruction_matches_pattern(self, inst: HloInstruction) -> bool:
         if inst.opcode is not HloOpcode.REDUCE:
@@ -57,19 +59,11 @@ class DecomposeScalarReduce(OpExpanderPass):
         reducer = inst.to_apply
         assert reducer is not None
         count = prod(operand.shape.dims)
-        et = PrimitiveType(operand.shape.element_type)
-
         meta = inst.metadata
-        comp = inst.parent
-        assert comp is not None
-        lanes = Shape.array(et, (PARTITIONS,))
         # MakeReshapeHlo [128, N/128]; MakeReduceHlo dims {1}; MakeBinaryHlo(kMaximum, r1, r1);
         # MakeReduceHlo dims {0}; MakeReshapeHlo to the reduce's shape -- same Rc and init twice
-        tiled = add_new(comp, HloOpcode.RESHAPE, Shape.array(et, (PARTITIONS, count >> 7)),
-                        [operand], meta)
-        per_partition = add_new(comp, HloOpcode.REDUCE, lanes, [tiled, init], meta,
-                                dimensions=(1,), to_apply=reducer)
-        barrier = add_new(comp, HloOpcode.MAXIMUM, lanes, [per_partition, per_partition], meta)
-        total = add_new(comp, HloOpcode.REDUCE, Shape.array(et, ()), [barrier, init], meta,
-                        dimensions=(0,), to_apply=reducer)
-        return add_new(comp, HloOpcode.RESHAPE, inst.shape, [total], meta)
+        tiled = make_reshape((PARTITIONS, count >> 7), operand, meta)
+        per_partition = make_reduce(tiled, init, (1,), reducer, meta)
+        barrier = make_binary(HloOpcode.MAXIMUM, per_partition, per_partition, meta)
+        total = make_reduce(barrier, init, (0,), reducer, meta)
+        return make_reshape(inst.shape, total, meta)
