@@ -139,7 +139,8 @@ def test_allreduce_follows_pypto_signature(call, args, kwargs):
     ("x = pld.tensor.allreduce(d, None, pld.ReduceOp.Sum)", "signal=None is not allowed", 13),
     ("x = lambda: 1", "unsupported expression `Lambda`", 13),
     ("x = {1, 2}", "unsupported expression `Set`", 13),
-    ("x = f'{y}'", "unsupported expression `JoinedStr`", 13),
+    ("x = (yield y)", "`yield` is only supported as a statement", 14),
+    ("x: pl.Tensor = (yield)", "`yield` is only supported as a statement", 25),
     ("x = {**y}", "`**mapping` unpacking", 13),
     ("for a, b in pl.range(4):\n            pass", "expected `for i in ...`", 13),
     ("for i in range(4):\n            pass", "must iterate over pl.range(), pl.parallel()", 18),
@@ -186,3 +187,22 @@ def test_builder_indented_with_tabs():
     module = round_trip(source)
     assert module.programs[0].functions[0].body == (ir.Return((ir.Var("x"),)),)
     assert "\n\t@pl.program\n\tclass A:\n" in print_module(module)
+
+
+def test_yield_statements_and_f_strings():
+    module = round_trip(HEADER + "@pl.program\nclass P:\n    @pl.function\n    def f(self, x, y):\n"
+                        "        yield\n        yield x\n        yield x, y\n"
+                        "        pl.static_print(f'{x!r:>{y}} and {y}')\n")
+    body = module.programs[0].functions[0].body
+    assert [s.expr for s in body[:3]] == [ir.YieldExpr(None), ir.YieldExpr(ir.Var("x")),
+                                          ir.YieldExpr(ir.TupleExpr((ir.Var("x"), ir.Var("y"))))]
+    fstring = body[3].expr.args[0]
+    assert isinstance(fstring, ir.FString) and fstring.parts[0] == ir.Formatted(
+        ir.Var("x"), ord("r"), ir.FString((ir.Const(">"), ir.Formatted(ir.Var("y")))))
+
+
+def test_window_write_target():
+    module = round_trip(host_program("        C[i, 0:4] = x\n        return C\n"))
+    stmt = module.programs[0].function("host_orch").body[0]
+    assert stmt.target == ir.Subscript(ir.Var("C"), ir.TupleExpr((ir.Var("i"), ir.Slice(ir.Const(0), ir.Const(4), None))))
+    assert ir.target_vars(stmt.target) == (ir.Var("C"),)

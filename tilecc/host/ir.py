@@ -145,6 +145,26 @@ class DictExpr:
 
 
 @dataclass(frozen=True, slots=True)
+class Formatted:
+    """A `{value!conversion:spec}` field of an f-string (conversion -1 when absent)."""
+    value: Expr
+    conversion: int = -1
+    spec: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FString:
+    """An f-string: string constants and Formatted fields."""
+    parts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class YieldExpr:
+    """A Python `yield [value]`, only as an expression statement (pypto's IR syntax)."""
+    value: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
 class Subscript:
     value: Expr
     index: Expr
@@ -158,15 +178,16 @@ class Slice:
 
 
 Expr = Union[Var, Const, Symbol, Attr, OpCall, FuncCall, Call, BinOp, UnaryOp, Compare,
-             BoolOp, IfExp, TupleExpr, ListExpr, DictExpr, Subscript, Slice]
+             BoolOp, IfExp, TupleExpr, ListExpr, DictExpr, Formatted, FString, YieldExpr, Subscript, Slice]
 
 # ---------------------------------------------------------------- statements
 
 
 @dataclass(frozen=True, slots=True)
 class Assign:
-    """`target = value` or `target: annotation = value`; target is a Var or a TupleExpr of Vars."""
-    target: Var | TupleExpr
+    """`target = value` or `target: annotation = value`; target is a Var, a TupleExpr of
+    Vars or `name[index]` (a Subscript of a Var: pypto's write into a tensor window)."""
+    target: Var | TupleExpr | Subscript
     value: Expr
     annotation: Expr | None = None
 
@@ -407,11 +428,27 @@ def sub_exprs(expr: Expr) -> tuple[Expr, ...]:
         return expr.items
     if isinstance(expr, DictExpr):
         return expr.keys + expr.values
+    if isinstance(expr, Formatted):
+        return (expr.value,) if expr.spec is None else (expr.value, expr.spec)
+    if isinstance(expr, FString):
+        return expr.parts
+    if isinstance(expr, YieldExpr):
+        return (expr.value,) if expr.value is not None else ()
     if isinstance(expr, Subscript):
         return (expr.value, expr.index)
     if isinstance(expr, Slice):
         return tuple(e for e in (expr.lower, expr.upper, expr.step) if e is not None)
     return ()
+
+
+def target_vars(target: Var | TupleExpr | Subscript) -> tuple[Var, ...]:
+    """The variables an assignment (re)binds: `C[i] = v` rebinds C (pypto lowers it to
+    `C = tensor.assemble(C, v, ...)`)."""
+    if isinstance(target, Var):
+        return (target,)
+    if isinstance(target, Subscript):
+        return target_vars(target.value)  # type: ignore[arg-type]
+    return tuple(v for v in target.items if isinstance(v, Var))
 
 
 def walk_stmts(body: tuple[Stmt, ...]):

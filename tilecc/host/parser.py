@@ -42,7 +42,7 @@ from tilecc.host.source_lines import (dotted, first_line, header_end, line_share
 __all__ = ["ALLOC_WINDOW_BUFFER", "ALLREDUCE", "parse_module", "parse_program"]
 
 WHILE_ITER = "pl.while_"
-LOOP_ITERATORS = ("pl.range", "pl.parallel", "pl.unroll", WHILE_ITER)
+LOOP_ITERATORS = ("pl.range", "pl.parallel", "pl.unroll", "pl.spmd", WHILE_ITER)
 FUNCTION_DECORATORS = ("pl.function", "pl.inline")
 # body of the placeholder class that stands for a nested program in verbatim source
 PROGRAM_PLACEHOLDER = "# tilecc: a @pl.program printed from the IR goes here"
@@ -78,6 +78,8 @@ class _Parser:
         # place pld.tensor.alloc_window_buffer may appear (it is named after the LHS)
         self.assign_value: ast.expr | None = None
         self.comments = CommentPool(text)
+        # the value of the expression statement being parsed: the only place for `yield`
+        self.statement_value: ast.expr | None = None
 
     def error(self, node: ast.AST | None, message: str) -> ParseError:
         line = getattr(node, "lineno", 1) or 1
@@ -288,6 +290,7 @@ class _Parser:
             op = BINOPS[type(node.op)]
             return ir.Assign(target, ir.BinOp(op, target, self.expr(node.value)))
         if isinstance(node, ast.Expr):
+            self.statement_value = node.value
             return ir.ExprStmt(self.expr(node.value))
         if isinstance(node, ast.Return):
             if node.value is None:
@@ -335,9 +338,14 @@ class _Parser:
                               value.line, value.col)
         return ir.Assign(target, value, annotation)
 
-    def target(self, node: ast.expr) -> ir.Var | ir.TupleExpr:
+    def target(self, node: ast.expr) -> ir.Var | ir.TupleExpr | ir.Subscript:
         if isinstance(node, ast.Name):
             return ir.Var(node.id)
+        if isinstance(node, ast.Subscript):
+            # pypto writes a window of a tensor: `C[i, j] = rhs` (not chained: `C[i][j] = rhs`)
+            if not isinstance(node.value, ast.Name):
+                raise self.error(node, "expected `name[index] = value`; chained subscripts cannot be assigned")
+            return ir.Subscript(ir.Var(node.value.id), self.expr(node.slice))
         if isinstance(node, (ast.Tuple, ast.List)):
             items = []
             for elt in node.elts:
@@ -345,7 +353,7 @@ class _Parser:
                     raise self.error(elt, "expected a variable name in a tuple assignment")
                 items.append(ir.Var(elt.id))
             return ir.TupleExpr(tuple(items))
-        raise self.error(node, "expected a variable (or a tuple of variables) on the left of `=`")
+        raise self.error(node, "expected a variable, a tuple of variables or `name[index]` on the left of `=`")
 
     def for_stmt(self, node: ast.For) -> ir.For:
         """pypto's loop forms: `for i in pl.range(...)` (pl.parallel / pl.unroll alike),
@@ -355,8 +363,8 @@ class _Parser:
             raise self.error(node, "`for ... else` is not supported")
         iterable = self.expr(node.iter)
         if not isinstance(iterable, ir.OpCall) or iterable.op not in LOOP_ITERATORS:
-            raise self.error(node.iter, "for loops must iterate over pl.range(), pl.parallel(), pl.unroll() "
-                                        "or pl.while_()")
+            raise self.error(node.iter, "for loops must iterate over pl.range(), pl.parallel(), pl.unroll(), "
+                                        "pl.spmd() or pl.while_()")
         target = node.target
         body_start = header_end(node)
         if iterable.op == WHILE_ITER:
@@ -431,10 +439,22 @@ class _Parser:
         if isinstance(node, ast.Slice):
             return ir.Slice(*(self.expr(e) if e is not None else None
                               for e in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.JoinedStr):   # f-strings, as in pl.static_print(f"x: {x}")
+            return ir.FString(tuple(self.fstring_part(v) for v in node.values))
+        if isinstance(node, ast.Yield):
+            if node is not self.statement_value:
+                raise self.error(node, "`yield` is only supported as a statement")
+            return ir.YieldExpr(self.expr(node.value) if node.value is not None else None)
         if isinstance(node, ast.Starred):
             raise self.error(node, "`*args` unpacking is not supported")
         raise self.error(node, f"unsupported expression `{type(node).__name__}` "
-                               "(expected names, constants, calls, operators, tuples, lists, dicts or subscripts)")
+                               "(expected names, constants, calls, operators, tuples, lists, dicts, f-strings or subscripts)")
+
+    def fstring_part(self, node: ast.expr) -> ir.Expr:
+        if isinstance(node, ast.FormattedValue):
+            spec = self.expr(node.format_spec) if node.format_spec is not None else None
+            return ir.Formatted(self.expr(node.value), node.conversion, spec)
+        return self.expr(node)
 
     def call(self, node: ast.Call) -> ir.Expr:
         args = tuple(self.expr(a) for a in node.args)

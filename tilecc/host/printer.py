@@ -132,9 +132,11 @@ def _block(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
     return body_nodes(body) or [ast.Pass()]
 
 
-def _target(target: ir.Var | ir.TupleExpr) -> ast.expr:
+def _target(target: ir.Var | ir.TupleExpr | ir.Subscript) -> ast.expr:
     if isinstance(target, ir.Var):
         return ast.Name(target.name, ast.Store())
+    if isinstance(target, ir.Subscript):
+        return ast.Subscript(expr_node(target.value), expr_node(target.index), ast.Store())
     return ast.Tuple([ast.Name(v.name, ast.Store()) for v in target.items  # type: ignore[union-attr]
                       ], ast.Store())
 
@@ -218,6 +220,13 @@ def expr_node(expr: ir.Expr) -> ast.expr:
         return ast.Tuple([expr_node(e) for e in expr.items], ast.Load())
     if isinstance(expr, ir.ListExpr):
         return ast.List([expr_node(e) for e in expr.items], ast.Load())
+    if isinstance(expr, ir.FString):
+        return ast.JoinedStr([expr_node(p) for p in expr.parts])
+    if isinstance(expr, ir.Formatted):
+        spec = expr_node(expr.spec) if expr.spec is not None else None
+        return ast.FormattedValue(expr_node(expr.value), expr.conversion, spec)
+    if isinstance(expr, ir.YieldExpr):
+        return ast.Yield(expr_node(expr.value) if expr.value is not None else None)
     if isinstance(expr, ir.DictExpr):
         return ast.Dict([expr_node(k) for k in expr.keys], [expr_node(v) for v in expr.values])
     if isinstance(expr, ir.Subscript):

@@ -88,8 +88,7 @@ def reserved_names(program: ir.Program) -> set[str]:
         names.update(p.name for p in func.params)
         for stmt in ir.walk_stmts(func.body):
             if isinstance(stmt, ir.Assign):
-                targets = (stmt.target,) if isinstance(stmt.target, ir.Var) else stmt.target.items
-                names.update(t.name for t in targets if isinstance(t, ir.Var))
+                names.update(t.name for t in ir.target_vars(stmt.target))
             elif isinstance(stmt, ir.For):
                 if stmt.index is not None:
                     names.add(stmt.index.name)
@@ -139,8 +138,7 @@ def assigned_names(stmt: ir.Stmt) -> list[str]:
     names: list[str] = []
     for inner in ir.walk_stmts((stmt,)):
         if isinstance(inner, ir.Assign):
-            targets = (inner.target,) if isinstance(inner.target, ir.Var) else inner.target.items
-            names.extend(t.name for t in targets if isinstance(t, ir.Var))
+            names.extend(t.name for t in ir.target_vars(inner.target))
         elif isinstance(inner, ir.For):
             names.extend(v.name for v in ((inner.index,) if inner.index else ()) + (inner.iter_args or ()))
         elif isinstance(inner, ir.With) and inner.var is not None:
@@ -204,6 +202,9 @@ class _LineageScan:
                 self.visit_call(stmt.value)  # type: ignore[arg-type]
             if isinstance(stmt.target, ir.Var):
                 self.define(stmt.target, stmt.value)
+            elif isinstance(stmt.target, ir.Subscript):
+                for var in ir.target_vars(stmt.target):   # a new value of C: a root of its own
+                    self.define(var, None)
             else:
                 # `a, b = pl.yield_(x, y)` binds each output to its yielded value
                 values = stmt.value.args if (isinstance(stmt.value, ir.OpCall) and stmt.value.op == YIELD
@@ -268,8 +269,7 @@ class _LineageScan:
         out: dict[str, Hashable] = {}
         for stmt in loop.body:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.OpCall) and stmt.value.op == YIELD:
-                targets = (stmt.target,) if isinstance(stmt.target, ir.Var) else stmt.target.items
-                for target, init in zip(targets, items):
+                for target, init in zip(ir.target_vars(stmt.target), items):
                     key = self.key_of(init)
                     if isinstance(target, ir.Var) and key is not None:
                         out[target.name] = key

@@ -125,10 +125,12 @@ class RankInterpreter:
         for stmt in body:
             self.exec_stmt(stmt, env)
 
-    def bind(self, target: ir.Var | ir.TupleExpr, value: Any, env: dict[str, Any]) -> None:
+    def bind(self, target: ir.Var | ir.TupleExpr | ir.Subscript, value: Any, env: dict[str, Any]) -> None:
         if isinstance(target, ir.Var):
             env[target.name] = value
             return
+        if isinstance(target, ir.Subscript):
+            raise InterpError("the host runtime does not execute writes into a tensor window (`C[i] = v`)")
         values = tuple(value)
         if len(values) != len(target.items):
             raise InterpError(f"cannot unpack {len(values)} values into {len(target.items)} names")
