@@ -62,7 +62,8 @@ def main() -> None:
         kernel = traced.kernel
         program = codegen_kernel(kernel)
         bound = inspect.signature(getattr(example.KERNEL, "fn", example.KERNEL)).bind(*inputs).arguments
-        arrays = {t.name: np.asarray(bound[t.name], dtype=dtype_info(canonical_dtype(bound[t.name].dtype)).numpy)
+        arrays = {t.name: np.asarray(bound[t.name],
+                                     dtype=dtype_info(canonical_dtype(bound[t.name].dtype)).numpy)
                   .reshape((t.shape.par_dim, *t.shape.free_dims)) for t in kernel.inputs}
         t_trace = best_ms(lambda: trace_kernel(example.KERNEL, *inputs), args.repeat)
         t_lower = best_ms(lambda: verify_program(codegen_kernel(kernel)), args.repeat)

@@ -23,5 +23,5 @@ from tilecc.nki.driver import (ArgSpec, JitKernel, TracedKernel, jit, simulate, 
                                trace_kernel)
 from tilecc.nki.errors import KernelError
 
-__all__ = ["compiler", "isa", "language", "typing", "jit", "trace", "simulate", "simulate_kernel", "trace_kernel",
-           "ArgSpec", "JitKernel", "TracedKernel", "KernelError"]
+__all__ = ["compiler", "isa", "language", "typing", "jit", "trace", "simulate", "simulate_kernel",
+           "trace_kernel", "ArgSpec", "JitKernel", "TracedKernel", "KernelError"]

@@ -11,8 +11,8 @@ names (`nl.add`, `nl.exp` ...) that nki.isa instructions take as `op` arguments;
 tiles they, `nl.sum` / `nl.max` / `nl.min` / `nl.prod` / `nl.mean` / `nl.var`, `nl.negative`,
 `nl.logical_not` and `nl.broadcast_to` are NKI's tile-level API (tilecc/nki/tile_ops.py);
 `nl.program_id` / `nl.num_programs` / `nl.program_ndim` read the SPMD launch grid, whose
-`nl.nc` / `nl.spmd_dim` core annotations only count programs (one simulated core). Each call records KLR statements in the
-active trace (tilecc/nki/tracer.py).
+`nl.nc` / `nl.spmd_dim` core annotations only count programs (one simulated core). Each
+call records KLR statements in the active trace (tilecc/nki/tracer.py).
 """
 
 from __future__ import annotations

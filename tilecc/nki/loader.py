@@ -4,8 +4,9 @@ Contract: `load_kernel(target)` imports the file as a fresh module (its folder f
 sys.path, so sibling helper modules import) and returns the named function (a @jit kernel
 or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid);
 `load_inputs(specs, fn, mmap)` maps each NAME to a numpy array and checks NAME against
-the function's parameters, every parameter without a default needing one. `kernel_failure(err)` turns an exception raised inside a kernel into a
-KernelError at the kernel line that raised it. Every problem is a TileccError, never a
+the function's parameters, every parameter without a default needing one.
+`kernel_failure(err)` turns an exception raised inside a kernel into a KernelError at the
+kernel line that raised it. Every problem is a TileccError, never a
 traceback.
 """
 
