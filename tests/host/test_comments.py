@@ -65,7 +65,8 @@ class P:  # on the class line
     assert func.comments == ("# before f", "# in the decorator", "# on a parameter", "# after the docstring")
     loop = func.body[1]
     assert func.body[0] == ir.Comment("# on the loop header")
-    assert loop.body == (ir.Comment("# first in the loop"), ir.Assign(ir.Var("a"), ir.BinOp("+", ir.Var("a"), ir.Const(1))))
+    increment = ir.Assign(ir.Var("a"), ir.BinOp("+", ir.Var("a"), ir.Const(1)))
+    assert loop.body == (ir.Comment("# first in the loop"), increment)
     # a comment after a block's last statement goes before the next statement
     assert func.body[2:4] == (ir.Comment("# last in the loop"), ir.Comment("# between loop and while"))
     assert module.items[-1] == ir.Verbatim("# at the end")

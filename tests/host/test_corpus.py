@@ -88,4 +88,5 @@ def test_pass_output_matches_golden(golden):
 def test_goldens_cover_the_pypto_behaviours():
     names = {g.stem for g in GOLDEN}
     assert {"c06_if_branches", "c07_nested_loops", "c08_parallel", "c09_keyword_arguments",
-            "c10_tuple_element", "c11_several_returns", "c14_two_programs", "c24_join_lineage", "c27_window_write"} <= names
+            "c10_tuple_element", "c11_several_returns", "c14_two_programs", "c24_join_lineage",
+            "c27_window_write"} <= names

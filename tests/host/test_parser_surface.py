@@ -204,5 +204,6 @@ def test_yield_statements_and_f_strings():
 def test_window_write_target():
     module = round_trip(host_program("        C[i, 0:4] = x\n        return C\n"))
     stmt = module.programs[0].function("host_orch").body[0]
-    assert stmt.target == ir.Subscript(ir.Var("C"), ir.TupleExpr((ir.Var("i"), ir.Slice(ir.Const(0), ir.Const(4), None))))
+    index = ir.TupleExpr((ir.Var("i"), ir.Slice(ir.Const(0), ir.Const(4), None)))
+    assert stmt.target == ir.Subscript(ir.Var("C"), index)
     assert ir.target_vars(stmt.target) == (ir.Var("C"),)

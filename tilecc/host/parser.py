@@ -30,16 +30,17 @@ Surface rules (pypto's, reference/pld.md):
 from __future__ import annotations
 
 import ast
-from typing import NoReturn
 
 from tilecc.errors import ParseError
 from tilecc.host import ir
 from tilecc.host.comments import CommentPool
-from tilecc.host.op_forms import ALLOC_WINDOW_BUFFER, ALLREDUCE, resolve
+from tilecc.host.op_forms import ALLOC_WINDOW_BUFFER, ALLREDUCE
+from tilecc.host.parse_expr import BINOPS, BOOLOPS, CMPOPS, UNARYOPS, ExprParser
 from tilecc.host.source_lines import (dotted, first_line, header_end, line_shared_after, preorder,
                                       program_call_names)
 
-__all__ = ["ALLOC_WINDOW_BUFFER", "ALLREDUCE", "parse_module", "parse_program"]
+__all__ = ["ALLOC_WINDOW_BUFFER", "ALLREDUCE", "BINOPS", "BOOLOPS", "CMPOPS", "UNARYOPS", "parse_module",
+           "parse_program"]
 
 WHILE_ITER = "pl.while_"
 LOOP_ITERATORS = ("pl.range", "pl.parallel", "pl.unroll", "pl.spmd", WHILE_ITER)
@@ -48,13 +49,6 @@ FUNCTION_DECORATORS = ("pl.function", "pl.inline")
 PROGRAM_PLACEHOLDER = "# tilecc: a @pl.program printed from the IR goes here"
 MODULE_ALIASES = {"pypto.language": "pl", "pypto.language.distributed": "pld"}
 
-BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-          ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&",
-          ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@"}
-UNARYOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
-CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
-          ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
-BOOLOPS = {ast.And: "and", ast.Or: "or"}
 
 
 def parse_module(text: str, path: str = "<string>") -> ir.Module:
@@ -69,7 +63,7 @@ def parse_program(text: str, path: str = "<string>") -> ir.Program:
     return module.programs[0]
 
 
-class _Parser:
+class _Parser(ExprParser):
     def __init__(self, text: str, path: str) -> None:
         self.text = text
         self.path = path
@@ -389,92 +383,3 @@ class _Parser:
         if isinstance(inits, (ir.TupleExpr, ir.ListExpr)) and len(inits.items) != len(names.elts):
             raise self.error(names, f"{len(names.elts)} loop-carried values but {len(inits.items)} init_values")
         return tuple(ir.Var(e.id) for e in names.elts)  # type: ignore[attr-defined]
-
-    # ------------------------------------------------------------ expressions
-
-    def keywords(self, keywords: list[ast.keyword]) -> tuple[tuple[str, ir.Expr], ...]:
-        out = []
-        for kw in keywords:
-            if kw.arg is None:
-                raise self.error(kw, "`**kwargs` is not supported")
-            out.append((kw.arg, self.expr(kw.value)))
-        return tuple(out)
-
-    def expr(self, node: ast.expr) -> ir.Expr:
-        if isinstance(node, ast.Name):
-            return ir.Var(node.id)
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, (bool, int, float, str)) or node.value is None or node.value is ...:
-                return ir.Const(node.value)
-            raise self.error(node, f"unsupported constant {node.value!r}")
-        if isinstance(node, ast.Attribute):
-            name = dotted(node)
-            if name is not None and name.split(".", 1)[0] in ("pl", "pld"):
-                return ir.Symbol(name)
-            return ir.Attr(self.expr(node.value), node.attr)
-        if isinstance(node, ast.Call):
-            return self.call(node)
-        if isinstance(node, ast.BinOp):
-            return ir.BinOp(BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right))
-        if isinstance(node, ast.UnaryOp):
-            return ir.UnaryOp(UNARYOPS[type(node.op)], self.expr(node.operand))
-        if isinstance(node, ast.Compare):
-            return ir.Compare(self.expr(node.left), tuple(CMPOPS[type(o)] for o in node.ops),
-                              tuple(self.expr(c) for c in node.comparators))
-        if isinstance(node, ast.BoolOp):
-            return ir.BoolOp(BOOLOPS[type(node.op)], tuple(self.expr(v) for v in node.values))
-        if isinstance(node, ast.IfExp):
-            return ir.IfExp(self.expr(node.test), self.expr(node.body), self.expr(node.orelse))
-        if isinstance(node, ast.Tuple):
-            return ir.TupleExpr(tuple(self.expr(e) for e in node.elts))
-        if isinstance(node, ast.List):
-            return ir.ListExpr(tuple(self.expr(e) for e in node.elts))
-        if isinstance(node, ast.Dict):
-            if any(k is None for k in node.keys):
-                raise self.error(node, "`**mapping` unpacking in a dict is not supported")
-            return ir.DictExpr(tuple(self.expr(k) for k in node.keys),  # type: ignore[arg-type]
-                               tuple(self.expr(v) for v in node.values))
-        if isinstance(node, ast.Subscript):
-            return ir.Subscript(self.expr(node.value), self.expr(node.slice))
-        if isinstance(node, ast.Slice):
-            return ir.Slice(*(self.expr(e) if e is not None else None
-                              for e in (node.lower, node.upper, node.step)))
-        if isinstance(node, ast.JoinedStr):   # f-strings, as in pl.static_print(f"x: {x}")
-            return ir.FString(tuple(self.fstring_part(v) for v in node.values))
-        if isinstance(node, ast.Yield):
-            if node is not self.statement_value:
-                raise self.error(node, "`yield` is only supported as a statement")
-            return ir.YieldExpr(self.expr(node.value) if node.value is not None else None)
-        if isinstance(node, ast.Starred):
-            raise self.error(node, "`*args` unpacking is not supported")
-        raise self.error(node, f"unsupported expression `{type(node).__name__}` "
-                               "(expected names, constants, calls, operators, tuples, lists, dicts, f-strings or subscripts)")
-
-    def fstring_part(self, node: ast.expr) -> ir.Expr:
-        if isinstance(node, ast.FormattedValue):
-            spec = self.expr(node.format_spec) if node.format_spec is not None else None
-            return ir.Formatted(self.expr(node.value), node.conversion, spec)
-        return self.expr(node)
-
-    def call(self, node: ast.Call) -> ir.Expr:
-        args = tuple(self.expr(a) for a in node.args)
-        kwargs = self.keywords(node.keywords)
-        func = node.func
-        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                and func.value.id == "self"):
-            return ir.FuncCall(func.attr, args, kwargs)
-        name = dotted(func)
-        if name is None or name.split(".", 1)[0] not in ("pl", "pld"):
-            return ir.Call(self.expr(func), args, kwargs)
-
-        def fail(message: str) -> NoReturn:
-            raise self.error(node, message)
-
-        op, args, kwargs = resolve(name, args, kwargs, fail)
-        if op == ALLOC_WINDOW_BUFFER:
-            if any(k == "name" for k, _ in kwargs):
-                raise self.error(node, "pld.tensor.alloc_window_buffer takes its name from the "
-                                       "assignment's left-hand side; do not pass name=")
-            if node is not self.assign_value:
-                raise self.error(node, "pld.tensor.alloc_window_buffer must be assigned to one variable")
-        return ir.OpCall(op, args, kwargs, node.lineno, node.col_offset + 1)

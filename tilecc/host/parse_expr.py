@@ -1,0 +1,126 @@
+"""Expressions of the host DSL: Python ast expressions -> host IR expressions.
+
+Contract: `ExprParser` is the expression half of the host parser (tilecc/host/parser.py
+holds the statement and module half and subclasses it). It needs `error(node, message)`
+returning a ParseError at the node's line:col, `assign_value` (the right-hand side being
+parsed: the only place pld.tensor.alloc_window_buffer may appear) and `statement_value`
+(the expression statement being parsed: the only place for `yield`). Calls of `pl.` /
+`pld.` ops become OpCall with pypto's call forms normalised (tilecc/host/op_forms.py);
+`self.f(...)` becomes FuncCall; other calls stay Call. Anything else is a ParseError
+naming what was expected.
+"""
+
+from __future__ import annotations
+
+import ast
+from abc import ABC, abstractmethod
+from typing import NoReturn
+
+from tilecc.errors import ParseError
+from tilecc.host import ir
+from tilecc.host.op_forms import ALLOC_WINDOW_BUFFER, resolve
+from tilecc.host.source_lines import dotted
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+          ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&",
+          ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@"}
+UNARYOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
+CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+          ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+BOOLOPS = {ast.And: "and", ast.Or: "or"}
+
+
+class ExprParser(ABC):
+    assign_value: ast.expr | None
+    statement_value: ast.expr | None
+
+    @abstractmethod
+    def error(self, node: ast.AST | None, message: str) -> ParseError: ...
+
+    def keywords(self, keywords: list[ast.keyword]) -> tuple[tuple[str, ir.Expr], ...]:
+        out = []
+        for kw in keywords:
+            if kw.arg is None:
+                raise self.error(kw, "`**kwargs` is not supported")
+            out.append((kw.arg, self.expr(kw.value)))
+        return tuple(out)
+
+    def expr(self, node: ast.expr) -> ir.Expr:
+        if isinstance(node, ast.Name):
+            return ir.Var(node.id)
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (bool, int, float, str)) or node.value is None or node.value is ...:
+                return ir.Const(node.value)
+            raise self.error(node, f"unsupported constant {node.value!r}")
+        if isinstance(node, ast.Attribute):
+            name = dotted(node)
+            if name is not None and name.split(".", 1)[0] in ("pl", "pld"):
+                return ir.Symbol(name)
+            return ir.Attr(self.expr(node.value), node.attr)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.BinOp):
+            return ir.BinOp(BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right))
+        if isinstance(node, ast.UnaryOp):
+            return ir.UnaryOp(UNARYOPS[type(node.op)], self.expr(node.operand))
+        if isinstance(node, ast.Compare):
+            return ir.Compare(self.expr(node.left), tuple(CMPOPS[type(o)] for o in node.ops),
+                              tuple(self.expr(c) for c in node.comparators))
+        if isinstance(node, ast.BoolOp):
+            return ir.BoolOp(BOOLOPS[type(node.op)], tuple(self.expr(v) for v in node.values))
+        if isinstance(node, ast.IfExp):
+            return ir.IfExp(self.expr(node.test), self.expr(node.body), self.expr(node.orelse))
+        if isinstance(node, ast.Tuple):
+            return ir.TupleExpr(tuple(self.expr(e) for e in node.elts))
+        if isinstance(node, ast.List):
+            return ir.ListExpr(tuple(self.expr(e) for e in node.elts))
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                raise self.error(node, "`**mapping` unpacking in a dict is not supported")
+            return ir.DictExpr(tuple(self.expr(k) for k in node.keys),  # type: ignore[arg-type]
+                               tuple(self.expr(v) for v in node.values))
+        if isinstance(node, ast.Subscript):
+            return ir.Subscript(self.expr(node.value), self.expr(node.slice))
+        if isinstance(node, ast.Slice):
+            return ir.Slice(*(self.expr(e) if e is not None else None
+                              for e in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.JoinedStr):   # f-strings, as in pl.static_print(f"x: {x}")
+            return ir.FString(tuple(self.fstring_part(v) for v in node.values))
+        if isinstance(node, ast.Yield):
+            if node is not self.statement_value:
+                raise self.error(node, "`yield` is only supported as a statement")
+            return ir.YieldExpr(self.expr(node.value) if node.value is not None else None)
+        if isinstance(node, ast.Starred):
+            raise self.error(node, "`*args` unpacking is not supported")
+        raise self.error(node, f"unsupported expression `{type(node).__name__}` "
+                               "(expected names, constants, calls, operators, tuples, lists, dicts, "
+                               "f-strings or subscripts)")
+
+    def fstring_part(self, node: ast.expr) -> ir.Expr:
+        if isinstance(node, ast.FormattedValue):
+            spec = self.expr(node.format_spec) if node.format_spec is not None else None
+            return ir.Formatted(self.expr(node.value), node.conversion, spec)
+        return self.expr(node)
+
+    def call(self, node: ast.Call) -> ir.Expr:
+        args = tuple(self.expr(a) for a in node.args)
+        kwargs = self.keywords(node.keywords)
+        func = node.func
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "self"):
+            return ir.FuncCall(func.attr, args, kwargs)
+        name = dotted(func)
+        if name is None or name.split(".", 1)[0] not in ("pl", "pld"):
+            return ir.Call(self.expr(func), args, kwargs)
+
+        def fail(message: str) -> NoReturn:
+            raise self.error(node, message)
+
+        op, args, kwargs = resolve(name, args, kwargs, fail)
+        if op == ALLOC_WINDOW_BUFFER:
+            if any(k == "name" for k, _ in kwargs):
+                raise self.error(node, "pld.tensor.alloc_window_buffer takes its name from the "
+                                       "assignment's left-hand side; do not pass name=")
+            if node is not self.assign_value:
+                raise self.error(node, "pld.tensor.alloc_window_buffer must be assigned to one variable")
+        return ir.OpCall(op, args, kwargs, node.lineno, node.col_offset + 1)
