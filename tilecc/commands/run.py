@@ -14,7 +14,7 @@ HELP = "execute an HLO module on N replicas, or trace + lower + simulate an NKI 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", help="IN.hlo (or - for stdin), or kernel.py:function")
+    parser.add_argument("target", help="IN.hlo (or - for stdin), or kernel.py:function[GRID]")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                         help="an input array by parameter / argument name (repeatable)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the .npy outputs")
@@ -26,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def is_kernel_target(target: str) -> bool:
     path, sep, function = target.rpartition(":")
-    return bool(sep) and path.endswith(".py") and function.isidentifier()
+    # a launch grid may follow the function name: kernel.py:fn[2,2]
+    return bool(sep) and path.endswith(".py") and function.split("[", 1)[0].isidentifier()
 
 
 def run(args: argparse.Namespace) -> int:
