@@ -6,6 +6,7 @@ is a one-line ParseError at the offending line:col, nested programs included."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -207,3 +208,12 @@ def test_window_write_target():
     index = ir.TupleExpr((ir.Var("i"), ir.Slice(ir.Const(0), ir.Const(4), None)))
     assert stmt.target == ir.Subscript(ir.Var("C"), index)
     assert ir.target_vars(stmt.target) == (ir.Var("C"),)
+
+
+def test_kept_source_of_a_builder_stays_valid_python():
+    source = HEADER + "def build(n):\n    if n:\n        @pl.program\n        class A:\n            pass\n\n" \
+                      "        return A\n    else:\n        @pl.program\n        class B:\n            pass\n"
+    module = round_trip(source)
+    builder = module.items[2]
+    assert [p.name for p in builder.programs] == ["A", "B"]
+    ast.parse(builder.source)

@@ -45,8 +45,9 @@ __all__ = ["ALLOC_WINDOW_BUFFER", "ALLREDUCE", "BINOPS", "BOOLOPS", "CMPOPS", "U
 WHILE_ITER = "pl.while_"
 LOOP_ITERATORS = ("pl.range", "pl.parallel", "pl.unroll", "pl.spmd", WHILE_ITER)
 FUNCTION_DECORATORS = ("pl.function", "pl.inline")
-# body of the placeholder class that stands for a nested program in verbatim source
-PROGRAM_PLACEHOLDER = "# tilecc: a @pl.program printed from the IR goes here"
+# the line that stands for a nested program in the kept source of a builder
+# (a statement, so that the kept source stays valid Python even where the class was alone)
+PROGRAM_PLACEHOLDER = "...  # tilecc: a @pl.program printed from the IR goes here"
 MODULE_ALIASES = {"pypto.language": "pl", "pypto.language.distributed": "pld"}
 
 
