@@ -6,8 +6,8 @@ Contract: `reducer_opcode(comp)` returns the binary opcode of a computation whos
 MatchReductionComputation plus and / or / xor on integers. `fast_reduce` reduces axes of an
 array with that opcode's exact semantics (integers wrap, PRED and / or are logical, narrow
 floats accumulate in f32 and round once, subnormals flushed as XLA CPU does).
-`tree_reduce` combines columns of (M, K) arrays pairwise with a callable that evaluates the reducer computation on whole lanes, so a
-reduction of K elements costs log2(K) vectorized calls; XLA requires reducers to be
+`tree_reduce` combines columns of (M, K) arrays pairwise with a callable that evaluates the
+reducer computation on whole lanes, so a reduction of K elements costs log2(K) vectorized calls; XLA requires reducers to be
 associative and commutative, which makes the pairing order irrelevant for them.
 `generic_reduce` folds short reductions (<= FOLD_LIMIT elements) left to right from the init
 value instead, XLA CPU's own order.

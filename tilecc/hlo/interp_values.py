@@ -8,7 +8,7 @@ an entry input only with the parameter's exact dtype and (devices, *dims) shape.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Callable, Union
 
 import numpy as np
 
@@ -27,6 +27,15 @@ class Lanes:
 
     count: int
     device_ids: Array | None
+
+
+Step = Callable[[list[Value], Lanes], Value]
+"""One compiled instruction: (operand values, lanes) -> its value."""
+
+
+def single_or_tuple(inst: HloInstruction, outs: list[Value]) -> Value:
+    """The value of an instruction with one result per operand: a tuple when its shape is."""
+    return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
 
 
 def check_input(param: HloInstruction, x: np.ndarray, devices: int) -> Array:

@@ -37,27 +37,23 @@ from typing import Callable
 import numpy as np
 
 from tilecc.errors import InterpError
-from tilecc.hlo import interp_collectives as coll
 from tilecc.hlo import interp_elementwise as ew
 from tilecc.hlo import interp_shapes as shapes
 from tilecc.hlo.interp_dot import dot_op
 from tilecc.hlo.interp_sort import sort_values
-from tilecc.hlo.interp_values import Array, Lanes, Value, check_input, leaves, select_lanes
-from tilecc.hlo.interp_reduce import (collective_reduce, generic_reduce, parse_window,
-                                      reduce_with_init, reducer_opcode, tree_reduce,
-                                      window_view)
+from tilecc.hlo.interp_collective_steps import COLLECTIVE_BUILDERS, CollectiveSteps
+from tilecc.hlo.interp_values import (Array, Lanes, Step, Value, check_input, leaves,
+                                      select_lanes, single_or_tuple)
+from tilecc.hlo.interp_reduce import (generic_reduce, parse_window, reduce_with_init,
+                                      reducer_opcode, window_view)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
-from tilecc.hlo.types import Shape, numpy_dtype
+from tilecc.hlo.types import numpy_dtype
 
 
 _CONVERSIONS = frozenset({Op.CONVERT, Op.BITCAST_CONVERT, Op.IS_FINITE})
 _UNARY = (ELEMENTWISE_UNARY - _CONVERSIONS) | {Op.COPY}
 _BINARY = ELEMENTWISE_BINARY - {Op.COMPARE}
-
-Step = Callable[[list[Value], Lanes], Value]
-"""One compiled instruction: (operand values, lanes) -> its value."""
-
 
 def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
                     partitions: int = 1) -> list[np.ndarray]:
@@ -130,11 +126,7 @@ def _deferred(error: Exception) -> Step:
     return fail
 
 
-def _single_or_tuple(inst: HloInstruction, outs: list[Value]) -> Value:
-    return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
-
-
-class Interpreter:
+class Interpreter(CollectiveSteps):
     """Evaluates computations of one module; see the module contract."""
 
     def __init__(self, module: HloModule, replicas: int, partitions: int) -> None:
@@ -206,12 +198,6 @@ class Interpreter:
         return combine
 
     # ---- leaves -----------------------------------------------------------------------
-
-    def _device_ids(self, inst: HloInstruction, lanes: Lanes) -> Array:
-        if lanes.device_ids is None:
-            raise InterpError(f"{inst.name}: {inst.opcode.mnemonic} inside a computation "
-                              "applied to scalar elements is not supported by the interpreter")
-        return lanes.device_ids
 
     def _constant(self, inst: HloInstruction) -> Step:
         literal = inst.literal
@@ -333,11 +319,13 @@ class Interpreter:
         t = inst.operands[0].shape.element_type
         ew.check_supported_type(t, f"{inst.name} (reduce)")
         if half == 1 and (opcode := reducer_opcode(comp)) is not None:
-            return lambda a, d: reduce_with_init(opcode, t, a[0], a[1], axes)  # type: ignore[arg-type]
+            return lambda a, d: reduce_with_init(opcode, t, a[0], a[1],  # type: ignore[arg-type]
+                                                 axes)
         combine = self._lane_combiner(comp)
 
         def step(a: list[Value], d: Lanes) -> Value:
-            results = generic_reduce(list(a[:half]), list(a[half:]), axes, combine)  # type: ignore[arg-type]
+            results = generic_reduce(list(a[:half]), list(a[half:]),  # type: ignore[arg-type]
+                                     axes, combine)
             return results[0] if half == 1 else tuple(results)
         return step
 
@@ -366,8 +354,9 @@ class Interpreter:
         dim = (inst.dimensions or (0,))[0]
 
         def step(a: list[Value], d: Lanes) -> Value:
-            out = sort_values(list(a), dim, lambda pairs: combine(pairs, [])[0])  # type: ignore[arg-type]
-            return out[0] if len(out) == 1 and not inst.shape.is_tuple else tuple(out)
+            out = sort_values(list(a), dim,  # type: ignore[arg-type]
+                              lambda pairs: combine(pairs, [])[0])
+            return single_or_tuple(inst, list(out))
         return step
 
     def _map(self, inst: HloInstruction) -> Step:
@@ -413,86 +402,6 @@ class Interpreter:
             return result
         return step
 
-    # ---- collectives ------------------------------------------------------------------
-
-    def _groups(self, inst: HloInstruction) -> Callable[[Lanes], list[list[int]]]:
-        """groups(lanes): the device groups of `inst`, computed on first use (after the
-        check that the lanes are devices, so that error comes first)."""
-        found: list[list[list[int]]] = []
-
-        def groups(d: Lanes) -> list[list[int]]:
-            self._device_ids(inst, d)
-            if not found:
-                found.append(coll.device_groups(inst, self.replicas, self.partitions))
-            return found[0]
-        return groups
-
-    def _group_reducer(self, inst: HloInstruction, t_shape: Shape
-                       ) -> Callable[[Array], Array]:
-        comp = self._called(inst)
-        t = t_shape.element_type
-        ew.check_supported_type(t, f"{inst.name} ({inst.opcode.mnemonic})")
-        if (opcode := reducer_opcode(comp)) is not None:
-            return lambda stack: collective_reduce(opcode, t, stack)
-        combine = self._lane_combiner(comp)
-
-        def reduce_group(stack: Array) -> Array:
-            members = stack.shape[0]
-            columns = np.moveaxis(stack, 0, -1).reshape(-1, members)
-            return tree_reduce([columns], combine)[0].reshape(stack.shape[1:])
-        return reduce_group
-
-    def _all_reduce(self, inst: HloInstruction) -> Step:
-        groups = self._groups(inst)
-        layouts: list[coll.GroupLayout] = []
-        reducers = [self._group_reducer(inst, op.shape) for op in inst.operands]
-
-        def step(a: list[Value], d: Lanes) -> Value:
-            if not layouts:
-                layouts.append(coll.GroupLayout.of(groups(d)))
-            else:
-                self._device_ids(inst, d)
-            outs = [coll.all_reduce(x, layouts[0], reduce)  # type: ignore[arg-type]
-                    for x, reduce in zip(a, reducers)]
-            return _single_or_tuple(inst, outs)
-        return step
-
-    def _all_gather(self, inst: HloInstruction) -> Step:
-        groups = self._groups(inst)
-        dim = (inst.dimensions or (0,))[0]
-        return lambda a, d: _single_or_tuple(
-            inst, [coll.all_gather(x, groups(d), dim) for x in a])  # type: ignore[arg-type]
-
-    def _reduce_scatter(self, inst: HloInstruction) -> Step:
-        groups = self._groups(inst)
-        dim = (inst.dimensions or (0,))[0]
-        reducers = [self._group_reducer(inst, op.shape) for op in inst.operands]
-        return lambda a, d: _single_or_tuple(inst, [
-            coll.reduce_scatter(x, groups(d), dim, reduce)  # type: ignore[arg-type]
-            for x, reduce in zip(a, reducers)])
-
-    def _all_to_all(self, inst: HloInstruction) -> Step:
-        groups = self._groups(inst)
-        dims = inst.dimensions
-
-        def step(a: list[Value], d: Lanes) -> Value:
-            if dims:
-                return _single_or_tuple(inst, [coll.all_to_all_array(x, groups(d), dims[0])  # type: ignore[arg-type]
-                                               for x in a])
-            return tuple(coll.all_to_all_tuple(list(a), groups(d)))  # type: ignore[arg-type]
-        return step
-
-    def _collective_permute(self, inst: HloInstruction) -> Step:
-        def step(a: list[Value], d: Lanes) -> Value:
-            self._device_ids(inst, d)
-            return coll.collective_permute(a[0], inst, self.replicas, self.partitions)  # type: ignore[arg-type]
-        return step
-
-    def _collective_broadcast(self, inst: HloInstruction) -> Step:
-        groups = self._groups(inst)
-        return lambda a, d: _single_or_tuple(
-            inst, [coll.collective_broadcast(x, groups(d)) for x in a])  # type: ignore[arg-type]
-
 
 def _unreachable(interp: Interpreter, inst: HloInstruction) -> Step:
     raise AssertionError(f"{inst.name}: parameters are bound by run()")
@@ -512,10 +421,7 @@ _BUILDERS: dict[Op, Callable[[Interpreter, HloInstruction], Step]] = {
     Op.TUPLE: lambda s, i: lambda a, d: tuple(a),
     Op.GET_TUPLE_ELEMENT: I._get_tuple_element, Op.CALL: I._call,
     Op.FUSION: I._call, Op.WHILE: I._while, Op.CONDITIONAL: I._conditional,
-    Op.ALL_REDUCE: I._all_reduce, Op.ALL_GATHER: I._all_gather,
-    Op.REDUCE_SCATTER: I._reduce_scatter, Op.ALL_TO_ALL: I._all_to_all,
-    Op.COLLECTIVE_PERMUTE: I._collective_permute,
-    Op.COLLECTIVE_BROADCAST: I._collective_broadcast,
+    **COLLECTIVE_BUILDERS,
 }
 """Opcode -> builder(interpreter, instruction) returning the instruction's step; the
 elementwise opcodes are compiled before this table is consulted."""
