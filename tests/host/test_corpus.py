@@ -89,4 +89,4 @@ def test_goldens_cover_the_pypto_behaviours():
     names = {g.stem for g in GOLDEN}
     assert {"c06_if_branches", "c07_nested_loops", "c08_parallel", "c09_keyword_arguments",
             "c10_tuple_element", "c11_several_returns", "c14_two_programs", "c24_join_lineage",
-            "c27_window_write"} <= names
+            "c27_window_write", "c28_level_spellings"} <= names

@@ -261,6 +261,11 @@ Stmt = Union[Assign, ExprStmt, Return, For, While, If, With, Pass, Break, Contin
 # ---------------------------------------------------------------- functions and programs
 
 
+# pypto's Level aliases (src/ir StringToLevel): alias -> the level it names
+LEVEL_ALIASES = {"L2CACHE": "CHIP_DIE", "PROCESSOR": "CHIP", "UMA": "CHIP", "NODE": "HOST",
+                 "POD": "CLUSTER_0", "CLOS1": "CLUSTER_1", "CLOS2": "CLUSTER_2"}
+
+
 @dataclass(frozen=True, slots=True)
 class Param:
     """A parameter; `kw_only` for those after `*`; `default` is its default value."""
@@ -287,23 +292,31 @@ class Function:
     decorator_name: str = "function"
     comments: tuple[str, ...] = ()   # before the definition (and on its header lines)
 
-    def _decorator_symbol(self, key: str) -> str | None:
+    def _decorator_symbol(self, key: str, enum: str) -> str | None:
+        """The member named by `key=pl.<enum>.X` (or `key=<enum>.X`, with the enum imported
+        from pypto.language), as pypto's decorator parser accepts both."""
         for name, value in self.decorator or ():
-            if name == key and isinstance(value, Symbol):
-                return value.path.rsplit(".", 1)[-1]
+            if name != key:
+                continue
+            if isinstance(value, Symbol) and value.path.rsplit(".", 1)[0] == f"pl.{enum}":
+                return value.path.rsplit(".", 1)[1]
+            if isinstance(value, Attr) and value.value == Var(enum):
+                return value.attr
         return None
 
     @property
     def level(self) -> str | None:
-        return self._decorator_symbol("level")
+        """The level, pypto's readability aliases resolved (`NODE` is `HOST`, ...)."""
+        level = self._decorator_symbol("level", "Level")
+        return LEVEL_ALIASES.get(level, level) if level is not None else None
 
     @property
     def role(self) -> str | None:
-        return self._decorator_symbol("role")
+        return self._decorator_symbol("role", "Role")
 
     @property
     def func_type(self) -> str:
-        return self._decorator_symbol("type") or "Opaque"
+        return self._decorator_symbol("type", "FunctionType") or "Opaque"
 
     @property
     def is_host_orchestrator(self) -> bool:
