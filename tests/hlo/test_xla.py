@@ -117,3 +117,18 @@ def test_strip_shardings_matches_braces() -> None:
             "t = (f32[], f32[]) tuple(a, b), sharding={{replicated}, {maximal device=0}}\n")
     assert xla.strip_shardings(text) == ("p = f32[4] parameter(0), metadata={op_name=\"x\"}\n"
                                          "t = (f32[], f32[]) tuple(a, b)\n")
+
+
+def test_time_jobs_report_wall_and_cpu_and_reuse_their_executable() -> None:
+    text = "HloModule m\nENTRY e { p = s32[4] parameter(0)  ROOT n = s32[4] negate(p) }"
+    x = np.array([[1, -2, 2**31 - 1, -(2**31)]] * 2, np.int32)
+    with xla.XlaSession(devices=2) as session:
+        for replicas in (2, 2, 1):  # the same text twice (kept executable), then recompiled
+            timed = session.submit(XlaJob("time", text, [x[:replicas]], replicas, 1, 2))
+            assert isinstance(timed, list) and timed[0].shape == (2,)
+            wall, cpu = timed[0]
+            assert 0 < wall < 10 and 0 <= cpu < 10
+        ran = session.submit(XlaJob("run", text, [x], 2))
+        assert isinstance(ran, list)
+        np.testing.assert_array_equal(ran[0], [[-1, 2, -(2**31) + 1, -(2**31)]] * 2)
+    assert 0 < xla.time_on_xla(text, [x], 2, repeats=1) < 10
