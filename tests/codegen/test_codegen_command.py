@@ -11,7 +11,7 @@ import pytest
 from tilecc.bir.json import read_program_json
 from tilecc.cli import main
 
-K01 = "/work/shared/klr-0.0.12/k01_ts_basic_f32.klr.json"
+K01 = str(Path(__file__).resolve().parents[1] / "fixtures" / "klr0012" / "k01_ts_basic_f32.klr.json")
 
 
 def test_codegen_writes_verified_bir(tmp_path: Path) -> None:

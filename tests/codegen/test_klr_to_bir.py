@@ -17,7 +17,7 @@ from tilecc.errors import CodegenError
 from tilecc.klr import ast as k
 from tilecc.klr.read import read_kernel_file, write_kernel_json
 
-KLR_0012 = Path("/work/shared/klr-0.0.12")
+KLR_0012 = Path(__file__).resolve().parents[1] / "fixtures" / "klr0012"
 sb, imm = golden.sb, golden.imm
 
 

@@ -1,4 +1,4 @@
-"""The real kernels written by the klr tool 0.0.12 (shared/klr-0.0.12): read, lowered,
+"""The real kernels written by the klr tool 0.0.12 (copied to tests/fixtures/klr0012): read, lowered,
 simulated and interpreted; both agree, and match numpy's reading of the NKI source.
 
 (The tool's own `klr eval-klr` cannot serve as a third reference: in 0.0.12 it traces the
@@ -16,7 +16,7 @@ import pytest
 from diff_kernels import assert_agree, run_both, values
 from tilecc.klr.read import read_kernel_file
 
-KLR_DIR = Path(__file__).resolve().parents[3] / "shared" / "klr-0.0.12"
+KLR_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "klr0012"
 FILES = sorted(KLR_DIR.glob("*.klr.json"))
 
 

@@ -16,7 +16,7 @@ from tilecc.klr.json_text import share_tensor_texts
 from tilecc.klr.read import (kernel_to_doc, read_kernel_doc, read_kernel_file, read_kernel_json,
                              write_kernel_json)
 
-KLR_0012 = Path("/work/shared/klr-0.0.12")
+KLR_0012 = Path(__file__).resolve().parents[1] / "fixtures" / "klr0012"
 
 
 def load_0012(name: str) -> dict[str, Any]:

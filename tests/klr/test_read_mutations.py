@@ -19,7 +19,7 @@ from tilecc.klr.json_text import share_tensor_texts
 from tilecc.klr.read import read_kernel_json
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "klr"
-SOURCES = [Path("/work/shared/klr-0.0.12/k06_ts_bf16.klr.json"),
+SOURCES = [FIXTURES.parent / "klr0012" / "k06_ts_bf16.klr.json",
            FIXTURES / "activation_accumulate.klr.json", FIXTURES / "tensor_reduce.klr.json",
            FIXTURES / "data_movement.klr.json"]
 JUNK: list[Any] = [None, True, -1, 0, 3, 2 ** 40, 1.5, "inf", "", "mult", "sbuf", [], {},
