@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from tilecc.klr.ast import Dtype as KlrDtype
+
 
 class AluOpType(IntEnum):
     bypass = 0
@@ -128,28 +130,10 @@ class MemoryKind(IntEnum):
     PSUM = 2
 
 
-class BirDtype(IntEnum):
-    """Element types; named as KLR names them so the crosswalk is by name."""
-    bfloat16 = 0
-    float8e3 = 1
-    float8e4 = 2
-    float8e5 = 3
-    float16 = 4
-    float32 = 5
-    float32r = 6
-    int8 = 7
-    int16 = 8
-    int64 = 9
-    int32 = 10
-    uint8 = 11
-    uint16 = 12
-    uint32 = 13
-    uint64 = 14
-    float8_e4m3 = 15
-    float8_e4m3fn = 16
-    float8_e5m2_x4 = 17
-    float8_e4m3fn_x4 = 18
-    float4_e2m1fn_x4 = 19
+# BIR's element types are KLR's, member by member (same names, same numbers): derived from
+# the one list in tilecc/klr/ast.py so that the two can never drift apart. BIR keeps a class
+# of its own so that BIR JSON and MemoryLocation stay typed in BIR's enum space.
+BirDtype = IntEnum("BirDtype", [(d.name, d.value) for d in KlrDtype], module=__name__)  # type: ignore[misc]
 
 
 BIR_DTYPE_SIZE: dict[BirDtype, int] = {
