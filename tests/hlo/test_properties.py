@@ -24,7 +24,7 @@ from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.types import PrimitiveType, Shape, numpy_dtype
 from tilecc.hlo.verifier import verify_module
 
-FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "hlo").glob("*.hlo"))
+FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "hlo").rglob("*.hlo"))
 TYPES = [PrimitiveType.S32, PrimitiveType.U8, PrimitiveType.S64, PrimitiveType.F32,
          PrimitiveType.BF16, PrimitiveType.PRED]
 BINARY = [HloOpcode.ADD, HloOpcode.MAXIMUM, HloOpcode.MINIMUM, HloOpcode.MULTIPLY,

@@ -16,7 +16,8 @@ from tilecc.hlo.printer import print_module
 from tilecc.hlo.verifier import verify_module
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = sorted((ROOT / "tests" / "fixtures" / "hlo").glob("*.hlo"))
+# every fixture, the varied programs in programs/ included
+FIXTURES = sorted((ROOT / "tests" / "fixtures" / "hlo").rglob("*.hlo"))
 EXAMPLE = ROOT / "examples" / "hlo" / "psum_max.hlo"
 # Files XLA's printer wrote (to_string or --xla_dump_to): tilecc must print them byte for byte.
 XLA_PRINTED = [f for f in FIXTURES if f.name.endswith((".long.hlo", ".spmd.hlo", ".optimized.hlo"))]
