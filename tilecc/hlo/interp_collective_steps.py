@@ -52,19 +52,22 @@ class CollectiveSteps:
             return found[0]
         return groups
 
-    def _group_reducer(self, inst: HloInstruction, t_shape: Shape
-                       ) -> Callable[[Array], Array]:
+    def _group_reducer(self, inst: HloInstruction, t_shape: Shape) -> coll.GroupReducer:
         comp = self._called(inst)
         t = t_shape.element_type
         ew.check_supported_type(t, f"{inst.name} ({inst.opcode.mnemonic})")
         if (opcode := reducer_opcode(comp)) is not None:
-            return lambda stack: collective_reduce(opcode, t, stack)
+            return lambda stack, out: collective_reduce(opcode, t, stack, out)
         combine = self._lane_combiner(comp)
 
-        def reduce_group(stack: Array) -> Array:
+        def reduce_group(stack: Array, out: Array | None) -> Array:
             members = stack.shape[0]
             columns = np.moveaxis(stack, 0, -1).reshape(-1, members)
-            return tree_reduce([columns], combine)[0].reshape(stack.shape[1:])
+            reduced = tree_reduce([columns], combine)[0].reshape(stack.shape[1:])
+            if out is None:
+                return reduced
+            out[...] = reduced
+            return out
         return reduce_group
 
     def _all_reduce(self, inst: HloInstruction) -> Step:

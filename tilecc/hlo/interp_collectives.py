@@ -29,8 +29,9 @@ from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode
 
 Array = np.ndarray
-GroupReducer = Callable[[Array], Array]
-"""Reduces a (S, *dims) stack of the S members' values over axis 0."""
+GroupReducer = Callable[[Array, "Array | None"], Array]
+"""reduce(stack, out): reduces a (S, *dims) stack of the S members' values over axis 0,
+into `out` (returned) when it is not None."""
 
 _HAS_GLOBAL_IDS_ATTRIBUTE = frozenset({HloOpcode.ALL_REDUCE, HloOpcode.ALL_GATHER,
                                        HloOpcode.REDUCE_SCATTER})
@@ -107,21 +108,25 @@ def all_reduce(x: Array, layout: GroupLayout, reduce_group: GroupReducer) -> Arr
     if index is None:
         out = np.empty_like(x)
         for group in layout.groups:
-            out[group] = reduce_group(x[group])
+            out[group] = reduce_group(x[group], None)
         return out
     # Equal groups reduce in one call; groups of consecutive devices need no gather copy,
     # and one group covering every device returns a read-only broadcast (no copy at all).
     stacked_shape = index.shape + x.shape[1:]
     in_order = layout.in_order
-    stacked = x.reshape(stacked_shape) if in_order else x[index]
-    reduced = reduce_group(np.moveaxis(stacked, 1, 0))[:, None]
+    stacked = np.moveaxis(x.reshape(stacked_shape) if in_order else x[index], 1, 0)
     if in_order and len(index) == 1:
-        return np.broadcast_to(reduced[0], x.shape)
+        return np.broadcast_to(reduce_group(stacked, None)[0], x.shape)
     out = np.empty_like(x)
-    if in_order:
-        out.reshape(stacked_shape)[...] = reduced
-    else:
-        out[index] = reduced
+    if not in_order:
+        out[index] = reduce_group(stacked, None)[:, None]
+        return out
+    # Member 0's rows take the reduction directly, the other members copy them: no
+    # temporary the size of the groups' results.
+    members = out.reshape(stacked_shape)
+    reduce_group(stacked, members[:, 0])
+    for k in range(1, index.shape[1]):
+        members[:, k] = members[:, 0]
     return out
 
 
@@ -145,7 +150,7 @@ def reduce_scatter(x: Array, groups: list[list[int]], dim: int,
     chunk = x.shape[1 + dim] // size
     out = np.empty((x.shape[0],) + _scaled(x.shape[1:], dim, 0, chunk), x.dtype)
     for group in groups:
-        reduced = reduce_group(x[group])
+        reduced = reduce_group(x[group], None)
         for k, device in enumerate(group):
             out[device] = np.take(reduced, range(k * chunk, (k + 1) * chunk), axis=dim)
     return out

@@ -7,8 +7,10 @@ MatchReductionComputation plus and / or / xor on integers. `fast_reduce` reduces
 array with that opcode's exact semantics (integers wrap, PRED and / or are logical, narrow
 floats accumulate in f32 and round once, subnormals flushed as XLA CPU does).
 `tree_reduce` combines columns of (M, K) arrays pairwise with a callable that evaluates the
-reducer computation on whole lanes, so a reduction of K elements costs log2(K) vectorized calls; XLA requires reducers to be
-associative and commutative, which makes the pairing order irrelevant for them.
+reducer computation on whole lanes, so a reduction of K elements costs log2(K) vectorized
+calls; XLA requires reducers to be associative and commutative, which makes the pairing
+order irrelevant for them. `collective_reduce` reduces the members of a collective group
+as XLA CPU's collectives do (see its docstring for where that differs from reduce).
 `generic_reduce` folds short reductions (<= FOLD_LIMIT elements) left to right from the init
 value instead, XLA CPU's own order.
 `window_view` turns reduce-window into a reduce over the trailing window axes of a strided
@@ -76,34 +78,40 @@ def fast_reduce(opcode: Op, t: PrimitiveType, x: Array, axes: tuple[int, ...]) -
     return _INT_UFUNCS[opcode].reduce(x, axis=axes, dtype=x.dtype)
 
 
-def collective_reduce(opcode: Op, t: PrimitiveType, stack: Array) -> Array:
-    """Reduce the members' values (axis 0) as XLA CPU's collectives do: like fast_reduce,
-    except that float max / min start from the identity (-inf / +inf) and skip NaN, so
-    all-NaN members give -inf / +inf (fmax / fmin; measured on jaxlib 0.10.2), and f16 add /
-    multiply go member by member in the stack's order rounding to f16 at every step (XLA
-    CPU reduces f16 natively there, so an intermediate sum can overflow to inf; bf16 still
-    accumulates in f32 and rounds once; both measured on jaxlib 0.10.2)."""
-    if t == PrimitiveType.F16 and opcode in (Op.ADD, Op.MULTIPLY):
-        ufunc = _FLOAT_UFUNCS[opcode]
-        # f16 (+|*) f16 in f32 then rounded is exactly the f16 op (f32 has 2 * 11 + 2 bits).
-        acc = stack[0]
-        for k in range(1, stack.shape[0]):
-            acc = ufunc(acc.astype(np.float32), stack[k].astype(np.float32)).astype(np.float16)
-        return acc
-    if is_floating(t) and opcode in (Op.MAXIMUM, Op.MINIMUM):
-        wide = np.float64 if t == PrimitiveType.F64 else np.float32
-        ufunc, identity = (np.fmax, -np.inf) if opcode is Op.MAXIMUM else (np.fmin, np.inf)
-        reduced = ufunc.reduce(stack.astype(wide, copy=False), axis=0, initial=identity)
-        return reduced.astype(numpy_dtype(t))
+def collective_reduce(opcode: Op, t: PrimitiveType, stack: Array,
+                      out: Array | None = None) -> Array:
+    """Reduce the members' values (axis 0) as XLA CPU's collectives do, into `out` (returned)
+    when given: like fast_reduce, except that float max / min start from the identity
+    (-inf / +inf) and skip NaN, so all-NaN members give -inf / +inf (fmax / fmin), and f16
+    add / multiply go member by member in the stack's order rounding to f16 at every step
+    (XLA CPU reduces f16 natively there, so an intermediate sum can overflow to inf; bf16
+    still accumulates in f32 and rounds once). All measured on jaxlib 0.10.2."""
     if not is_floating(t) and stack.shape[0] > 1:
         # Integer and pred reducers are associative and commutative (integers wrap), so a
         # running op over the members equals ufunc.reduce, without reduce's initial copy.
         ufunc = (_PRED_UFUNCS if t == PrimitiveType.PRED else _INT_UFUNCS)[opcode]
-        acc = ufunc(stack[0], stack[1])
+        acc = ufunc(stack[0], stack[1], out=out)
         for k in range(2, stack.shape[0]):
             ufunc(acc, stack[k], out=acc)
         return acc
-    return fast_reduce(opcode, t, stack, (0,))
+    if t == PrimitiveType.F16 and opcode in (Op.ADD, Op.MULTIPLY):
+        ufunc = _FLOAT_UFUNCS[opcode]
+        # f16 (+|*) f16 in f32 then rounded is exactly the f16 op (f32 has 2 * 11 + 2 bits).
+        reduced = stack[0]
+        for k in range(1, stack.shape[0]):
+            reduced = ufunc(reduced.astype(np.float32),
+                            stack[k].astype(np.float32)).astype(np.float16)
+    elif is_floating(t) and opcode in (Op.MAXIMUM, Op.MINIMUM):
+        wide = np.float64 if t == PrimitiveType.F64 else np.float32
+        ufunc, identity = (np.fmax, -np.inf) if opcode is Op.MAXIMUM else (np.fmin, np.inf)
+        reduced = ufunc.reduce(stack.astype(wide, copy=False), axis=0, initial=identity)
+        reduced = reduced.astype(numpy_dtype(t))
+    else:
+        reduced = fast_reduce(opcode, t, stack, (0,))
+    if out is None:
+        return reduced
+    out[...] = reduced
+    return out
 
 
 def reduce_with_init(opcode: Op, t: PrimitiveType, x: Array, init: Array,
