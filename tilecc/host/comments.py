@@ -28,6 +28,8 @@ _MARKER_LINE = re.compile(r"^(\s*)((\'\'\'|\"\"\"|\'|\")" + re.escape(MARK) + r"
 class CommentPool:
     def __init__(self, text: str) -> None:
         self.by_line: dict[int, str] = {}
+        if "#" not in text:   # the tokenizer is a sizeable share of parsing: skip it when it cannot matter
+            return
         try:
             for tok in tokenize.generate_tokens(io.StringIO(text).readline):
                 if tok.type == tokenize.COMMENT:
