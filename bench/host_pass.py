@@ -5,6 +5,8 @@ Sizes: 1k and 10k statements, one allreduce per 10 statements, over n/100 window
 size, the 10k/1k per-statement ratio (linear scaling means ~1.0), and the ratio against a
 peer measured in the same run on the same source: CPython's own ast.parse + ast.unparse
 (our pipeline uses ast.parse too, so the ratio is the cost of the IR, the pass and the printer).
+The last column is our pipeline on the same program with a comment on every statement
+(comments are found with the tokenizer and kept through the pass).
 
 Run: .venv/bin/python bench/host_pass.py [--repeat N]
 """
@@ -21,7 +23,7 @@ from tilecc.host.passes.synthesize_allreduce_signals import synthesize_allreduce
 from tilecc.host.printer import print_module
 
 
-def generate(statements: int) -> str:
+def generate(statements: int, comments: bool = False) -> str:
     buffers = max(1, statements // 100)
     lines = ["import pypto.language as pl", "import pypto.language.distributed as pld", "", "",
              "@pl.program", "class Bench:",
@@ -44,7 +46,8 @@ def generate(statements: int) -> str:
         else:
             body.append(f"t_{i} = (scale + {i}) * 2 % {7 + b}")
         i += 1
-    lines.extend("        " + line for line in body[:statements])
+    suffix = "  # why" if comments else ""
+    lines.extend("        " + line + suffix for line in body[:statements])
     lines.append("        return scale")
     return "\n".join(lines) + "\n"
 
@@ -84,12 +87,15 @@ def main() -> None:
         assert ours(source).count("pld.tensor.alloc_window_buffer(__allreduce_signal_world_size_") == n // 100
         t_ours = best_of(args.repeat, lambda: ours(source))
         t_peer = best_of(args.repeat, lambda: peer(source))
-        rows.append((n, t_ours, t_peer))
-    print(f"{'statements':>10} {'tilecc (ms)':>12} {'us/stmt':>8} {'ast peer (ms)':>14} {'us/stmt':>8} {'tilecc/peer':>12}")
-    for n, t_ours, t_peer in rows:
+        commented = generate(n, comments=True)
+        t_commented = best_of(args.repeat, lambda: ours(commented))
+        rows.append((n, t_ours, t_peer, t_commented))
+    print(f"{'statements':>10} {'tilecc (ms)':>12} {'us/stmt':>8} {'ast peer (ms)':>14} {'us/stmt':>8} "
+          f"{'tilecc/peer':>12} {'commented (ms)':>15}")
+    for n, t_ours, t_peer, t_commented in rows:
         print(f"{n:>10} {t_ours * 1e3:>12.1f} {t_ours / n * 1e6:>8.2f} {t_peer * 1e3:>14.1f} "
-              f"{t_peer / n * 1e6:>8.2f} {t_ours / t_peer:>11.2f}x")
-    (n1, a1, p1), (n2, a2, p2) = rows
+              f"{t_peer / n * 1e6:>8.2f} {t_ours / t_peer:>11.2f}x {t_commented * 1e3:>15.1f}")
+    (n1, a1, p1, _), (n2, a2, p2, _) = rows
     print(f"per-statement cost 10k/1k: tilecc {(a2 / n2) / (a1 / n1):.2f}x, "
           f"ast peer {(p2 / n2) / (p1 / n1):.2f}x (1.00 = linear)")
 
