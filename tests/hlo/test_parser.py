@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from tilecc.errors import ParseError
 from tilecc.hlo.opcodes import HloOpcode
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
@@ -380,3 +381,41 @@ def test_two_instructions_on_one_line() -> None:
     assert [i.name for i in m.entry.instructions] == ["a", "b", "c", "d"]
     assert m.entry.instruction_by_name("b").metadata == '{op_name="x"}'
     assert m.entry.root.operands == [m.entry.instruction_by_name("c")] * 2
+
+
+def test_async_sugar_reads_as_async_ops_and_prints_back() -> None:
+    """`negate-start` / `negate-done` are async-start / async-done wrapping negate (XLA's
+    parser and printer sugar); real async collectives keep their own opcodes."""
+    text = """HloModule m
+
+ENTRY %e (x: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  %s = ((f32[4]{0}), f32[4]{0}, s32[]) negate-start(%x), async_execution_thread="side"
+  ROOT %d = f32[4]{0} negate-done(%s)
+}
+
+"""
+    m = parse_module(text)
+    s, d = m.entry.instruction_by_name("s"), m.entry.root
+    assert (s.opcode, s.async_wrapped) == (HloOpcode.ASYNC_START, "negate")
+    assert (d.opcode, d.async_wrapped) == (HloOpcode.ASYNC_DONE, "negate")
+    assert print_module(m) == text
+    with pytest.raises(ParseError, match="unknown opcode 'frobnicate-start'"):
+        parse_module(text.replace("negate-start", "frobnicate-start"))
+
+
+def test_trailing_attributes_print_in_xlas_order() -> None:
+    """Order checked on XLA's printer: sharding, frontend_attributes, control-predecessors,
+    statistics, result_accuracy, origin, metadata, backend_config."""
+    line = ("  ROOT %y = f32[8]{0} exponential(%x), sharding={replicated}, frontend_attributes="
+            '{k="v"}, control-predecessors={%c}, statistics={visualizing_index=1,stat-1=33}, '
+            'result_accuracy={mode=highest}, origin={{"x"}}, metadata={op_name="q"}, '
+            'backend_config={"a":1}')
+    text = ("HloModule m\n\nENTRY %e (x: f32[8]) -> f32[8] {\n  %x = f32[8]{0} parameter(0)\n"
+            "  %c = f32[8]{0} negate(%x)\n" + line + "\n}\n\n")
+    shuffled = text.replace(line, "  ROOT %y = f32[8]{0} exponential(%x), backend_config="
+                            '{"a":1}, metadata={op_name="q"}, origin={{"x"}}, result_accuracy='
+                            "{mode=highest}, statistics={visualizing_index=1,stat-1=33}, "
+                            'control-predecessors={%c}, frontend_attributes={k="v"}, '
+                            "sharding={replicated}")
+    assert print_module(parse_module(shuffled)) == text

@@ -60,7 +60,7 @@ def test_passes_fire_on_the_integer_programs() -> None:
     for name in ("int_psum_scalars.spmd.hlo", "int_psum_partitions.spmd.hlo",
                  "mesh2d_reductions.spmd.hlo", "pmap_program.spmd.hlo",
                  "bool_reductions.short.hlo", "int8_quant_dequant.long.hlo",
-                 "where_clip_intdiv.debug.hlo"):
+                 "where_clip_intdiv.debug.hlo", "xla_features.long.hlo"):
         assert name in changed, name
     assert len(changed) >= 40
 
@@ -81,6 +81,18 @@ def test_cross_partition_int_psum_gathers_every_partition() -> None:
         assert ag.shape.dims == (2 * expected,)
         assert (ag.channel_id, ag.use_global_device_ids) == (ar.channel_id,
                                                               ar.use_global_device_ids)
+
+
+def test_scheduled_module_with_async_ops_and_tiled_layouts() -> None:
+    """xla_features (is_scheduled, async collectives, sugared async ops, tiled layouts):
+    the u32[1,1] psum over channel 4 without global ids gathers 2 lanes x 2 replicas x 2
+    partitions; the async all-reduce-start is not an all-reduce and stays."""
+    path = next(p for p in FIXTURES if p.name == "xla_features.long.hlo")
+    module, printed, changed = rewrite(path)
+    assert changed
+    assert "u32[8]{0} all-gather(" in printed and "all-reduce-start(" in printed
+    assert " all-reduce(" not in printed and "negate-start(" in printed
+    assert "s32[128]{0} reduce(" in printed
 
 
 @pytest.mark.oracle

@@ -65,6 +65,9 @@ class HloInstruction:
     iota_dimension: int | None = None
     comparison_direction: str | None = None
     comparison_type: str | None = None
+    async_wrapped: str | None = None
+    """For async-start / -update / -done written in XLA's sugared form (`negate-start(x)`,
+    `custom-call-done(s)`): the wrapped opcode's mnemonic, so printing keeps that form."""
     metadata: str | None = None
     """The verbatim `{op_name="..." source_file="..." ...}` text, braces included."""
     attributes: dict[str, str] = field(default_factory=dict)

@@ -322,11 +322,14 @@ class _Parser(Cursor):
             self.skip()
             raise self.error(f"expected an opcode followed by '(', found {self.describe_here()}")
         opcode = lookup_opcode(m.group(1))
+        wrapped = None
         if opcode is None:
-            raise self.error(f"unknown opcode '{m.group(1)}'", m.start(1))
+            opcode, wrapped = _async_sugar(m.group(1))
+            if opcode is None:
+                raise self.error(f"unknown opcode '{m.group(1)}'", m.start(1))
         op_pos = m.start(1)
         self.pos = m.end()
-        inst = HloInstruction(name, opcode, shape)
+        inst = HloInstruction(name, opcode, shape, async_wrapped=wrapped)
         if opcode is HloOpcode.CONSTANT:
             self.parse_constant_payload(inst)
         elif opcode is HloOpcode.PARAMETER:
@@ -526,6 +529,22 @@ class _Parser(Cursor):
 
 _OPERAND_NAME = re.compile(r"%?(" + NAME + r")")
 _OPERAND_WITH_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?\s+%?" + NAME)
+_ASYNC_SUFFIXES = {"-start": HloOpcode.ASYNC_START, "-update": HloOpcode.ASYNC_UPDATE,
+                   "-done": HloOpcode.ASYNC_DONE}
+
+
+def _async_sugar(mnemonic: str) -> tuple[HloOpcode | None, str | None]:
+    """XLA's parser reads `<op>-start` / `<op>-update` / `<op>-done` for any opcode <op>
+    that has no async form of its own as async-start / -update / -done wrapping <op>
+    (hlo_parser.cc); (None, None) when `mnemonic` is not such a name."""
+    for suffix, opcode in _ASYNC_SUFFIXES.items():
+        if mnemonic.endswith(suffix):
+            wrapped = mnemonic[:-len(suffix)]
+            if lookup_opcode(wrapped) is not None:
+                return opcode, wrapped
+    return None, None
+
+
 _FAST_INST = re.compile(
     r"\s*(ROOT[ \t]+)?%?(" + NAME + r")[ \t]*=[ \t]*"
     r"([a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?)[ \t]+([a-z][a-z0-9\-]*)\("

@@ -12,8 +12,9 @@ fixture). Printing is stable: print(parse(print(m))) == print(m).
 - Attributes print in XLA's order: opcode-specific typed ones (slice, index, iota_dimension,
   direction/type, channel_id, replica_groups, constrain_layout, dimensions,
   use_global_device_ids -- reduce-scatter puts dimensions last), the other opcode-specific ones verbatim in the order read, called
-  computations, sharding / frontend_attributes / statistics, control-predecessors,
-  metadata, then backend_config. Defaults (false flags, stride 1) are omitted.
+  computations, sharding / frontend_attributes, control-predecessors, statistics /
+  result_accuracy / origin, metadata, then backend_config. Defaults (false flags,
+  stride 1) are omitted.
 - A constant prints the literal text it was read from; a literal set in code prints via
   tilecc.hlo.literal.format_literal.
 """
@@ -25,12 +26,15 @@ from tilecc.hlo.literal import format_literal
 from tilecc.hlo.opcodes import HloOpcode
 from tilecc.hlo.types import Shape, index_join, tuple_text
 
-# Verbatim attributes XLA prints after the called computations, before metadata.
-_TRAILING = ("sharding", "parameter_replication", "frontend_attributes", "origin",
-             "statistics")
-# Verbatim attributes XLA prints after metadata.
-_AFTER_METADATA = ("backend_config", "result_accuracy")
-_NOT_OPCODE_SPECIFIC = frozenset(_TRAILING + _AFTER_METADATA)
+# Verbatim attributes XLA prints after the called computations (HloInstruction::
+# PrintExtraAttributes, checked against XLA's printer): sharding and frontend attributes
+# before control-predecessors; statistics, result_accuracy and origin after them; then
+# metadata and backend_config. Everything else (parameter_replication, ...) is opcode-
+# specific and comes first, in the order read.
+_TRAILING = ("sharding", "frontend_attributes")
+_AFTER_CONTROL = ("statistics", "result_accuracy", "origin")
+_AFTER_METADATA = ("backend_config",)
+_NOT_OPCODE_SPECIFIC = frozenset(_TRAILING + _AFTER_CONTROL + _AFTER_METADATA)
 
 
 def print_module(module: HloModule) -> str:
@@ -141,7 +145,9 @@ def print_instruction(inst: HloInstruction, is_root: bool = False,
         args = str(inst.parameter_number)
     else:
         args = index_join(["%" + op.name for op in inst.operands])
-    line = f"  {'ROOT ' if is_root else ''}%{inst.name} = {shape_text} {opcode.mnemonic}({args})"
+    mnemonic = opcode.mnemonic if inst.async_wrapped is None else \
+        inst.async_wrapped + opcode.mnemonic[5:]  # negate-start: async-start wrapping negate
+    line = f"  {'ROOT ' if is_root else ''}%{inst.name} = {shape_text} {mnemonic}({args})"
     if (inst.attributes or inst.metadata is not None or inst.dimensions is not None
             or inst.to_apply is not None or inst.calls or inst.condition is not None
             or inst.branch_computations or inst.control_predecessors
@@ -163,6 +169,8 @@ def _attributes_text(inst: HloInstruction) -> str:
     if inst.control_predecessors:
         out.append("control-predecessors={"
                    + ", ".join("%" + p.name for p in inst.control_predecessors) + "}")
+    if attrs:
+        out += [f"{k}={attrs[k]}" for k in _AFTER_CONTROL if k in attrs]
     if inst.metadata is not None:
         out.append("metadata=" + inst.metadata)
     if attrs:
