@@ -125,3 +125,15 @@ def test_locations_and_immediates() -> None:
     bad_io = program()
     bad_io.inputs = [b.IOTensor("hin", F32, (128, 32))]
     fails(bad_io, "does not match its memory location")
+
+
+def test_dma_copies_may_start_at_any_partition() -> None:
+    """nl.store(out[3:8], t[5:10]) reads SB partitions 5..9: DMA queues are not bound to the
+    engines' 32-partition banks, but an engine instruction on the same access is."""
+    copy = b.InstDMACopy("D", EngineType.Unassigned, [ap("x", 5, offset=5 * 64)],
+                         [ap("hin", 5, offset=3 * 64)])
+    verify_program(program(copy))
+    shared = ap("x", 5, offset=5 * 64)
+    fails(program(dataclasses.replace(copy, ins=[shared]), tt(ins=[shared, ap("z", 5)],
+                                                              outs=[ap("y", 5)])),
+          r"instruction 1 'TT'.*5 partitions cannot start at partition 5")

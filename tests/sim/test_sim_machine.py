@@ -57,7 +57,7 @@ def test_start_partition_rule(start, parts, ok):
     if ok:
         m.view(access, write=True)
     else:
-        with pytest.raises(SimError, match=f"starts at partition {start}"):
+        with pytest.raises(SimError, match=f"starts at partition {start}|reaches partitions {start}"):
             m.view(access, write=True)
 
 
@@ -134,3 +134,13 @@ def test_hbm_is_flat():
     np.testing.assert_array_equal(t, np.arange(16, dtype=np.float32).reshape(4, 4).T)
     with pytest.raises(SimError, match=r"reaches elements 1\.\.16"):
         m.view(AccessPattern("h", F32, 1, ((4, 4), (1, 4))), write=False)
+
+
+def test_dma_views_skip_the_start_partition_rule():
+    m = Machine()
+    sb(m, "t", 128, 4)
+    access = ap("t", 4, 5, [(1, 4)], offset=5 * 4)
+    m.view(access, write=True, dma=True)[...] = 7.0
+    assert m.view(access, write=False, dma=True).tolist() == [[7.0] * 4] * 5
+    with pytest.raises(SimError, match="starts at partition 5"):
+        m.view(access, write=False)

@@ -7,7 +7,8 @@ Contract: `verify_program(p)` returns None or raises VerifyError naming the inst
   program inputs / outputs name HBM locations whose shape fills them;
 - every access pattern: its memref exists, same dtype, partition pair first with the
   row length as step, at most 128 partitions (SB / PSUM), start partition 0/32/64/96
-  (NKI: more than 64 partitions start at 0, 33..64 at 0 or 64), every free index
+  (NKI: more than 64 partitions start at 0, 33..64 at 0 or 64; not for DMA copies, whose
+  queues address any partition), every free index
   inside the row; immediates are float32 floats or int32 ints;
 - checkTensorTensor: two tile inputs of one dtype (checkTensorTensorInputType),
   acc == Idle, engine != Unassigned, equal element counts;
@@ -106,7 +107,8 @@ class InstChecker:
     # ------------------------------------------------------------ arguments
     def check_arg(self, arg: b.Argument) -> None:
         self.check_arg_uncached(arg)
-        self.checked[id(arg)] = arg
+        if not isinstance(self.inst, b.InstDMACopy):  # a DMA skips the start rule: not cached
+            self.checked[id(arg)] = arg
 
     def check_arg_uncached(self, arg: b.Argument) -> None:
         if isinstance(arg, b.Immediate):
@@ -134,7 +136,9 @@ class InstChecker:
             if pnum > MAX_PARTITIONS:
                 raise self.fail(f"access of '{arg.memref}': {pnum} partitions exceed "
                                 f"{MAX_PARTITIONS}")
-            if start not in allowed_starts(pnum):
+            # the start-partition rule is the compute engines' (32-partition SBUF banks);
+            # a DMA queue addresses SBUF partitions one by one (nl.store(out, t[5:10]))
+            if not isinstance(self.inst, b.InstDMACopy) and start not in allowed_starts(pnum):
                 raise self.fail(f"access of '{arg.memref}': {pnum} partitions cannot start at "
                                 f"partition {start} (0/32/64/96; >64 at 0; 33..64 at 0 or 64)")
         if start + pnum > loc.partitions:

@@ -263,14 +263,16 @@ def exec_memset(m: Machine, inst: InstMemset) -> None:
 
 
 def exec_dma_copy(m: Machine, inst: InstDMACopy) -> None:
-    src = read(m, inst.ins[0], "copy source")
+    # DMA queues address any SBUF partition: no start-partition rule (Machine.view)
+    src = read(m, inst.ins[0], "copy source", dma=True)
     if inst.compute_op == AluOpType.bypass:
-        write(m, inst.outs[0], src)
+        write(m, inst.outs[0], src, dma=True)
         return
-    current = m.view(inst.outs[0], write=False)
+    current = m.view(inst.outs[0], write=False, dma=True)
     if current.size != src.size:
         raise SimError(f"copy-accumulate of {src.shape} into {current.shape}")
-    write(m, inst.outs[0], apply_alu(alu_entry(inst.compute_op), current, src.reshape(current.shape)))
+    write(m, inst.outs[0], apply_alu(alu_entry(inst.compute_op), current, src.reshape(current.shape)),
+          dma=True)
 
 
 def exec_tensor_copy(m: Machine, inst: InstTensorCopy) -> None:

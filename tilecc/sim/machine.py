@@ -65,6 +65,7 @@ class CachedView:
     mask: np.ndarray
     full: int
     initialised: bool
+    start_ok: bool  # the start-partition rule was checked (or does not apply: HBM)
 
 
 def _allowed_start(start: int, count: int) -> bool:
@@ -140,7 +141,7 @@ class Machine:
 
     # ------------------------------------------------------------------ views
 
-    def view(self, ap: AccessPattern, *, write: bool) -> np.ndarray:
+    def view(self, ap: AccessPattern, *, write: bool, dma: bool = False) -> np.ndarray:
         """The numpy view of `ap` (shape: partitions, then each free pair's num).
 
         Reading a never-written byte raises SimError; `write=True` marks the bytes written
@@ -152,6 +153,9 @@ class Machine:
         if entry is None or entry.ap is not ap:
             entry = self._make_view(ap)
             self._views[id(ap)] = entry
+        if not entry.start_ok and not dma:
+            self._check_start(ap)
+            entry.start_ok = True
         if not entry.initialised:
             if write:
                 entry.mask[...] = entry.full
@@ -166,13 +170,13 @@ class Machine:
         dtype = numpy_dtype(ap.dtype)
         view = np.ndarray(shape, dtype, buffer=pl.data, offset=byte_offset, strides=strides)
         if pl.written is None:  # HBM: not tracked
-            return CachedView(ap, view, view, 0, True)
+            return CachedView(ap, view, view, 0, True, True)
         # the mask has the data's geometry, as unsigned integers of the same size: an
         # element is initialised when all its bytes are 0xff
         mask_dtype = _MASK_DTYPES[dtype.itemsize]
         mask = np.ndarray(shape, mask_dtype, buffer=pl.written, offset=byte_offset,
                           strides=strides)
-        return CachedView(ap, view, mask, int(np.iinfo(mask_dtype).max), False)
+        return CachedView(ap, view, mask, int(np.iinfo(mask_dtype).max), False, False)
 
     def _geometry(self, pl: Placement, ap: AccessPattern
                   ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
@@ -195,10 +199,6 @@ class Machine:
         if pnum > 1 and pstep != row:
             raise SimError(f"access to {ap.memref!r} has partition step {pstep}; "
                            f"the location's row is {row} elements")
-        if not _allowed_start(start, pnum):
-            raise SimError(f"access to {ap.memref!r} starts at partition {start} with {pnum} "
-                           f"partitions (start must be 0/32/64/96; >32 partitions: 0/64; "
-                           f">64: 0)")
         if start + pnum > pl.loc.partitions:
             raise SimError(f"access to {ap.memref!r} reaches partitions {start}.."
                            f"{start + pnum - 1}; the location has {pl.loc.partitions}")
@@ -215,6 +215,18 @@ class Machine:
         strides = (row_bytes,) + tuple(step * pl.itemsize for step, _ in free)
         byte_offset = start * row_bytes + first * pl.itemsize
         return shape, byte_offset, strides
+
+    def _check_start(self, ap: AccessPattern) -> None:
+        """The engines' start-partition rule (32-partition SBUF banks); DMA queues address
+        any partition, so copies skip it (`view(..., dma=True)`)."""
+        pl = self.placement(ap.memref)
+        if pl.loc.kind == MemoryKind.HBM:
+            return
+        start, pnum = ap.offset // pl.row, ap.ap[0][1]
+        if not _allowed_start(start, pnum):
+            raise SimError(f"access to {ap.memref!r} starts at partition {start} with {pnum} "
+                           f"partitions (start must be 0/32/64/96; >32 partitions: 0/64; "
+                           f">64: 0)")
 
     def _hbm_geometry(self, pl: Placement, ap: AccessPattern
                       ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:

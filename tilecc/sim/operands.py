@@ -27,15 +27,15 @@ F32 = np.float32
 Value = np.ndarray
 
 
-def read(m: Machine, arg: Argument, what: str) -> Value:
+def read(m: Machine, arg: Argument, what: str, dma: bool = False) -> Value:
     if isinstance(arg, Immediate):
         raise SimError(f"{what} must be a tensor access, got an immediate")
-    return m.view(arg, write=False)
+    return m.view(arg, write=False, dma=dma)
 
 
-def write(m: Machine, ap: AccessPattern, values: Value) -> None:
+def write(m: Machine, ap: AccessPattern, values: Value, dma: bool = False) -> None:
     """Convert `values` to the AP's dtype and store them (same shape, or same element count)."""
-    view = m.view(ap, write=True)
+    view = m.view(ap, write=True, dma=dma)
     values = np.asarray(values)
     if values.shape != view.shape:
         if values.size != view.size:
