@@ -1,10 +1,10 @@
 """Benchmark: the NKI frontend on the bundled example kernels, stage by stage.
 
 Usage: python bench/nki_trace.py [--repeat 5] [--corpus]
-For each kernel in examples/kernels (and with --corpus the published kernels of
-tests/nki/corpus, SPMD grids included): time to trace the Python kernel to KLR, to lower and
-verify it (KLR -> BIR), to simulate the BIR, and, as the peer measured in the same run on
-the same traced kernel, the KLR reference interpreter (tilecc.klr.interp, written
+For each kernel in examples/kernels (and with --corpus the kernels of tests/nki/corpus,
+SPMD grids included): time to trace the Python kernel to KLR, to lower and verify it
+(KLR -> BIR), to simulate the BIR, and, as the peer measured in the same run on the same
+traced kernel, the KLR reference interpreter (tilecc.klr.interp, written
 independently). Best of --repeat, milliseconds; the last column is simulate / interpreter.
 """
 

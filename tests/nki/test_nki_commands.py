@@ -114,7 +114,7 @@ def test_demo_stage_prints_bir_and_passes():
     assert text.count("[ok]") == 2
 
 
-SPMD_ADD = Path(__file__).resolve().parent / "corpus" / "tutorial_spmd_tensor_add.py"
+SPMD_PRODUCT = Path(__file__).resolve().parent / "corpus" / "spmd_tile_product.py"
 
 
 def test_trace_and_run_a_launch_grid_target(tmp_path):
@@ -126,15 +126,15 @@ def test_trace_and_run_a_launch_grid_target(tmp_path):
     b = rng.random((256, 1024)).astype(np.float16)
     np.save(tmp_path / "a.npy", a)
     np.save(tmp_path / "b.npy", b)
-    inputs = ["--input", f"a_input={tmp_path / 'a.npy'}", "--input", f"b_input={tmp_path / 'b.npy'}"]
+    inputs = ["--input", f"x_input={tmp_path / 'a.npy'}", "--input", f"y_input={tmp_path / 'b.npy'}"]
     out = tmp_path / "spmd.klr.json"
-    assert main(["trace", f"{SPMD_ADD}:spmd_add[2,2]", *inputs, "-o", str(out)]) == 0
+    assert main(["trace", f"{SPMD_PRODUCT}:spmd_product[2,2]", *inputs, "-o", str(out)]) == 0
     kernel = read_kernel_json(out.read_text(), str(out))
-    assert len(kernel.body) == 4 * 4                  # 4 programs x (2 loads, add, store)
-    args = argparse.Namespace(target=f"{SPMD_ADD}:spmd_add[2,2]", input=inputs[1::2], out=str(tmp_path / "o"),
-                              replicas=None)
+    assert len(kernel.body) == 4 * 4                  # 4 programs x (2 loads, multiply, store)
+    args = argparse.Namespace(target=f"{SPMD_PRODUCT}:spmd_product[2,2]", input=inputs[1::2],
+                              out=str(tmp_path / "o"), replicas=None)
     assert run_kernel.run(args) == 0
-    np.testing.assert_array_equal(np.load(tmp_path / "o" / "c_output.npy"), a + b)
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "z_output.npy"), a * b)
 
 
 @pytest.mark.parametrize("target", ["k.py:fn[0]", "k.py:fn[2,]", "k.py:fn[a]"])

@@ -1,8 +1,13 @@
-"""Kernels as people publish them for NKI (tests/nki/corpus/*.py, each re-written from the
-public source its SOURCE names, with only the imports changed to tilecc.nki) run through
-`nki.simulate` on both backends -- BIR simulator and KLR interpreter -- and equal their numpy
-reference. Kernels that write into their arguments (NKI 1.x out-parameters) are also run
-with `nki.simulate_kernel`, which must overwrite those numpy arrays in place."""
+"""The kernel corpus (tests/nki/corpus/*.py) runs through `nki.simulate` on both backends --
+BIR simulator and KLR interpreter -- and equals each kernel's numpy reference. Every corpus
+file is an original kernel named for what it computes; its docstring lists the frontend
+features it exercises (nisa / nl call forms, loop kinds, SPMD grids, masks, par_dim block
+dims, access patterns, PSUM buffers, direct allocation ...), and together they cover the
+frontend's tracing paths. A file exposes KERNEL, make_inputs(rng) and reference(*inputs),
+optionally TOLERANCE, OUT_ARGS and GRID_VARIANT (a launch-grid form of the kernel and the
+keyword arguments that make it split its work across the grid). Kernels that write into their arguments (NKI 1.x
+out-parameters, OUT_ARGS) are also run with `nki.simulate_kernel`, which must overwrite those
+numpy arrays in place."""
 
 from __future__ import annotations
 
@@ -37,8 +42,8 @@ def check(got, want, tolerance):
         np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), **tolerance)
 
 
-def test_corpus_has_at_least_25_kernels():
-    assert len(CORPUS) >= 25
+def test_corpus_has_at_least_36_kernels():
+    assert len(CORPUS) >= 36
 
 
 @pytest.mark.parametrize("backend", ["bir", "klr"])
@@ -62,3 +67,16 @@ def test_simulate_kernel_writes_out_parameters_in_place(path):
     nki.simulate_kernel(kernel.KERNEL, *inputs)
     got = tuple(inputs[i] for i in kernel.OUT_ARGS)
     check(got, want, getattr(kernel, "TOLERANCE", {"rtol": 1e-5, "atol": 1e-6}))
+
+
+GRID_VARIANT_KERNELS = [p for p in CORPUS if "GRID_VARIANT" in p.read_text()]
+
+
+@pytest.mark.parametrize("backend", ["bir", "klr"])
+@pytest.mark.parametrize("path", GRID_VARIANT_KERNELS, ids=[p.stem for p in GRID_VARIANT_KERNELS])
+def test_grid_variant_splits_the_work_and_matches_numpy(path, backend):
+    kernel = load(path)
+    inputs = kernel.make_inputs(np.random.default_rng(11))
+    launch, kwargs = kernel.GRID_VARIANT
+    got = nki.simulate(launch, backend=backend)(*inputs, **kwargs)
+    check(got, kernel.reference(*inputs), getattr(kernel, "TOLERANCE", {"rtol": 1e-5, "atol": 1e-6}))

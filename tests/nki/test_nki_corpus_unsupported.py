@@ -1,7 +1,8 @@
-"""Published kernels that need what KLR / BIR (spec 003) cannot express -- matmul,
-transpose, gather, bn_stats, device_print -- fail with a KernelError that names the
-unsupported call and points at the kernel line making it (marked `# <-`). Each kernel is the
-published one cut down to the unsupported call, re-written from the source named above it."""
+"""Kernels that need what KLR / BIR (spec 003) cannot express -- matmul, transpose, gathers,
+bn_stats, device_print -- fail with a KernelError that names the unsupported call and points
+at the kernel line making it (marked `# <-`). Each kernel below is a small original one built
+around the unsupported call; the harness calls every one with a [128, 16] float32 `x` and a
+[128, 1] int32 `idx`."""
 
 from __future__ import annotations
 
@@ -21,99 +22,93 @@ def marked_line(fn) -> int:
     return start + next(i for i, line in enumerate(lines) if "# <-" in line)
 
 
-# aws-neuron/nki-samples src/nki_samples/tutorials/matrix_multiplication (nc_matmul into PSUM)
-def matmul_isa(lhs_t, rhs):
-    k, m = lhs_t.shape
-    _, n = rhs.shape
-    out = nl.ndarray((m, n), dtype=lhs_t.dtype, buffer=nl.shared_hbm)
-    lhs_tile = nl.ndarray((k, m), dtype=lhs_t.dtype, buffer=nl.sbuf)
-    rhs_tile = nl.ndarray((k, n), dtype=rhs.dtype, buffer=nl.sbuf)
-    nisa.dma_copy(dst=lhs_tile, src=lhs_t)
-    nisa.dma_copy(dst=rhs_tile, src=rhs)
-    acc = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.psum)
-    nisa.nc_matmul(dst=acc, stationary=lhs_tile, moving=rhs_tile)  # <-
-    return out
+def gram_on_tensor_engine(x, idx):
+    """x^T x of a [128, 16] block with the ISA matmul into a PSUM accumulator."""
+    rows, cols = x.shape
+    gram = nl.ndarray((cols, cols), dtype=nl.float32, buffer=nl.shared_hbm)
+    block = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=block, src=x)
+    acc = nl.ndarray((cols, cols), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=acc, stationary=block, moving=block)  # <-
+    return gram
 
 
-# aws-neuron/aws-neuron-sdk nki/examples/matrix_multiplication (tile-level nl.matmul)
-def matmul_tile_level(lhs_t, rhs):
-    out = nl.ndarray((lhs_t.shape[1], rhs.shape[1]), dtype=lhs_t.dtype, buffer=nl.shared_hbm)
-    product = nl.matmul(nl.load(lhs_t), nl.load(rhs), transpose_x=True)  # <-
-    nl.store(out, product)
-    return out
+def project_tile_level(x, idx):
+    """x^T projected on itself with the tile-level matmul."""
+    block = nl.load(x)
+    proj = nl.ndarray((x.shape[1], x.shape[1]), dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(proj, nl.matmul(block, block, transpose_x=True))  # <-
+    return proj
 
 
-# aws-neuron/nki-samples src/nki_samples/tutorials/transpose2d (nl.transpose of a tile)
-def transpose_tile_level(a, b):
-    out = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
-    flipped = nl.transpose(nl.load(a))  # <-
-    nl.store(out, flipped)
-    return out
+def mirror_tile_level(x, idx):
+    """Swap rows and columns of a loaded tile with the tile-level transpose."""
+    swapped = nl.ndarray((x.shape[1], x.shape[0]), dtype=x.dtype, buffer=nl.shared_hbm)
+    block = nl.load(x)
+    nl.store(swapped, nl.transpose(nl.exp(block)))  # <-
+    return swapped
 
 
-# aws-neuron/nki-samples src/nki_samples/tutorials/tensor_indirection (nc_transpose step)
-def transpose_isa(a, b):
-    tile = nl.load(a)
-    flipped = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.sbuf)
-    nisa.nc_transpose(dst=flipped, data=tile, engine=nisa.engine.vector)  # <-
+def mirror_on_vector_engine(x, idx):
+    """Swap rows and columns on chip with the ISA transpose on the Vector Engine."""
+    swapped = nl.ndarray((x.shape[1], x.shape[0]), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.nc_transpose(dst=swapped, data=nl.load(x), engine=nisa.engine.vector)  # <-
 
 
-# aws-neuron/nki-samples src/nki_samples/tutorials/tensor_indirection (tile.indirect gather)
-def gather_indirect(a, b):
-    data = nl.load(a)
-    idx = nl.ndarray((a.shape[0], 1), dtype=nl.uint16, buffer=nl.sbuf)
-    gathered = data.indirect(idx, num_elem=16)  # <-
-    return gathered
+def lookup_indirect(x, idx):
+    """Pick elements of an SBUF tile through a tile of offsets (tile.indirect)."""
+    table = nl.load(x)
+    offsets = nl.ndarray((x.shape[0], 1), dtype=nl.uint16, buffer=nl.sbuf)
+    return table.indirect(offsets, num_elem=8)  # <-
 
 
-# NKI 1.x indirect load: a tensor of row indices used as an index
-def gather_by_index_tile(a, b):
-    idx = nl.load(b)
-    rows = nl.load(a[idx, nl.arange(a.shape[1])[None, :]])  # <-
-    return rows
+def select_rows_by_index_tile(x, idx):
+    """Load the rows of x named by a loaded index tile (an NKI 1.x indirect load)."""
+    picks = nl.load(idx)
+    return nl.load(x[picks, nl.arange(x.shape[1])[None, :]])  # <-
 
 
-# aws-neuron/aws-neuron-sdk nki/api/nki/isa/__init__.py dma_copy docstring (vector_offset gather)
-def gather_ap_vector_offset(a, b):
-    idx = nl.ndarray((a.shape[0], 1), dtype=nl.uint32, buffer=nl.sbuf)
-    dst = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
-    p, f = a.shape
-    nisa.dma_copy(dst=dst, src=a.ap(pattern=[[f, p], [1, f]], vector_offset=idx, indirect_dim=0))  # <-
+def offset_rows_access_pattern(x, idx):
+    """DMA rows of x at per-partition offsets through .ap(vector_offset=)."""
+    rows, cols = x.shape
+    starts = nl.ndarray((rows, 1), dtype=nl.uint32, buffer=nl.sbuf)
+    landed = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=landed, src=x.ap(pattern=[[cols, rows], [1, cols]], vector_offset=starts,  # <-
+                                       indirect_dim=0))
 
 
-# aws-neuron/nki-samples src/nki_samples/tutorials/layernorm (v2: bn_stats / bn_aggr)
-def layernorm_bn_stats(a, b):
-    x = nl.load(a)
-    stats = nisa.bn_stats(x, dtype=np.float32)  # <-
-    return stats
+def moments_with_bn_stats(x, idx):
+    """Per-row mean / variance statistics with the batch-norm statistics instruction."""
+    block = nl.load(x)
+    return nisa.bn_stats(nl.multiply(block, 2.0), dtype=np.float32)  # <-
 
 
-# aws-neuron/aws-neuron-sdk general/nki/test/test_nki_simulate_kernel.py (device_print)
-def print_kernel(a, b):
-    y = nl.zeros([4, 4], dtype=np.float32)
-    nl.device_print("value of y:", y)  # <-
+def trace_value_to_console(x, idx):
+    """Print a tile while the kernel runs."""
+    ramp = nl.ones([8, 2], dtype=np.float32)
+    nl.device_print("ramp =", ramp)  # <-
 
 
 CASES = [
-    (matmul_isa, r"nisa\.nc_matmul is not supported"),
-    (matmul_tile_level, r"nl\.matmul is not supported"),
-    (transpose_tile_level, r"nl\.transpose is not supported"),
-    (transpose_isa, r"nisa\.nc_transpose is not supported"),
-    (gather_indirect, r"a\.indirect\(\.\.\.\) is a gather"),
-    (gather_by_index_tile, r"indexing <hbm tensor a\[128, 16\] float32> with a tensor of indices is an "
-                           r"indirect gather / scatter"),
-    (gather_ap_vector_offset, r"tensor\.ap\(\): indirect offsets .* are not supported"),
-    (layernorm_bn_stats, r"nisa\.bn_stats is not supported"),
-    (print_kernel, r"nl\.device_print is not supported"),
+    (gram_on_tensor_engine, r"nisa\.nc_matmul is not supported"),
+    (project_tile_level, r"nl\.matmul is not supported"),
+    (mirror_tile_level, r"nl\.transpose is not supported"),
+    (mirror_on_vector_engine, r"nisa\.nc_transpose is not supported"),
+    (lookup_indirect, r"table\.indirect\(\.\.\.\) is a gather"),
+    (select_rows_by_index_tile, r"indexing <hbm tensor x\[128, 16\] float32> with a tensor of indices is an "
+                                r"indirect gather / scatter"),
+    (offset_rows_access_pattern, r"tensor\.ap\(\): indirect offsets .* are not supported"),
+    (moments_with_bn_stats, r"nisa\.bn_stats is not supported"),
+    (trace_value_to_console, r"nl\.device_print is not supported"),
 ]
 
 
 @pytest.mark.parametrize("kernel, message", CASES, ids=[c[0].__name__ for c in CASES])
 def test_unsupported_call_is_a_kernel_error_at_its_line(kernel, message):
-    a = np.zeros((128, 16), np.float32)
-    b = np.zeros((128, 1), np.int32)
+    x = np.zeros((128, 16), np.float32)
+    idx = np.zeros((128, 1), np.int32)
     with pytest.raises(KernelError, match=message) as info:
-        nki.simulate(nki.jit(kernel))(a, b)
+        nki.simulate(nki.jit(kernel))(x, idx)
     err = info.value
     assert (err.path, err.line) == (__file__, marked_line(kernel))
     assert "# <-" in err.source_line
@@ -121,12 +116,13 @@ def test_unsupported_call_is_a_kernel_error_at_its_line(kernel, message):
 
 def test_unsupported_call_inside_a_grid_launch_points_at_its_line():
     @nki.jit
-    def spmd(a):
-        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
-        tile = nl.load(a[nl.program_id(0)])
-        nl.store(out[nl.program_id(0)], nl.transpose(tile))  # <-
+    def per_program_mirror(stack):
+        out = nl.ndarray(stack.shape, dtype=stack.dtype, buffer=nl.shared_hbm)
+        pid = nl.program_id(0)
+        doubled = nl.multiply(nl.load(stack[pid]), 2.0)
+        nl.store(out[pid], nl.transpose(doubled))  # <-
         return out
 
     with pytest.raises(KernelError, match=r"nl\.transpose is not supported") as info:
-        spmd[2](np.zeros((2, 8, 8), np.float32))
-    assert info.value.line == marked_line(spmd.fn)
+        per_program_mirror[3](np.zeros((3, 16, 16), np.float32))
+    assert info.value.line == marked_line(per_program_mirror.fn)
