@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--corpus", action="store_true", help="also the kernels of tests/nki/corpus")
     args = parser.parse_args()
-    print(f"{'kernel':<32}{'stmts':>6}{'trace ms':>10}{'lower ms':>10}{'sim ms':>9}"
+    print(f"{'kernel':<36}{'stmts':>6}{'trace ms':>10}{'lower ms':>10}{'sim ms':>9}"
           f"{'interp ms':>11}{'sim/interp':>12}")
     paths = sorted(EXAMPLES.glob("*.py")) + (sorted(CORPUS.glob("*.py")) if args.corpus else [])
     for path in paths:
@@ -69,7 +69,7 @@ def main() -> None:
         t_lower = best_ms(lambda: verify_program(codegen_kernel(kernel)), args.repeat)
         t_sim = best_ms(lambda: simulate(program, arrays), args.repeat)
         t_interp = best_ms(lambda: interpret_kernel(kernel, arrays), args.repeat)
-        print(f"{path.stem:<32}{len(kernel.body):>6}{t_trace:>10.2f}{t_lower:>10.2f}{t_sim:>9.2f}"
+        print(f"{path.stem:<36}{len(kernel.body):>6}{t_trace:>10.2f}{t_lower:>10.2f}{t_sim:>9.2f}"
               f"{t_interp:>11.2f}{t_sim / t_interp:>12.2f}")
 
 
