@@ -64,17 +64,45 @@ def test_k06_basic_slice_and_dtype_change() -> None:
     assert [t.name for t in k06.outputs] == ["out", "out16"]
 
 
-def test_partition_slice_step_other_than_1_is_rejected() -> None:
-    """KLR's partition step is always 1: 1:4:2 on the partition dim is an error, located."""
+def test_partition_slice_steps() -> None:
+    """KLR's access patterns have consecutive partitions: a load of every n-th row (the
+    tracer accepts a[1:9:3]) becomes one DMA copy per row; the row counts must agree, and
+    an engine operand with a partition step is an error, located."""
     doc = load_0012("k06_ts_bf16")
 
     def stepped(d: dict[str, Any]) -> None:
         d["body"][3]["store"]["args"][0]["access"]["a"]["basic"]["indexes"][0] = {
             "slice": {"slice": [1, [4, 2]]}}
     err = bad(doc, stepped)
-    assert err.field == "body[3].store.args[0].access.a.basic.indexes[0]"
-    assert err.message == ("slice 1:4:2 on the partition dimension: the partition step "
-                           "must be 1")
+    assert err.field == "body[3].store"
+    assert err.message == "a copy from 2 partitions to 128"
+
+    def two_rows(node: Any) -> None:  # every mention of the loaded tile, with 2 partitions
+        if isinstance(node, dict):
+            if node.get("name") == d3_tile:
+                node["shape"]["parDim"] = node["address"]["size"][0] = 2
+            for child in node.values():
+                two_rows(child)
+        elif isinstance(node, list):
+            for child in node:
+                two_rows(child)
+    fitted = copy.deepcopy(doc)
+    d3_tile = fitted["body"][3]["store"]["dst"]["simple"]["name"]
+    stepped(fitted)
+    two_rows(fitted)
+    body = read_kernel_json(json.dumps(fitted)).body
+    rows = body[3:5]
+    assert [op.src.indexes[0] for op in rows] == [k.Coord(1), k.Coord(3)]
+    assert [op.dst.indexes[0] for op in rows] == [k.Coord(0), k.Coord(1)]
+
+    def engine_stepped(d: dict[str, Any]) -> None:
+        arg = d["body"][4]["store"]["args"][0]["access"]["a"]
+        tensor = arg.pop("simple")
+        arg["basic"] = {"tensor": tensor, "indexes": [{"slice": {"slice": [0, [128, 2]]}},
+                                                      {"slice": {"slice": [0, [256, 1]]}}]}
+    err = bad(doc, engine_stepped)
+    assert err.field == "body[4].store.args"
+    assert "partition step 2 in an operand of 'tensorScalar'" in err.message
 
     def free_stepped(d: dict[str, Any]) -> None:
         d["body"][3]["store"]["args"][0]["access"]["a"]["basic"]["indexes"][1] = {

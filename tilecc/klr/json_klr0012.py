@@ -6,7 +6,9 @@ parent}; statements `{"store": {"dst": Access, "op": Operator, "args": [Value]}}
 Operator "load" | "save" | {"memset": v} | {"tensorScalar": {op0, const0, reverse0, op1,
 const1, reverse1}}; Value {"access": {"a": Access}}; a slice index
 `{"slice": {"slice": [l, [u, step]]}}`; an access pattern {tensor, parNum, freePattern,
-offset} whose offset is read as the free element offset. The conversion to HEAD's AST is
+offset} (mgrid indexing: offset = the first partition, free steps repaired, see
+`access_pattern`). A load / save whose partition slice has a step becomes one DMA copy per
+partition; engine operands need consecutive partitions. The conversion to HEAD's AST is
 described in `klr.read`. Other statements and operators (tensorScalarAddr, var / int
 values ...) are rejected with the path of the offending field.
 """
@@ -43,7 +45,8 @@ class Klr0012Reader(HeadReader):
         name = field(obj, "name", read_str)
         inputs = field(obj, "inputs", lambda v: self.list_of(v, self.tensor_name))
         outputs = field(obj, "outputs", lambda v: self.list_of(v, self.tensor_name))
-        body = field(obj, "body", lambda v: self.list_of(v, self.stmt))
+        body = [op for ops in field(obj, "body", lambda v: self.list_of(v, self.stmt))
+                for op in ops]
         declared = {t.name for t in outputs}
         by_name = {t.name: t for t in inputs + outputs}
         outputs += [by_name[n] for n in dict.fromkeys(self.saved)
@@ -78,39 +81,57 @@ class Klr0012Reader(HeadReader):
         raise Bad("expected a slice as {\"slice\": [l, [u, step]]}")
 
     def access_pattern(self, value: Any) -> k.AccessPattern:
+        """The pattern the 0.0.12 tracer writes for mgrid indexing (`i, j = mgrid[...]`,
+        `a[i, j]`). Its `offset` is the partition index's first value (the tracer takes the
+        first index's value at 0 and drops the others'), and every free step comes out 0 (the
+        tracer bug the format notes list). The step-0 pairs are read as the mgrid access
+        they were traced from: consecutive elements along each free dimension (row-major
+        strides of the tensor), starting at free element 0 -- right for mgrid[p0:p1, 0:n],
+        the way kernels index whole rows; the free start and step of mgrid[p0:p1, f0:f1:s]
+        are not in the file at all, so such an access reads as f0 = 0, s = 1."""
         obj = expect_obj(value, "an AccessPattern")
         tensor = field(obj, "tensor", self.tensor_name)
-        return k.AccessPattern(tensor, field(obj, "parNum", read_nat),
-                               field(obj, "freePattern", self.pairs), 0,
-                               at("offset", read_nat, obj.get("offset", 0)))
+        pairs = field(obj, "freePattern", self.pairs)
+        if pairs and all(p.step == 0 for p in pairs):
+            strides = k.row_strides(tensor.shape)[-len(pairs):]
+            pairs = tuple(k.APPair(s, p.num) for s, p in zip(strides, pairs))
+        return k.AccessPattern(tensor, field(obj, "parNum", read_nat), pairs,
+                               at("offset", read_nat, obj.get("offset", 0)), 0)
 
-    def stmt(self, value: Any) -> k.Operator:
+    def index(self, value: Any, dim: int, partition: bool = False) -> k.Index:
+        # a strided partition slice is read here and split into one copy per partition
+        # by `store` (DMA only); engine operands keep HEAD's step-1 rule
+        return super().index(value, dim, False)
+
+    def stmt(self, value: Any) -> list[k.Operator]:
         ctor, payload = one_ctor(value, "a statement")
         if ctor != "store":
             raise Bad(f"unsupported statement '{ctor}' (expected 'store')")
         return at("store", self.store, payload)
 
-    def store(self, value: Any) -> k.Operator:
+    def store(self, value: Any) -> list[k.Operator]:
         obj = expect_obj(value, "a store")
         dst = field(obj, "dst", self.access)
         args = field(obj, "args", lambda v: self.list_of(v, self.value))
         op, payload = at("op", lambda v: one_ctor(v, "an operator"), obj.get("op"))
         if op in ("load", "save", "tensorScalar") and len(args) != 1:
             raise bad_at("args", f"'{op}' takes one argument, found {len(args)}")
-        if op == "load":
-            self.loaded.add(k.access_tensor(args[0]).name)
-            return k.NcDmaCopy(dst, args[0])
-        if op == "save":
-            self.saved.append(k.access_tensor(dst).name)
-            return k.NcDmaCopy(dst, args[0])
+        if op in ("load", "save"):
+            (self.loaded.add(k.access_tensor(args[0]).name) if op == "load"
+             else self.saved.append(k.access_tensor(dst).name))
+            return dma_copies(dst, args[0])
+        for where, access in (("dst", dst), ("args", args[0] if args else dst)):
+            if (step := partition_step(access)) != 1:
+                raise bad_at(where, f"partition step {step} in an operand of '{op}': engine "
+                                    f"accesses need consecutive partitions")
         if op == "memset":
             dtype = k.access_tensor(dst).dtype
             v = at("op", lambda p: at("memset", read_float32, p), payload)
             imm = k.Immediate(int(v) if dtype in k.INT_DTYPES and float(v).is_integer() else v)
-            return k.MemSet(dst, imm, dtype)
+            return [k.MemSet(dst, imm, dtype)]
         if op == "tensorScalar":
-            return at("op", lambda p: at("tensorScalar", lambda q: self.tensor_scalar(
-                dst, args[0], q), p), payload)
+            return [at("op", lambda p: at("tensorScalar", lambda q: self.tensor_scalar(
+                dst, args[0], q), p), payload)]
         raise bad_at("op", f"unsupported operator '{op}'")
 
     def tensor_scalar(self, dst: k.Access, src: k.Access, value: Any) -> k.TensorScalar:
@@ -127,3 +148,40 @@ class Klr0012Reader(HeadReader):
         if ctor != "access":
             raise Bad(f"unsupported argument value '{ctor}' (expected an access)")
         return at(ctor, lambda v: field(expect_obj(v, "access"), "a", self.access), payload)
+
+
+def partition_step(access: k.Access) -> int:
+    if isinstance(access, k.AccessBasic) and isinstance(access.indexes[0], k.Slice):
+        return access.indexes[0].step
+    return 1
+
+
+def dma_copies(dst: k.Access, src: k.Access) -> list[k.Operator]:
+    """load / save as DMA copies: one copy, or one per partition when either side takes
+    every n-th partition (`a[1:9:3]`, which the tracer accepts and KLR's access patterns,
+    with consecutive partitions only, cannot say; DMA queues address rows one by one)."""
+    if partition_step(dst) == 1 and partition_step(src) == 1:
+        return [k.NcDmaCopy(dst, src)]
+    count, src_count = partition_count(dst), partition_count(src)
+    if count != src_count:
+        raise Bad(f"a copy from {src_count} partitions to {count}")
+    return [k.NcDmaCopy(row_of(dst, r), row_of(src, r)) for r in range(count)]
+
+
+def partition_count(access: k.Access) -> int:
+    if partition_step(access) != 1:
+        return access.indexes[0].size  # type: ignore[union-attr]
+    return k.access_shape(access)[0]
+
+
+def row_of(access: k.Access, r: int) -> k.Access:
+    """Partition `r` of `access` (counted within the access) as an access of its own."""
+    if isinstance(access, k.TensorName):
+        return k.AccessBasic(access, (k.Coord(r),) + tuple(
+            k.Slice(0, d) for d in access.shape.free_dims))
+    if isinstance(access, k.AccessPattern):
+        return k.AccessPattern(access.tensor, 1, access.pattern, access.par_offset + r,
+                               access.free_offset)
+    par = access.indexes[0]
+    row = par.e if isinstance(par, k.Coord) else par.l + r * par.step
+    return k.AccessBasic(access.tensor, (k.Coord(row),) + access.indexes[1:])
