@@ -4,6 +4,7 @@ reduce-window, dot, tuple collectives, partitions in every group mode, mesh grou
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -380,3 +381,35 @@ def test_f16_collective_sums_round_at_every_member_like_xla() -> None:
         np.testing.assert_array_equal(g, w)
     assert got[0][0, 0] == 2048 and np.isposinf(got[0][0, 1])
     np.testing.assert_array_equal(got[1][:, 0], got[0][0, [1, 3, 0, 2]])  # member k, chunk k
+
+
+@pytest.mark.parametrize("t", ["f16", "bf16"])
+def test_narrow_float_reduce_rounds_like_xla_cpu(t: str) -> None:
+    """XLA CPU folds f16 / bf16 sums element by element rounding every step, after splitting
+    reductions longer than 32 into SAME-padded windows of 32 (TreeReductionRewriter): bit for
+    bit, not to a tolerance. Lengths below, at and far above the window; a size-1 reduced
+    dimension beside the long one; add and multiply."""
+    dtype = np.dtype(ml_dtypes.bfloat16) if t == "bf16" else np.dtype(np.float16)
+    shapes = [((6, 20), (1,)), ((6, 33), (1,)), ((4, 500), (1,)), ((2000,), (0,)),
+              ((1, 70, 3), (0, 1))]
+    jobs, inputs = [], []
+    rng = np.random.default_rng(11)
+    for op in ("add", "multiply"):
+        for dims, reduced in shapes:
+            kept = ",".join(str(d) for k, d in enumerate(dims) if k not in reduced)
+            text = (f"HloModule n\nred {{\n  x = {t}[] parameter(0)\n  y = {t}[] parameter(1)\n"
+                    f"  ROOT z = {t}[] {op}(x, y)\n}}\nENTRY e {{\n"
+                    f"  p = {t}[{','.join(map(str, dims))}] parameter(0)\n"
+                    f"  i = {t}[] constant({0 if op == 'add' else 1})\n"
+                    f"  ROOT r = {t}[{kept}] reduce(p, i), "
+                    f"dimensions={{{','.join(map(str, reduced))}}}, to_apply=red\n}}\n")
+            noise = rng.standard_normal((2,) + dims)
+            x = (noise * 30 if op == "add" else 1 + noise * 0.05).astype(dtype)
+            jobs.append(XlaJob("run", text, [x], 2))
+            inputs.append((text, x))
+    for (text, x), want in zip(inputs, run_many_on_xla(jobs)):
+        if isinstance(want, Exception):
+            raise want
+        (got,) = evaluate_module(parse_module(text), [x], 2)
+        np.testing.assert_array_equal(got.astype(np.float64), want[0].astype(np.float64),
+                                      err_msg=text)

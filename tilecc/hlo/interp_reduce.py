@@ -6,6 +6,10 @@ Contract: `reducer_opcode(comp)` returns the binary opcode of a computation whos
 MatchReductionComputation plus and / or / xor on integers. `fast_reduce` reduces axes of an
 array with that opcode's exact semantics (integers wrap, PRED and / or are logical, narrow
 floats accumulate in f32 and round once, subnormals flushed as XLA CPU does).
+`reduce_with_init` adds the init value once (XLA requires an identity; XLA CPU itself adds
+it once per 32-element window) and, for f16 / bf16 add and multiply along one axis, follows
+XLA CPU's window split and step-by-step rounding bit for bit (`narrow_fold`); f32 / f64
+sums and multi-axis narrow sums may differ from XLA CPU's order in the last bits.
 `tree_reduce` combines columns of (M, K) arrays pairwise with a callable that evaluates the
 reducer computation on whole lanes, so a reduction of K elements costs log2(K) vectorized
 calls; XLA requires reducers to be associative and commutative, which makes the pairing
@@ -24,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_elementwise import binary, flush_subnormals
+from tilecc.hlo.interp_elementwise import binary, binary_op, flush_subnormals
 from tilecc.hlo.ir import HloComputation
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
@@ -115,16 +119,59 @@ def collective_reduce(opcode: Op, t: PrimitiveType, stack: Array,
 
 
 def reduce_with_init(opcode: Op, t: PrimitiveType, x: Array, init: Array,
-                     axes: tuple[int, ...]) -> Array:
+                     axes: tuple[int, ...], tree_window: int | None = None) -> Array:
     """XLA reduce with a standard reducer: op(init, reduction of x over axes).
 
-    x is (B, *dims), init is (B,), axes count from 1.
+    x is (B, *dims), init is (B,), axes count from 1. With `tree_window` (reduce, not
+    reduce-window), f16 / bf16 add and multiply over one axis longer than 1 (the others of
+    size 1) follow XLA CPU's order and rounding instead (see `narrow_fold`).
     """
     kept = tuple(size for axis, size in enumerate(x.shape) if axis not in axes)
     init_b = np.broadcast_to(init.reshape((init.shape[0],) + (1,) * (len(kept) - 1)), kept)
     if any(x.shape[axis] == 0 for axis in axes):
         return np.array(init_b)
+    if tree_window is not None and t in _NARROW_FOLDED and opcode in (Op.ADD, Op.MULTIPLY):
+        long_axes = [axis for axis in axes if x.shape[axis] > 1]
+        if len(long_axes) == 1:
+            n = x.shape[long_axes[0]]
+            rows = np.moveaxis(x, long_axes[0], -1).reshape(kept + (n,))
+            return narrow_fold(binary_op(opcode, t), rows, init_b, tree_window)
     return binary(opcode, t, init_b, fast_reduce(opcode, t, x, axes))
+
+
+TREE_REDUCTION_WINDOW = 32
+"""XLA CPU's TreeReductionRewriter window: a reduce with a reduced dimension longer than
+this becomes a reduce-window (window and stride min(dim, 32), SAME padding) followed by a
+reduce of the partial results (xla/hlo/transforms/simplifiers/tree_reduction_rewriter.cc)."""
+_NARROW_FOLDED = frozenset({PrimitiveType.F16, PrimitiveType.BF16})
+
+
+def narrow_fold(op: Callable[[Array, Array], Array], rows: Array, start: Array,
+                tree_window: int) -> Array:
+    """Reduce the last axis of `rows` as XLA CPU does for f16 / bf16 (measured on jaxlib
+    0.10.2, bit-exact): one element after another from `start`, rounding to the type at
+    every step (`op` is the elementwise op, which does that). With more elements than
+    `tree_window`, first each window of the SAME-padded axis folds from `start` --
+    padded positions are skipped, not added -- then the partial results fold the same way
+    (so a non-identity init counts once per window, as on XLA CPU)."""
+    n = rows.shape[-1]
+    if n <= tree_window:
+        acc = start
+        for k in range(n):
+            acc = op(acc, rows[..., k])
+        return acc
+    count = -(-n // tree_window)
+    low = (count * tree_window - n) // 2
+    padded = np.zeros(rows.shape[:-1] + (count * tree_window,), rows.dtype)
+    padded[..., low:low + n] = rows
+    windows = padded.reshape(rows.shape[:-1] + (count, tree_window))
+    first = np.arange(count) * tree_window
+    acc = np.broadcast_to(start[..., None], rows.shape[:-1] + (count,))
+    for k in range(tree_window):
+        inside = (first + k >= low) & (first + k < low + n)
+        step = op(acc, windows[..., k])
+        acc = step if inside.all() else np.where(inside, step, acc)
+    return narrow_fold(op, acc, start, tree_window)
 
 
 def tree_reduce(columns: list[Array], combine: LaneCombiner) -> list[Array]:

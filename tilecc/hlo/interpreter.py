@@ -44,8 +44,8 @@ from tilecc.hlo.interp_sort import sort_values
 from tilecc.hlo.interp_collective_steps import COLLECTIVE_BUILDERS, CollectiveSteps
 from tilecc.hlo.interp_values import (Array, Lanes, Step, Value, check_input, leaves,
                                       select_lanes, single_or_tuple)
-from tilecc.hlo.interp_reduce import (generic_reduce, parse_window, reduce_with_init,
-                                      reducer_opcode, window_view)
+from tilecc.hlo.interp_reduce import (TREE_REDUCTION_WINDOW, generic_reduce, parse_window,
+                                      reduce_with_init, reducer_opcode, window_view)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
 from tilecc.hlo.types import numpy_dtype
@@ -320,7 +320,7 @@ class Interpreter(CollectiveSteps):
         ew.check_supported_type(t, f"{inst.name} (reduce)")
         if half == 1 and (opcode := reducer_opcode(comp)) is not None:
             return lambda a, d: reduce_with_init(opcode, t, a[0], a[1],  # type: ignore[arg-type]
-                                                 axes)
+                                                 axes, TREE_REDUCTION_WINDOW)
         combine = self._lane_combiner(comp)
 
         def step(a: list[Value], d: Lanes) -> Value:
