@@ -1,0 +1,99 @@
+"""The corpus of kernels traced by the stock klr 0.0.12 tool (tests/fixtures/klr0012_corpus:
+NAME.py, the NAME.klr.json `klr nki-to-klr -j NAME.py kernel` wrote for it, and the numpy
+reading of each in references.py). Every file is read, lowered, verified, round-tripped
+through BIR JSON, simulated and interpreted; both executions must equal the numpy
+reference BIT-EXACTLY (integers and floats alike, NaN == NaN: every op is element-wise in
+float32 with one rounding to the destination dtype, so no tolerance is needed).
+
+Inputs are the tool's: every argument a 10x10 float32 tensor (it cannot trace other
+shapes, see the corpus README), with 0, -0, +-inf, NaN, 3e38 and -1e-30 among the values.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from diff_kernels import run_both, values
+from tilecc.klr import ast as k
+from tilecc.klr.read import read_kernel_file
+
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "klr0012_corpus"
+sys.path.insert(0, str(CORPUS))
+from references import ONE_INPUT, reference  # noqa: E402
+
+KERNELS = sorted(p.name.removesuffix(".klr.json") for p in CORPUS.glob("*.klr.json"))
+KLR = Path(sys.executable).parent / "klr"
+
+
+def test_corpus_is_complete() -> None:
+    """Every kernel has its source, its file and a reference; every ALU op the tracer
+    accepts (the 18 numpy names it knows) appears in some file."""
+    assert len(KERNELS) >= 30
+    assert sorted(p.stem for p in CORPUS.glob("c*.py")) == KERNELS
+    assert set(KERNELS) == set(ONE_INPUT) | {"c32_two_inputs"}
+    ops: set[str] = set()
+    for name in KERNELS:
+        for stmt in json.loads((CORPUS / f"{name}.klr.json").read_text())["body"]:
+            op = stmt["store"]["op"]
+            if isinstance(op, dict) and "tensorScalar" in op:
+                ops |= {op["tensorScalar"]["op0"], op["tensorScalar"]["op1"]}
+    assert ops >= {"add", "subtract", "mult", "max", "min", "is_equal", "not_equal", "is_ge",
+                   "is_gt", "is_le", "is_lt", "logical_and", "logical_or", "logical_xor",
+                   "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+                   "logical_shift_left", "logical_shift_right", "bypass"}
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_corpus_kernel(name: str) -> None:
+    kernel = read_kernel_file(str(CORPUS / f"{name}.klr.json"))
+    rng = np.random.default_rng(7)
+    ins = {t.name: values(k.Dtype.float32, (10, 10), rng, low=-10, high=10)
+           for t in kernel.inputs}
+    sim, interp = run_both(kernel, ins)
+    want = reference(name, ins)
+    assert sorted(sim) == sorted(interp) == sorted(want)
+    for out, expected in want.items():
+        for label, got in (("simulator", sim[out]), ("interpreter", interp[out])):
+            assert got.dtype == expected.dtype, f"{out} ({label})"
+            np.testing.assert_array_equal(got, expected, err_msg=f"{out} ({label})")
+
+
+def trace(source: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`klr nki-to-klr -j` as the corpus was made; the tool finds its klr-gather on PATH."""
+    env = dict(os.environ, PATH=f"{KLR.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    return subprocess.run([str(KLR), "nki-to-klr", "-j", source.name, "kernel"], cwd=source.parent,
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(not KLR.exists(), reason=f"the klr 0.0.12 tool is not installed at {KLR}")
+def test_corpus_files_are_what_the_tool_writes(tmp_path: Path) -> None:
+    for name in KERNELS:
+        done = trace(CORPUS / f"{name}.py", tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert json.loads(done.stdout) == json.loads((CORPUS / f"{name}.klr.json").read_text()), name
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(not KLR.exists(), reason=f"the klr 0.0.12 tool is not installed at {KLR}")
+@pytest.mark.parametrize("call, error", [
+    # a tensor operand: 0.0.12 never writes tensorScalarAddr
+    ("nki.isa.tensor_scalar(t, numpy.add, nki.language.load(a[:, 0:1]))", "expecting float32"),
+    ("nki.isa.tensor_scalar(t, numpy.add, -2.0)", "unsupported operator"),  # no unary minus
+    ("nki.isa.tensor_scalar(t, numpy.add, 2)", "expecting float32"),  # ints are refused
+    ("nki.isa.tensor_scalar(t, numpy.divide, 2.0)", "name numpy.divide not found"),
+])
+def test_what_the_tool_cannot_trace(call: str, error: str, tmp_path: Path) -> None:
+    """The corpus README's claims about the tracer, checked against the tool itself."""
+    source = tmp_path / "probe.py"
+    source.write_text(f"def kernel(a, out):\n  t = nki.language.load(a)\n  u = {call}\n"
+                      f"  nki.language.store(out, u)\n  return out\n")
+    done = trace(source, tmp_path)
+    assert done.returncode != 0 and error in done.stdout + done.stderr
