@@ -371,3 +371,15 @@ def test_float_immediates_keep_their_sign_of_zero() -> None:
         assert imms == values
         assert [math.copysign(1.0, v) for v in imms] == [1, -1, 1, -1, 1, 1, 1]
         assert all(type(v) is float for v in imms)
+
+
+def test_mgrid_pattern_of_the_0012_tracer() -> None:
+    """`i, j = mgrid[4:8, 0:10]; a[i, j]`: the tool writes offset 4 (the first partition)
+    and free step 0 (its bug); read as rows 4..7, consecutive elements from element 0."""
+    corpus = Path(__file__).resolve().parents[1] / "fixtures" / "klr0012_corpus"
+    kern = read_kernel_file(str(corpus / "c31_mgrid_partition_offset.klr.json"))
+    doc = json.loads((corpus / "c31_mgrid_partition_offset.klr.json").read_text())
+    raw = doc["body"][0]["store"]["args"][0]["access"]["a"]["pattern"]
+    assert (raw["offset"], raw["parNum"], raw["freePattern"]) == (4, 4, [{"step": 0, "num": 10}])
+    src = kern.body[0].src
+    assert src == k.AccessPattern(src.tensor, 4, (k.APPair(1, 10),), 4, 0)
