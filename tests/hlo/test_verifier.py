@@ -28,6 +28,8 @@ def module(body: str):
 
 VALID = [
     "ROOT x = s32[4,8] add(p, p)",
+    "c = c64[4,8] complex(f, f)\n  ROOT x = f32[4,8] abs(c)",  # abs of a complex is real
+    "c = c128[4] parameter(4)\n  ROOT x = f64[4] abs(c)",
     "ROOT x = pred[4,8] compare(p, p), direction=LT",
     "ROOT x = f32[4,8] convert(p)",
     "ROOT x = s32[32] reshape(p)",
@@ -70,6 +72,8 @@ INVALID = [
     ("ROOT x = s32[3,5] iota(), iota_dimension=2", "iota_dimension 2 does not fit"),
     ("ROOT x = s32[] replica-id()", "expected u32[]"),
     ("ROOT x = s32[4,8] select(p, p, p)", "the first operand must be pred"),
+    ("c = c64[4,8] complex(f, f)\n  ROOT x = c64[4,8] abs(c)", "differs from operand c64"),
+    ("ROOT x = s32[4,8] abs(f)", "differs from operand f32"),
 ]
 
 

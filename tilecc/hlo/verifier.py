@@ -22,7 +22,7 @@ from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import (ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, TYPE_PRESERVING_BINARY,
                                 TYPE_PRESERVING_UNARY, HloOpcode)
 from tilecc.hlo.replica_groups import participants_per_group
-from tilecc.hlo.types import PrimitiveType, Shape, compatible
+from tilecc.hlo.types import PrimitiveType, Shape, compatible, is_complex
 
 O = HloOpcode
 
@@ -128,7 +128,10 @@ def _verify_shape(inst: HloInstruction, module: HloModule) -> None:
         raise _fail(inst, f"takes {op.arity} operands, has {len(ops)}")
     if op in ELEMENTWISE_UNARY:
         _same_dims(inst, shape, ops[0].shape, "result and operand")
-        if op in TYPE_PRESERVING_UNARY and shape.element_type != ops[0].shape.element_type:
+        expected = ops[0].shape.element_type
+        if op is O.ABS and is_complex(expected):  # XLA: abs of a complex is its magnitude
+            expected = PrimitiveType.F32 if expected == PrimitiveType.C64 else PrimitiveType.F64
+        if op in TYPE_PRESERVING_UNARY and shape.element_type != expected:
             raise _fail(inst, f"result type {shape.to_text()} differs from operand "
                         f"{ops[0].shape.to_text()}")
     elif op in ELEMENTWISE_BINARY:
