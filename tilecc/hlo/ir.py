@@ -4,7 +4,8 @@ Invariants (kept by every method here; the verifier checks the rest):
 - `inst.users` lists each distinct user once; `b in a.users` iff `a in b.operands`.
 - An instruction belongs to at most one computation (`inst.parent`); its operands live in
   the same computation. Instruction names are unique within a module (XLA's rule), and so
-  are computation names; `HloModule.unique_name(prefix)` hands out fresh ones.
+  are computation names; `HloModule.claim_name(prefix)` hands out fresh ones as XLA's
+  NameUniquer does, and a removed instruction's name is never handed out again.
 - `HloComputation.parameters[i].parameter_number == i`; `root` is one of its instructions.
 - Attributes tilecc reads or builds are typed fields (dimensions, slice_*, replica_groups,
   channel_id, ...). Every other attribute is kept verbatim in `attributes` (name -> text,
