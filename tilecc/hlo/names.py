@@ -65,11 +65,15 @@ class _Ids:
 class NameUniquer:
     """One namespace of names (a module has one for instructions, one for computations)."""
 
-    __slots__ = ("default", "names", "_ids", "_split")
+    __slots__ = ("default", "names", "_ids", "_split", "_pending")
 
     def __init__(self, default: str) -> None:
         self.default = default
         self.names: set[str] = set()
+        # registered names whose (root, id) is not yet recorded: the parser registers every
+        # name it reads, and most parsed modules never claim one, so that work waits for the
+        # first claim
+        self._pending: list[str] = []
         self._ids: dict[str, _Ids] = {}
         # wanted text -> (root, id, has suffix) after sanitizing; builders ask for the same
         # few prefixes ("reshape", "slice", ...) over and over
@@ -84,6 +88,8 @@ class NameUniquer:
         return parts
 
     def claim(self, wanted: str) -> str:
+        if self._pending:
+            self._record_pending()
         parts = self._split.get(wanted)
         root, n, has_suffix = parts if parts is not None else self._parts(wanted)
         ids = self._ids.get(root)
@@ -104,6 +110,7 @@ class NameUniquer:
 
     def peek(self, wanted: str) -> str:
         """What `claim(wanted)` would return, state untouched (copies it: not for hot paths)."""
+        self._record_pending()
         other = NameUniquer(self.default)
         other.names = set(self.names)
         for root, ids in self._ids.items():
@@ -112,12 +119,18 @@ class NameUniquer:
         return other.claim(wanted)
 
     def register(self, name: str) -> None:
-        root, n, _ = split_suffix(name)
-        ids = self._ids.get(root)
-        if ids is None:
-            ids = self._ids[root] = _Ids()
-        ids.used.add(n)
         self.names.add(name)
+        self._pending.append(name)
+
+    def _record_pending(self) -> None:
+        ids_by_root = self._ids
+        for name in self._pending:
+            root, n, _ = split_suffix(name)
+            ids = ids_by_root.get(root)
+            if ids is None:
+                ids = ids_by_root[root] = _Ids()
+            ids.used.add(n)
+        self._pending.clear()
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
