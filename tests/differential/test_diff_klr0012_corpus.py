@@ -1,9 +1,9 @@
 """The corpus of kernels traced by the klr 0.0.12 tool (tests/fixtures/klr0012_corpus:
 NAME.py, the NAME.klr.json `klr nki-to-klr -j NAME.py kernel` wrote for it, and the numpy
 reading of each in references.py; sNN kernels are traced with klr_gather_shapes.py as the
-tool's gather step, which gives the arguments their shapes). Every file is read, lowered, verified, round-tripped
-through BIR JSON, simulated and interpreted; both executions must equal the numpy
-reference BIT-EXACTLY (integers and floats alike, NaN == NaN: every op is element-wise in
+tool's gather step, which gives the arguments their shapes). Every file is read, lowered,
+verified, round-tripped through BIR JSON, simulated and interpreted; both executions must
+equal the numpy reference BIT-EXACTLY (integers and floats alike, NaN == NaN: every op is element-wise in
 float32 with one rounding to the destination dtype, so no tolerance is needed).
 
 Inputs have the traced arguments' shapes and dtypes (cNN: the stock tool's 10x10 float32),
@@ -22,14 +22,22 @@ import numpy as np
 import pytest
 
 from diff_kernels import run_both, values
-from tilecc.klr import ast as k
+from tilecc.bir.verifier import verify_program
+from tilecc.codegen.klr_to_bir import codegen_kernel
+from tilecc.errors import VerifyError
 from tilecc.klr.read import read_kernel_file
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "klr0012_corpus"
 sys.path.insert(0, str(CORPUS))
 from references import MANY_INPUTS, ONE_INPUT, reference  # noqa: E402
 
-KERNELS = sorted(p.name.removesuffix(".klr.json") for p in CORPUS.glob("*.klr.json"))
+KERNELS = sorted(p.name.removesuffix(".klr.json") for p in CORPUS.glob("[cs]*.klr.json"))
+REFUSED = {  # files the tool writes for kernels the hardware cannot run: a located error
+    "e01_engine_partition_start": "instruction 1 'TensorScalar-1' .*4 partitions cannot "
+                                  "start at partition 4",
+    "e02_store_shape_mismatch": "instruction 1 'NcDmaCopy-1' .*input of 10 elements, "
+                                "output of 100",
+}
 KLR = Path(sys.executable).parent / "klr"
 
 
@@ -38,6 +46,7 @@ def test_corpus_is_complete() -> None:
     accepts (21 numpy names, 20 ops) appears in some file."""
     assert len(KERNELS) >= 30
     assert sorted(p.stem for p in CORPUS.glob("[cs][0-9]*.py")) == KERNELS
+    assert sorted(p.stem for p in CORPUS.glob("e[0-9]*.py")) == sorted(REFUSED)
     assert set(KERNELS) == set(ONE_INPUT) | set(MANY_INPUTS)
     ops: set[str] = set()
     for name in KERNELS:
@@ -69,6 +78,15 @@ def test_corpus_kernel(name: str) -> None:
                                           err_msg=f"{out} ({label})")
 
 
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_tool_files_the_hardware_cannot_run(name: str) -> None:
+    """The tracer lets an engine operand start at partition 4 and a 10-element tile be
+    stored into 100 elements; the verifier names the instruction."""
+    program = codegen_kernel(read_kernel_file(str(CORPUS / f"{name}.klr.json")))
+    with pytest.raises(VerifyError, match=REFUSED[name]):
+        verify_program(program)
+
+
 def trace(source: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """`klr nki-to-klr -j` as the corpus was made (trace.sh): the tool runs the klr-gather
     it finds on PATH, for sNN kernels a shim running klr_gather_shapes.py."""
@@ -89,10 +107,11 @@ def trace(source: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.oracle
 @pytest.mark.skipif(not KLR.exists(), reason=f"the klr 0.0.12 tool is not installed at {KLR}")
 def test_corpus_files_are_what_the_tool_writes(tmp_path: Path) -> None:
-    for name in KERNELS:
+    for name in KERNELS + sorted(REFUSED):
         done = trace(CORPUS / f"{name}.py", tmp_path)
         assert done.returncode == 0, done.stdout + done.stderr
-        assert json.loads(done.stdout) == json.loads((CORPUS / f"{name}.klr.json").read_text()), name
+        stored = json.loads((CORPUS / f"{name}.klr.json").read_text())
+        assert json.loads(done.stdout) == stored, name
 
 
 @pytest.mark.oracle
