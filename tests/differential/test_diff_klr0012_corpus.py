@@ -23,6 +23,7 @@ import pytest
 
 from diff_kernels import run_both, values
 from tilecc.bir.verifier import verify_program
+from tilecc.cli import main
 from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.errors import VerifyError
 from tilecc.klr.read import read_kernel_file
@@ -130,3 +131,22 @@ def test_what_the_tool_cannot_trace(call: str, error: str, tmp_path: Path) -> No
                       f"  nki.language.store(out, u)\n  return out\n")
     done = trace(source, tmp_path)
     assert done.returncode != 0 and error in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("name", ["s41_int32_arguments", "c37_inplace_update"])
+def test_corpus_kernel_through_the_cli(name: str, tmp_path: Path) -> None:
+    """`tilecc codegen FILE -o P.bir.json` then `tilecc sim P.bir.json --input ... --out D`,
+    as a user runs a tool-written file; the outputs are the reference's."""
+    kernel = read_kernel_file(str(CORPUS / f"{name}.klr.json"))
+    rng = np.random.default_rng(3)
+    ins = {t.name: values(t.dtype, (t.shape.par_dim,) + t.shape.free_dims, rng, low=-10,
+                          high=10) for t in kernel.inputs}
+    program = tmp_path / "p.bir.json"
+    assert main(["codegen", str(CORPUS / f"{name}.klr.json"), "-o", str(program)]) == 0
+    args = ["sim", str(program), "--out", str(tmp_path / "out")]
+    for arg, value in ins.items():
+        np.save(tmp_path / f"{arg}.npy", value)
+        args += ["--input", f"{arg}={tmp_path / f'{arg}.npy'}"]
+    assert main(args) == 0
+    for out, expected in reference(name, ins).items():
+        np.testing.assert_array_equal(np.load(tmp_path / "out" / f"{out}.npy"), expected)
