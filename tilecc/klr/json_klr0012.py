@@ -116,9 +116,11 @@ class Klr0012Reader(HeadReader):
         op, payload = at("op", lambda v: one_ctor(v, "an operator"), obj.get("op"))
         if op in ("load", "save", "tensorScalar") and len(args) != 1:
             raise bad_at("args", f"'{op}' takes one argument, found {len(args)}")
-        if op in ("load", "save"):
-            (self.loaded.add(k.access_tensor(args[0]).name) if op == "load"
-             else self.saved.append(k.access_tensor(dst).name))
+        if op == "load":
+            self.loaded.add(k.access_tensor(args[0]).name)
+            return dma_copies(dst, args[0])
+        if op == "save":
+            self.saved.append(k.access_tensor(dst).name)
             return dma_copies(dst, args[0])
         for where, access in (("dst", dst), ("args", args[0] if args else dst)):
             if (step := partition_step(access)) != 1:
