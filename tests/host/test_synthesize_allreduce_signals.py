@@ -92,7 +92,7 @@ def test_core_num_widens_to_the_group_maximum():
 def test_calls_in_for_and_while_loops_keep_the_signal_outside():
     before = host_program(PROLOGUE + """\
         for _ in pl.range(2):
-            data = pld.tensor.allreduce(data, op=pld.ReduceOp.Sum, mode="ring")
+            data = pld.tensor.allreduce(data, op=pld.ReduceOp.Sum, mode="mesh")
         i = 0
         while i < 3:
             if i == 1:
@@ -102,7 +102,7 @@ def test_calls_in_for_and_while_loops_keep_the_signal_outside():
 """)
     after = host_program(sig(0) + PROLOGUE_OUT + """\
         for _ in pl.range(2):
-            data = pld.tensor.allreduce(data, __allreduce_signal_0, op=pld.ReduceOp.Sum, mode="ring")
+            data = pld.tensor.allreduce(data, __allreduce_signal_0, op=pld.ReduceOp.Sum, mode="mesh")
         i = 0
         while i < 3:
             if i == 1:
@@ -342,10 +342,11 @@ def test_nested_allreduce_is_rejected():
 
 
 def test_wrong_positional_argument_count_is_rejected():
-    # a third positional argument is pypto's `op`; a fourth is one too many
-    for call in ("pld.tensor.allreduce()", "pld.tensor.allreduce(data, data, pld.ReduceOp.Sum, data)"):
+    # `op` is keyword-only in pypto's user-facing function: a third positional argument
+    # is an error, not the reduce op
+    for n, call in ((0, "pld.tensor.allreduce()"), (3, "pld.tensor.allreduce(data, data, pld.ReduceOp.Max)"),
+                    (4, "pld.tensor.allreduce(data, data, pld.ReduceOp.Sum, data)")):
         source = host_program(PROLOGUE + f"        data = {call}\n        return data\n")
-        n = 0 if call.endswith("()") else 4
         with pytest.raises(ValueError, match=rf"expects target\[, signal\], got {n} positional arguments"):
             synthesize(source)
 

@@ -4,6 +4,8 @@ Contract: reads PROGRAM.py (or - for stdin), runs the passes named by --passes (
 synthesize-allreduce-signals) with the print -> parse round-trip check after each, and
 writes the program atomically to -o (default stdout). Bad input or a pass rejecting the
 program prints one line `path:line:col: error: ...` and exits 1; the input is never touched.
+Only host orchestrators inside @pl.program classes are rewritten (pypto's pass sees
+program functions only); a module-level @pl.function is printed unchanged.
 """
 
 from __future__ import annotations
@@ -11,18 +13,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tilecc.errors import ParseError, TileccError
+from tilecc.errors import TileccError
 from tilecc.fileio import read_text, write_text_atomic
 from tilecc.host.parser import parse_module
 from tilecc.host.pass_manager import PassPipeline
 from tilecc.host.passes import PASSES, get_pass
-from tilecc.host.passes.synthesize_allreduce_signals import AllReduceSignalError
 from tilecc.host.printer import print_module
 
 HELP = "run host DSL passes (SynthesizeAllReduceSignals) on a pypto host program"
+DESCRIPTION = (HELP + ". SynthesizeAllReduceSignals rewrites the host orchestrators (level HOST and "
+               "type Orchestration or role Orchestrator) of @pl.program classes; a module-level "
+               "@pl.function outside any program class is left unchanged, as pypto's pass only "
+               "sees program functions.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = DESCRIPTION
     parser.add_argument("program", nargs="?", metavar="PROGRAM.py", help="pypto host program (- for stdin)")
     parser.add_argument("--passes", default="synthesize-allreduce-signals",
                         help="comma-separated pass names, run in order (default: %(default)s)")
@@ -44,13 +50,9 @@ def run(args: argparse.Namespace) -> int:
     text = read_text(args.program)
     try:
         module = parse_module(text, path)
-        result = PassPipeline(passes, verify_round_trip=not args.no_verify).run(module)
-    except ParseError as err:
+        result = PassPipeline(passes, verify_round_trip=not args.no_verify, path=path).run(module)
+    except TileccError as err:   # ParseError, or the pass's error at the call's line:col
         print(err, file=sys.stderr)
-        return 1
-    except AllReduceSignalError as err:
-        # The pass raises the spec's ValueError; report it at the call's position, one line.
-        print(f"{path}:{err.line}:{err.col}: error: {err.message}", file=sys.stderr)
         return 1
     write_text_atomic(args.output, print_module(result))
     return 0

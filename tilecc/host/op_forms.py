@@ -7,10 +7,12 @@ pypto itself rejects:
 - `pld.all_reduce(t, op=...)` in mesh mode is pypto's ergonomic wrapper for
   `pld.tensor.allreduce(t, op=...)` with a compiler-synthesized signal; ring mode (or an
   explicit `nranks`) allocates its own signal in pypto's Python wrapper and is kept as is;
-- `pld.tensor.allreduce` follows pypto's signature `(target, signal=<missing>, op=Sum,
-  *, mode, core_num)` (python/pypto/language/distributed/op/tensor_ops.py): `target=` /
-  `signal=` keywords become positional arguments and a third positional argument becomes
-  `op=`, so the IR always holds target[, signal] positionally; `signal=None` is rejected
+- `pld.tensor.allreduce` follows pypto's user-facing signature `(target, signal=<missing>,
+  *, op=Sum, mode="mesh", core_num=1)` (reference/pld.md: 1 or 2 positional arguments):
+  `target=` / `signal=` keywords become positional arguments, so the IR holds the
+  positional arguments as written; `op` is keyword-only, and any other positional count
+  (a third argument included) is left for SynthesizeAllReduceSignals to reject with the
+  spec's "expects target[, signal]" error at the call; `signal=None` is rejected here
   ("omit the signal argument for host synthesis").
 """
 
@@ -58,7 +60,6 @@ def ergonomic_all_reduce(kwargs: Kwargs, fail: Fail) -> tuple[str, Kwargs]:
 
 
 def allreduce_arguments(args: Args, kwargs: Kwargs, fail: Fail) -> tuple[Args, Kwargs]:
-    keys = [k for k, _ in kwargs]
     for name, position in (("target", 0), ("signal", 1)):
         value = next((v for k, v in kwargs if k == name), None)
         if value is None:
@@ -68,10 +69,6 @@ def allreduce_arguments(args: Args, kwargs: Kwargs, fail: Fail) -> tuple[Args, K
                  "(or an earlier argument is missing)")
         args = args + (value,)
         kwargs = tuple((k, v) for k, v in kwargs if k != name)
-    if len(args) == 3:
-        if "op" in keys:
-            fail("pld.tensor.allreduce got `op` both positionally and as op=")
-        args, kwargs = args[:2], (("op", args[2]),) + kwargs
     if len(args) >= 2 and args[1] == ir.Const(None):
         fail("pld.tensor.allreduce: signal=None is not allowed; omit the signal "
              "argument to let SynthesizeAllReduceSignals create one")

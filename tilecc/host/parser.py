@@ -22,7 +22,7 @@ Surface rules (pypto's, reference/pld.md):
   aliases for these modules are rejected, since printed programs use `pl` / `pld`.
 - Op calls are normalised by tilecc/host/op_forms.py: short forms (`pld.window` ->
   `pld.tensor.window`, ...), mesh-mode `pld.all_reduce`, and `pld.tensor.allreduce`'s
-  `target=` / `signal=` keywords and positional `op` (pypto's signature).
+  `target=` / `signal=` keywords (pypto's signature; `op` is keyword-only).
 - `pld.tensor.alloc_window_buffer` must be assigned to one variable; its internal `name`
   kwarg is that variable's name (users never write it).
 """

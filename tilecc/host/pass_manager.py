@@ -5,7 +5,9 @@ and declares IR properties it requires, produces and invalidates, as pypto's pas
 A PassPipeline runs passes in order over every program of a module, refuses a pass whose
 required properties are not established (PassError), and in verification mode (the
 default) checks after every pass that print -> parse gives back an equal module, so a
-pass can never leave IR that the printer and parser disagree on.
+pass can never leave IR that the printer and parser disagree on. A pass error that points
+at a source position (one with `located(path)`) gets the pipeline's `path`, so it prints
+as `path:line:col: error: ...` like a ParseError.
 """
 
 from __future__ import annotations
@@ -64,8 +66,16 @@ class PassPipeline:
     passes: list[HostPass]
     verify_round_trip: bool = True
     properties: set[str] = field(default_factory=set)
+    path: str = "<string>"   # the file the module was parsed from, for error positions
 
     def run(self, module: ir.Module) -> ir.Module:
+        try:
+            return self._run(module)
+        except TileccError as err:
+            located = getattr(err, "located", None)
+            raise located(self.path) if located is not None else err
+
+    def _run(self, module: ir.Module) -> ir.Module:
         for host_pass in self.passes:
             missing = host_pass.properties.required - self.properties
             if missing:

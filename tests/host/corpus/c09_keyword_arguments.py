@@ -19,5 +19,5 @@ class Keywords:
         d = pld.tensor.allreduce(target=d, op=pld.ReduceOp.Sum)
         d = pld.tensor.allreduce(d, signal=sig, op=pld.ReduceOp.Max)
         d = pld.tensor.allreduce(target=d, signal=sig, mode="mesh")
-        d = pld.tensor.allreduce(d, sig, pld.ReduceOp.Prod)
+        d = pld.tensor.allreduce(d, sig, op=pld.ReduceOp.Prod)
         return d

@@ -2,33 +2,42 @@
 explicit signal (spec 002, lineage version of reference/pld.md).
 
 Contract, step by step as the spec:
-1. Only host orchestrators (level HOST and type Orchestration or role Orchestrator) are
-   rewritten; every other function is returned as it is.
-2. Names are reserved program-wide (every variable name plus every alloc_window_buffer
-   `name`) with one counter; a suffix n is used only when `__allreduce_signal_world_size_n`,
-   `__allreduce_signal_buf_n` and `__allreduce_signal_n` are all free. Functions are
-   processed in name order (pypto keeps them in a name-sorted map); within one function
-   its signal suffixes are drawn first, then its `__allreduce_result_n` names.
-3. Implicit (one-argument) calls are grouped by the lineage of their data argument:
-   aliases, `pld.tensor.window(buf, ...)` -> buf, an allreduce result -> its data,
-   loop-carried values (inside the loop) -> their initial value, `pl.yield_` outputs ->
-   the yielded value, up to the first variable with no such definition (normally the
-   alloc_window_buffer LHS or a parameter). A value that leaves an if / for / while (a
-   join: pypto's return_vars after ConvertToSSA) keeps the lineage all its incoming
-   values share, and is a root of its own when they differ (`_LineageScan.visit_join`);
-   pypto's SSA pass makes every join a root, which splits more signals but never
-   fewer, so both are safe and ours keeps one signal per buffer as its docs describe.
-   A data argument that is not a variable (`pair[0]`) is a group of its own for every
-   call, as in pypto.
+1. Only host orchestrators (level HOST and type Orchestration or role Orchestrator) of
+   @pl.program classes are rewritten; every other function is returned as it is. A
+   module-level `@pl.function` orchestrator (outside any program class) is not rewritten
+   either: pypto's pass runs on programs and never sees it.
+2. Names are reserved program-wide (every variable name, those used only in a function's
+   signature too, plus every alloc_window_buffer `name`) with one counter; a suffix n is
+   used only when `__allreduce_signal_world_size_n`, `__allreduce_signal_buf_n` and
+   `__allreduce_signal_n` are all free. Functions are processed in name order (pypto
+   keeps them in a name-sorted map); within one function its signal suffixes are drawn
+   first, then its `__allreduce_result_n` names.
+3. Implicit (one-argument) calls are grouped by the lineage of their data argument, a
+   variable (any other data expression is a group of its own), followed through aliases, `pld.tensor.window(buf, ...)` -> buf, an allreduce
+   result -> its data, loop-carried values (inside the loop) -> their initial value,
+   `pl.yield_` outputs -> the yielded value, up to the first variable with no such
+   definition (normally the alloc_window_buffer LHS or a parameter). A value that leaves
+   an if / for / while (a join: pypto's return_vars after ConvertToSSA) keeps the lineage
+   all its incoming values share, and is a root of its own when they differ
+   (`_LineageScan.visit_join`); pypto's SSA pass makes every join a root, which splits
+   more signals but never fewer, so both are safe and ours keeps one signal per buffer as
+   its docs describe. A data argument that is not a variable (`pair[0]`,
+   `pld.window(buf, ...)`) is a group of its own for every call, and the result of a
+   collective over a non-variable (`e = allreduce(pld.window(buf, ...))`) is a root of
+   its own; a view or a yielded value (`pl.yield_(pld.window(buf, ...))`) stays buf's.
    allgather / all_to_all / all_to_all_v results live in their `target` window (their
    2nd argument: pypto's window-as-result convention), so lineage follows that argument,
    as pypto's ResolveLineageKey does.
-4. One signal per group, core_num = the group's maximum, bindings hoisted to the top of
-   the body in order of first appearance; implicit calls (in loops too) get their group's
-   signal as 2nd positional argument, all kwargs kept; explicit calls are left alone.
+4. One signal per group, core_num = the group's maximum (module-level int constants and
+   constant expressions folded, tilecc/host/constants.py), bindings hoisted to the top of
+   the body in order of first appearance, after a leading `pl.func_attr({...})` (the
+   docstring is kept first); implicit calls (in loops too) get their group's signal as
+   2nd positional argument, all kwargs kept; explicit calls are left alone.
 5. `return pld.tensor.allreduce(...)` is lifted to `__allreduce_result_n = ...` + return.
-6. ValueError (AllReduceSignalError) for a positional argument count other than 1 or 2 and
-   for an allreduce nested inside another expression.
+6. AllReduceSignalError (a ValueError and a PassError, at the call's line:col) for a
+   positional argument count other than 1 or 2, for an allreduce nested inside another
+   expression, and for the arguments pypto's user-facing function rejects
+   (allreduce_checks.py), on every function of the program.
 7. A program without changes is returned as the same object.
 """
 
@@ -36,56 +45,66 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Mapping
 
 from tilecc.host import ir
+from tilecc.host.constants import module_constants, program_constants
 from tilecc.host.parser import ALLOC_WINDOW_BUFFER, ALLREDUCE
 from tilecc.host.pass_manager import HostPass, PassProperties
+from tilecc.host.passes.allreduce_checks import AllReduceSignalError, check_arg_count, check_call
+
+__all__ = ["AllReduceSignalError", "SynthesizeAllReduceSignals", "synthesize_allreduce_signals"]
 
 # op -> index of the argument whose buffer the result lives in (lineage step 3)
 LINEAGE_ARG = {"pld.tensor.window": 0, ALLREDUCE: 0, "pld.tensor.allgather": 1,
                "pld.tensor.all_to_all": 1, "pld.tensor.all_to_all_v": 1,
                "pl.yield_": 0}
 YIELD = "pl.yield_"
+COLLECTIVES = frozenset(LINEAGE_ARG) - {"pld.tensor.window", YIELD}
+FUNC_ATTR = "pl.func_attr"
 NESTED_MESSAGE = ("pld.tensor.allreduce must be a direct assignment, expression statement, or return "
                   "value before allreduce signal synthesis.")
-
-
-class AllReduceSignalError(ValueError):
-    """The spec's ValueError, with the source position of the offending call when known."""
-
-    def __init__(self, message: str, line: int = 0, col: int = 0) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.col = col
 
 
 def is_allreduce(expr: ir.Expr) -> bool:
     return isinstance(expr, ir.OpCall) and expr.op == ALLREDUCE
 
 
-def check_arg_count(call: ir.OpCall) -> None:
-    if len(call.args) not in (1, 2):
-        raise AllReduceSignalError(f"pld.tensor.allreduce expects target[, signal], got {len(call.args)} "
-                                   "positional arguments", call.line, call.col)
+def local_names(func: ir.Function) -> set[str]:
+    """The function's own variables: they shadow module constants (pypto's parser folds
+    a name only when it is not a DSL variable)."""
+    names = {p.name for p in func.params}
+    for stmt in func.body:
+        names.update(assigned_names(stmt))
+    return names
 
 
-def core_num_of(call: ir.OpCall) -> int:
-    value = call.kwarg("core_num")
-    if value is None:
-        return 1
-    if not (isinstance(value, ir.Const) and type(value.value) is int and value.value > 0):
-        raise AllReduceSignalError("pld.tensor.allreduce core_num must be a positive integer constant "
-                                   "for signal synthesis", call.line, call.col)
-    return value.value
+def check_function(func: ir.Function, constants: Mapping[str, int]) -> None:
+    """pypto's argument checks on every allreduce call of `func` (allreduce_checks.py)."""
+    local = local_names(func)
+    for stmt in ir.walk_stmts(func.body):
+        for top in ir.stmt_exprs(stmt):
+            for expr in ir.walk_expr(top):
+                if is_allreduce(expr):
+                    check_call(expr, constants, local)  # type: ignore[arg-type]
+
+
+def signature_exprs(func: ir.Function) -> Iterator[ir.Expr]:
+    for param in func.params:
+        yield from (e for e in (param.annotation, param.default) if e is not None)
+    if func.returns is not None:
+        yield func.returns
+    yield from (value for _, value in func.decorator or ())
 
 
 def reserved_names(program: ir.Program) -> set[str]:
-    """Every variable name of the program and every alloc_window_buffer `name` (step 2)."""
+    """Every variable name of the program (signatures included) and every
+    alloc_window_buffer `name` (step 2)."""
     names: set[str] = set()
     for func in program.functions:
         names.update(p.name for p in func.params)
+        for top in signature_exprs(func):   # annotations, defaults, return type
+            names.update(e.name for e in ir.walk_expr(top) if isinstance(e, ir.Var))
         for stmt in ir.walk_stmts(func.body):
             if isinstance(stmt, ir.Assign):
                 names.update(t.name for t in ir.target_vars(stmt.target))
@@ -150,7 +169,9 @@ class _LineageScan:
     """Pre-scan of one host function (steps 3 and 6): validates every allreduce and
     assigns each implicit call, in visit order, to a lineage group."""
 
-    def __init__(self) -> None:
+    def __init__(self, constants: Mapping[str, int], local: set[str]) -> None:
+        self.constants = constants
+        self.local = local
         self.env: dict[str, Hashable] = {}
         self.fresh = itertools.count()
         self.group_of_key: dict[Hashable, int] = {}
@@ -162,8 +183,15 @@ class _LineageScan:
         if isinstance(expr, ir.Var):
             return self.env.get(expr.name, ("free", expr.name))
         if isinstance(expr, ir.OpCall) and (index := LINEAGE_ARG.get(expr.op)) is not None:
-            if len(expr.args) > index:
-                return self.key_of(expr.args[index])
+            if len(expr.args) <= index:
+                return None
+            arg = expr.args[index]
+            # a collective over a non-variable is a group of its own (reference/pld.md), so
+            # its result is a root of its own too; a view or a yielded value is followed
+            # into its expression (`pl.yield_(pld.window(buf, ...))` is buf's lineage)
+            if expr.op in COLLECTIVES and not isinstance(arg, ir.Var):
+                return None
+            return self.key_of(arg)
         return None
 
     def define(self, var: ir.Var, value: ir.Expr | None) -> None:
@@ -186,7 +214,9 @@ class _LineageScan:
         if group is None:
             group = self.group_of_key[key] = len(self.group_core_num)
             self.group_core_num.append(1)
-        self.group_core_num[group] = max(self.group_core_num[group], core_num_of(call))
+        core_num = check_call(call, self.constants, self.local)
+        assert core_num is not None   # check_call rejects an implicit call without one
+        self.group_core_num[group] = max(self.group_core_num[group], core_num)
         self.call_groups.append(group)
 
     def visit_body(self, body: tuple[ir.Stmt, ...]) -> None:
@@ -344,10 +374,22 @@ def signal_bindings(names: tuple[str, str, str], core_num: int) -> list[ir.Stmt]
             ir.Assign(ir.Var(signal_name), window)]
 
 
-def synthesize_function(func: ir.Function, names: _NameSource) -> ir.Function:
+def hoist_index(body: tuple[ir.Stmt, ...]) -> int:
+    """Where the hoisted bindings go: after a leading `pl.func_attr({...})` (pypto's
+    function metadata, documented as the body's first statement) and the comments before
+    it, else at the very top (the docstring is Function.doc and is printed first)."""
+    first = next((i for i, s in enumerate(body) if not isinstance(s, ir.Comment)), len(body))
+    if (first < len(body) and isinstance(body[first], ir.ExprStmt)
+            and isinstance(body[first].expr, ir.OpCall) and body[first].expr.op == FUNC_ATTR):  # type: ignore[union-attr]
+        return first + 1
+    return 0
+
+
+def synthesize_function(func: ir.Function, names: _NameSource, constants: Mapping[str, int]) -> ir.Function:
+    check_function(func, constants)
     if not func.is_host_orchestrator:
         return func
-    scan = _LineageScan()
+    scan = _LineageScan(constants, local_names(func))
     scan.visit_body(func.body)
     if not scan.call_groups and not scan.lifted_returns:
         return func
@@ -358,12 +400,15 @@ def synthesize_function(func: ir.Function, names: _NameSource) -> ir.Function:
         hoisted.extend(signal_bindings(signal_names, core_num))
         signals.append(ir.Var(signal_names[2]))
     body = _Rewriter(signals, scan.call_groups, names).body(func.body)
-    return dataclasses.replace(func, body=tuple(hoisted) + body)
+    at = hoist_index(body)
+    return dataclasses.replace(func, body=body[:at] + tuple(hoisted) + body[at:])
 
 
-def synthesize_allreduce_signals(program: ir.Program) -> ir.Program:
+def synthesize_allreduce_signals(program: ir.Program, constants: Mapping[str, int] | None = None) -> ir.Program:
+    """The pass on one program; `constants` are the module-level int constants visible in
+    it (tilecc/host/constants.py), none when the program is run on its own."""
     names = _NameSource(reserved_names(program))
-    rewritten = {f.name: synthesize_function(f, names)
+    rewritten = {f.name: synthesize_function(f, names, constants or {})
                  for f in sorted(program.functions, key=lambda f: f.name)}
     functions = tuple(rewritten[f.name] for f in program.functions)
     if all(a is b for a, b in zip(functions, program.functions)):
@@ -379,3 +424,10 @@ class SynthesizeAllReduceSignals(HostPass):
 
     def run_program(self, program: ir.Program) -> ir.Program:
         return synthesize_allreduce_signals(program)
+
+    def run_module(self, module: ir.Module) -> ir.Module:
+        """Every program of the module, with the module-level constants it can see; a
+        module-level @pl.function is left alone (pypto's pass only sees program functions)."""
+        visible = program_constants(module, module_constants(module))
+        return module.replace_programs([synthesize_allreduce_signals(p, visible[id(p)])
+                                        for p in module.programs])

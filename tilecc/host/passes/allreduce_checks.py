@@ -1,0 +1,84 @@
+"""The checks SynthesizeAllReduceSignals makes on every `pld.tensor.allreduce` call, and
+its error class.
+
+Contract: `check_call(call, constants, local)` returns the call's core_num (an int, or None
+when the call passes an explicit signal and core_num is not a compile-time int, e.g. a
+builder's parameter) or raises AllReduceSignalError at the call's line:col for what the
+spec and pypto's user-facing `pld.tensor.allreduce(target, signal=<missing>, *, op,
+mode="mesh", core_num=1)` reject (reference/pld.md):
+- a positional argument count other than target or target, signal (spec 002, Checks;
+  `op` is keyword-only, so a third positional argument is an error, not `op`);
+- a signal argument that is a constant or an enum symbol (`allreduce(p, pld.ReduceOp.Sum)`:
+  the reduce op passed where the signal goes);
+- core_num that is a compile-time int but not positive, or on an implicit call (whose
+  signal the pass sizes with it) anything but a positive compile-time int; module-level
+  constants and constant expressions fold as pypto's parser folds them
+  (tilecc/host/constants.py);
+- mode other than "mesh" / "ring"; mode="ring" with core_num != 1; mode="ring" without an
+  explicit signal (host signal synthesis only supports mesh mode).
+AllReduceSignalError is both the spec's ValueError and a PassError (so every tilecc
+caller prints it as one line); `str()` is `path:line:col: error: message`, with the path
+filled in by the pipeline that knows the file (`located`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tilecc.errors import PassError
+from tilecc.host import ir
+from tilecc.host.constants import fold_int
+
+MODES = ("mesh", "ring")
+
+
+class AllReduceSignalError(PassError, ValueError):
+    """The spec's ValueError, at the source position of the offending call (0:0 if unknown)."""
+
+    def __init__(self, message: str, line: int = 0, col: int = 0, path: str = "<string>") -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+        self.path = path
+
+    def located(self, path: str) -> AllReduceSignalError:
+        self.path = path
+        return self
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: error: {self.message}"
+
+
+def _fail(call: ir.OpCall, message: str) -> AllReduceSignalError:
+    return AllReduceSignalError(f"pld.tensor.allreduce {message}", call.line, call.col)
+
+
+def check_arg_count(call: ir.OpCall) -> None:
+    if len(call.args) not in (1, 2):
+        raise _fail(call, f"expects target[, signal], got {len(call.args)} positional arguments "
+                          "(op=, mode= and core_num= are keyword-only)")
+
+
+def check_call(call: ir.OpCall, constants: Mapping[str, int], local: set[str]) -> int | None:
+    check_arg_count(call)
+    implicit = len(call.args) == 1
+    if not implicit and isinstance(call.args[1], (ir.Const, ir.Symbol)):
+        shown = call.args[1].path if isinstance(call.args[1], ir.Symbol) else repr(call.args[1].value)
+        raise _fail(call, f"signal must be an INT32 window tensor, got the constant `{shown}` "
+                          "(pass the reduce op as op=)")
+    core_num_expr = call.kwarg("core_num")
+    core_num = 1 if core_num_expr is None else fold_int(core_num_expr, constants, local)
+    if (core_num is None and implicit) or (core_num is not None and core_num <= 0):
+        raise _fail(call, "core_num must be a positive integer constant"
+                          + (" for signal synthesis" if core_num is None else f", got {core_num}"))
+    mode = call.kwarg("mode")
+    if isinstance(mode, ir.Const):
+        if mode.value not in MODES:
+            raise _fail(call, f"mode must be \"mesh\" or \"ring\", got {mode.value!r}")
+        if mode.value == "ring" and implicit:
+            raise _fail(call, "mode=\"ring\" requires an explicit signal; host signal synthesis "
+                              "only supports mesh mode")
+        if mode.value == "ring" and core_num is not None and core_num != 1:
+            raise _fail(call, f"mode=\"ring\" requires core_num == 1, got {core_num}")
+    return core_num
