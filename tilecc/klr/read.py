@@ -15,9 +15,12 @@ Contract:
   AccessPattern.freeOffset is in BYTES (as KLR), converted to elements. Floats may be the
   strings "inf", "-inf", "nan"; float immediates are rounded to float32, int immediates
   must fit Int32. Key order never matters. An AccessBasic's partition slice has step 1.
-- The 0.0.12 form (README of shared/klr-0.0.12) is converted to the same AST: `load` and
-  `save` become NcDmaCopy, `{"memset": v}` MemSet, `tensorScalar` TensorScalar (dst =
-  store.dst, src = store.args[0]). Kernel arguments, which that tool places in "sbuf",
+- The 0.0.12 form (README of tests/fixtures/klr0012, tool facts in
+  tests/fixtures/klr0012_corpus/README.md) is converted to the same AST: `load` and `save`
+  become NcDmaCopy (one per row when a side takes every n-th partition), `{"memset": v}`
+  MemSet, `tensorScalar` TensorScalar (dst = store.dst, src = store.args[0]); an mgrid
+  pattern's offset is its first partition and its zero free steps (a tracer bug) read as
+  consecutive elements (`json_klr0012.Klr0012Reader.access_pattern`). Kernel arguments, which that tool places in "sbuf",
   become HBM tensors; outputs are the declared outputs plus every argument written by a
   `save`; inputs are the other arguments plus any argument that is also loaded.
 - Invariants checked: every tensor name has one definition; shape fits the address;
