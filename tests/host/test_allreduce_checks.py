@@ -12,6 +12,7 @@ from tilecc.host.parser import parse_module
 from tilecc.host.pass_manager import PassPipeline
 from tilecc.host.passes import get_pass
 from tilecc.host.passes.synthesize_allreduce_signals import AllReduceSignalError
+from tilecc.host.printer import print_module
 
 from .conftest import CHIP, HEADER, host_program
 
@@ -144,3 +145,20 @@ def build(n):
     with pytest.raises(AllReduceSignalError, match="for signal synthesis") as info:
         run(source)
     assert (info.value.line, info.value.col) == (12, 17)
+
+
+def test_a_constant_bound_after_the_program_is_not_visible_in_it():
+    # pypto folds core_num when the class is decorated: a later binding does not exist yet
+    source = HEADER + "@pl.program\nclass P:\n" + CHIP + """\
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, d: pld.DistributedTensor[[256], pl.FP32]):
+        d = pld.tensor.allreduce(d, core_num=CORES)
+        return d
+
+
+CORES = 4
+"""
+    with pytest.raises(AllReduceSignalError, match="core_num must be a positive integer constant for signal"):
+        run(source)
+    assert "core_num=CORES" in print_module(run(source.replace("\n\nCORES = 4\n", "\n").replace(
+        "@pl.program", "CORES = 4\n\n\n@pl.program")))

@@ -1,12 +1,11 @@
 """Compile-time integer constants of a host module, as pypto's parser folds them.
 
-Contract: `module_constants(module)` maps each name bound exactly once at module level, by
-`NAME = <int expr>` or `NAME: T = <int expr>`, to its int value, where <int expr> is an
-int literal or an arithmetic expression over int literals and earlier such names (pypto's
-parser evaluates a name that is not a DSL variable in the function's globals, so
-`core_num=CORES` reaches the pass as an int). `program_constants` removes, for a program
-nested in a builder function, every name the builder binds (its parameters and locals
-shadow the globals). `fold_int(expr, constants, local)` folds an IR expression the same
+Contract: a module constant is a name bound exactly once at module level, by
+`NAME = <int expr>` or `NAME: T = <int expr>`, where <int expr> is an int literal or an
+arithmetic expression over int literals and earlier such names (pypto's parser evaluates
+a name that is not a DSL variable in the function's globals, so `core_num=CORES` reaches
+the pass as an int). `program_constants(module)` gives the constants each program of
+`module.programs` can see (see its docstring for order and builder shadowing). `fold_int(expr, constants, local)` folds an IR expression the same
 way and gives None for anything that is not a compile-time int; names in `local` (the
 function's own variables) are never constants. bool is not an int here (pypto rejects
 `core_num=True`).
@@ -84,16 +83,24 @@ def _verbatim_tree(item: ir.Verbatim) -> ast.Module | None:
         return None
 
 
-def module_constants(module: ir.Module) -> dict[str, int]:
-    trees = [(item, _verbatim_tree(item)) for item in module.items if isinstance(item, ir.Verbatim)]
+def program_constants(module: ir.Module) -> list[dict[str, int]]:
+    """The constants visible in each program of `module.programs`: a top-level program sees
+    those bound before it (pypto folds at decoration time); a program nested in a builder
+    function sees all of them (the builder runs after the module is loaded) except the
+    names the builder binds itself (its parameters and locals shadow the globals)."""
+    trees = {id(item): _verbatim_tree(item) for item in module.items if isinstance(item, ir.Verbatim)}
     bindings: Counter[str] = Counter(item.name for item in module.items
                                      if isinstance(item, (ir.Program, ir.Function)))
-    for _, tree in trees:
+    for tree in trees.values():
         for stmt in tree.body if tree else ():
             bindings.update([stmt.name] if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                             else _bound_names(stmt, nested=False))
     constants: dict[str, int] = {}
-    for _, tree in trees:
+    seen: list[tuple[ir.Program, dict[str, int]]] = []   # top-level programs with a snapshot
+    for item in module.items:
+        if isinstance(item, ir.Program):
+            seen.append((item, dict(constants)))
+        tree = trees.get(id(item))
         for stmt in tree.body if tree else ():
             target, value = None, None
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
@@ -104,22 +111,15 @@ def module_constants(module: ir.Module) -> dict[str, int]:
                 folded = _fold_ast(value, constants)
                 if folded is not None:
                     constants[target.id] = folded
-    return constants
-
-
-def program_constants(module: ir.Module, constants: dict[str, int]) -> dict[int, dict[str, int]]:
-    """id(program) -> the constants visible in it: a program nested in a builder function
-    loses every name the builder binds."""
-    out: dict[int, dict[str, int]] = {}
+    out: list[dict[str, int]] = []
+    snapshots = iter(seen)
     for item in module.items:
         if isinstance(item, ir.Program):
-            out[id(item)] = constants
+            out.append(next(snapshots)[1])
         elif isinstance(item, ir.Verbatim) and item.programs:
-            tree = _verbatim_tree(item)
+            tree = trees[id(item)]
             shadowed = set(_bound_names(tree)) if tree else set(constants)
-            visible = {k: v for k, v in constants.items() if k not in shadowed}
-            for prog in item.programs:
-                out[id(prog)] = visible
+            out.extend({k: v for k, v in constants.items() if k not in shadowed} for _ in item.programs)
     return out
 
 

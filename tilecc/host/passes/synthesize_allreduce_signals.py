@@ -48,10 +48,11 @@ import itertools
 from collections.abc import Hashable, Iterator, Mapping
 
 from tilecc.host import ir
-from tilecc.host.constants import module_constants, program_constants
+from tilecc.host.constants import program_constants
 from tilecc.host.parser import ALLOC_WINDOW_BUFFER, ALLREDUCE
 from tilecc.host.pass_manager import HostPass, PassProperties
 from tilecc.host.passes.allreduce_checks import AllReduceSignalError, check_arg_count, check_call
+from tilecc.host.passes.signal_names import NameSource, assigned_names, reserved_names
 
 __all__ = ["AllReduceSignalError", "SynthesizeAllReduceSignals", "synthesize_allreduce_signals"]
 
@@ -87,82 +88,6 @@ def check_function(func: ir.Function, constants: Mapping[str, int]) -> None:
             for expr in ir.walk_expr(top):
                 if is_allreduce(expr):
                     check_call(expr, constants, local)  # type: ignore[arg-type]
-
-
-def signature_exprs(func: ir.Function) -> Iterator[ir.Expr]:
-    for param in func.params:
-        yield from (e for e in (param.annotation, param.default) if e is not None)
-    if func.returns is not None:
-        yield func.returns
-    yield from (value for _, value in func.decorator or ())
-
-
-def reserved_names(program: ir.Program) -> set[str]:
-    """Every variable name of the program (signatures included) and every
-    alloc_window_buffer `name` (step 2)."""
-    names: set[str] = set()
-    for func in program.functions:
-        names.update(p.name for p in func.params)
-        for top in signature_exprs(func):   # annotations, defaults, return type
-            names.update(e.name for e in ir.walk_expr(top) if isinstance(e, ir.Var))
-        for stmt in ir.walk_stmts(func.body):
-            if isinstance(stmt, ir.Assign):
-                names.update(t.name for t in ir.target_vars(stmt.target))
-            elif isinstance(stmt, ir.For):
-                if stmt.index is not None:
-                    names.add(stmt.index.name)
-                names.update(v.name for v in stmt.iter_args or ())
-            elif isinstance(stmt, ir.With) and stmt.var is not None:
-                names.add(stmt.var.name)
-            for top in ir.stmt_exprs(stmt):
-                for expr in ir.walk_expr(top):
-                    if isinstance(expr, ir.Var):
-                        names.add(expr.name)
-                    elif isinstance(expr, ir.OpCall) and expr.op == ALLOC_WINDOW_BUFFER:
-                        name = expr.kwarg("name")
-                        if isinstance(name, ir.Const) and isinstance(name.value, str) and name.value:
-                            names.add(name.value)
-    return names
-
-
-class _NameSource:
-    """The program-wide counter and reserved set of step 2."""
-
-    def __init__(self, used: set[str]) -> None:
-        self.used = used
-        self.next_id = 0
-
-    def signal_names(self) -> tuple[str, str, str]:
-        while True:
-            n = self.next_id
-            self.next_id += 1
-            names = (f"__allreduce_signal_world_size_{n}", f"__allreduce_signal_buf_{n}",
-                     f"__allreduce_signal_{n}")
-            if not any(name in self.used for name in names):
-                self.used.update(names)
-                return names
-
-    def result_name(self) -> str:
-        while True:
-            name = f"__allreduce_result_{self.next_id}"
-            self.next_id += 1
-            if name not in self.used:
-                self.used.add(name)
-                return name
-
-
-def assigned_names(stmt: ir.Stmt) -> list[str]:
-    """Names a compound statement binds: assignment targets, loop indices and carried
-    values, `with ... as` variables, nested statements included."""
-    names: list[str] = []
-    for inner in ir.walk_stmts((stmt,)):
-        if isinstance(inner, ir.Assign):
-            names.extend(t.name for t in ir.target_vars(inner.target))
-        elif isinstance(inner, ir.For):
-            names.extend(v.name for v in ((inner.index,) if inner.index else ()) + (inner.iter_args or ()))
-        elif isinstance(inner, ir.With) and inner.var is not None:
-            names.append(inner.var.name)
-    return names
 
 
 class _LineageScan:
@@ -309,7 +234,7 @@ class _LineageScan:
 class _Rewriter:
     """Step 4 and 5 rewrite of one function body, consuming the scan's groups in visit order."""
 
-    def __init__(self, signals: list[ir.Var], call_groups: list[int], names: _NameSource) -> None:
+    def __init__(self, signals: list[ir.Var], call_groups: list[int], names: NameSource) -> None:
         self.signals = signals
         self.groups: Iterator[int] = iter(call_groups)
         self.names = names
@@ -385,7 +310,7 @@ def hoist_index(body: tuple[ir.Stmt, ...]) -> int:
     return 0
 
 
-def synthesize_function(func: ir.Function, names: _NameSource, constants: Mapping[str, int]) -> ir.Function:
+def synthesize_function(func: ir.Function, names: NameSource, constants: Mapping[str, int]) -> ir.Function:
     check_function(func, constants)
     if not func.is_host_orchestrator:
         return func
@@ -407,7 +332,7 @@ def synthesize_function(func: ir.Function, names: _NameSource, constants: Mappin
 def synthesize_allreduce_signals(program: ir.Program, constants: Mapping[str, int] | None = None) -> ir.Program:
     """The pass on one program; `constants` are the module-level int constants visible in
     it (tilecc/host/constants.py), none when the program is run on its own."""
-    names = _NameSource(reserved_names(program))
+    names = NameSource(reserved_names(program))
     rewritten = {f.name: synthesize_function(f, names, constants or {})
                  for f in sorted(program.functions, key=lambda f: f.name)}
     functions = tuple(rewritten[f.name] for f in program.functions)
@@ -428,6 +353,5 @@ class SynthesizeAllReduceSignals(HostPass):
     def run_module(self, module: ir.Module) -> ir.Module:
         """Every program of the module, with the module-level constants it can see; a
         module-level @pl.function is left alone (pypto's pass only sees program functions)."""
-        visible = program_constants(module, module_constants(module))
-        return module.replace_programs([synthesize_allreduce_signals(p, visible[id(p)])
-                                        for p in module.programs])
+        return module.replace_programs([synthesize_allreduce_signals(p, constants) for p, constants
+                                        in zip(module.programs, program_constants(module))])
