@@ -10,9 +10,12 @@ Every tensor becomes one MemoryLocation (its address: partitions x bytes per par
 HBM for kernel arguments); an access becomes an AccessPattern with the partition pair
 [row length, partitions] first and the flat element offset partition * row + free offset.
 Choices the spec leaves open (documented, tested): the zero-bias tensor is
-`COMPILER-GENERATED-zero_bias_act_0` (SB, float32, 128 x 1) zeroed by
-`COMPILER-GENERATED-memset_zero_bias_0`, both created on the first bias-less activation
-of the codegen instance and shared by all later ones; leaves without an engine rule keep
+`COMPILER-GENERATED-zero_bias_act_<n>` (SB, float32, 128 x 1) zeroed by
+`COMPILER-GENERATED-memset_zero_bias_<n>`, both created on the first bias-less activation
+of the codegen instance and shared by all later ones; <n> is the smallest number whose
+tensor name no tensor of the kernel uses (inputs, outputs and every operator access), and
+the zero-bias tensor is registered like a kernel tensor, so a clash of names can only be
+the CodegenError "used with two different definitions", never a replaced location; leaves without an engine rule keep
 Unassigned; an operator `dtype` must be None or dst's dtype (BIR carries dtypes on the
 accesses only); a reduce_res without reduce_op, TensorScalarReduce without reduce_op or
 with another reduce_cmd than ZeroAccumulate, and a TensorScalar with only one of imm1 /
@@ -21,6 +24,7 @@ op1 are rejected with CodegenError rather than silently dropped.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 from tilecc.bir import inst as b
@@ -30,8 +34,11 @@ from tilecc.codegen import enum_maps as m
 from tilecc.errors import CodegenError
 from tilecc.klr import ast as k
 
-ZERO_BIAS_NAME = "COMPILER-GENERATED-zero_bias_act_0"
-ZERO_BIAS_MEMSET_NAME = "COMPILER-GENERATED-memset_zero_bias_0"
+# spec 003 getActBiasTensor: the name prefixes; the suffix is the first free number
+ZERO_BIAS_PREFIX = "COMPILER-GENERATED-zero_bias_act_"
+ZERO_BIAS_MEMSET_PREFIX = "COMPILER-GENERATED-memset_zero_bias_"
+ZERO_BIAS_NAME = ZERO_BIAS_PREFIX + "0"  # the names when the kernel does not use them
+ZERO_BIAS_MEMSET_NAME = ZERO_BIAS_MEMSET_PREFIX + "0"
 
 
 class KlirToBirCodegen:
@@ -41,6 +48,7 @@ class KlirToBirCodegen:
         self.tensors: dict[str, k.TensorName] = {}
         self.insts: list[b.Inst] = []
         self.zero_bias: b.MemoryLocation | None = None
+        self.kernel: k.Kernel | None = None
         self.refs: dict[int, tuple[k.Access, b.AccessPattern]] = {}
         self.imms: dict[int, tuple[k.Immediate, b.Immediate]] = {}
         self.leaves: dict[type, Callable[[Any], None]] = {
@@ -60,6 +68,7 @@ class KlirToBirCodegen:
 
     # ------------------------------------------------------------ driver
     def codegen_kernel(self, kernel: k.Kernel) -> b.Program:
+        self.kernel = kernel
         inputs = [self.kernel_arg(t) for t in kernel.inputs]
         outputs = [self.kernel_arg(t) for t in kernel.outputs]
         for index, op in enumerate(kernel.body):
@@ -146,13 +155,18 @@ class KlirToBirCodegen:
     def act_bias_tensor(self, partitions: int) -> b.AccessPattern:
         """getActBiasTensor: the lazily created, shared zero-bias SB tensor (unit AP)."""
         if self.zero_bias is None:
-            self.zero_bias = b.MemoryLocation(ZERO_BIAS_NAME, MemoryKind.SB, BirDtype.float32,
-                                              128, 4)
-            self.locations[ZERO_BIAS_NAME] = self.zero_bias
-            whole = b.AccessPattern(ZERO_BIAS_NAME, BirDtype.float32, 0, ((1, 128), (1, 1)))
-            self.emit(b.InstMemset(ZERO_BIAS_MEMSET_NAME, EngineType.Unassigned,
+            n = 0
+            used = kernel_tensor_names(self.kernel) if self.kernel is not None else set()
+            while f"{ZERO_BIAS_PREFIX}{n}" in used or f"{ZERO_BIAS_PREFIX}{n}" in self.locations:
+                n += 1
+            tensor = k.make_tensor(f"{ZERO_BIAS_PREFIX}{n}", k.Dtype.float32, (128, 1),
+                                   k.Memory.sbuf)
+            self.zero_bias = self.location(tensor)
+            whole = b.AccessPattern(tensor.name, BirDtype.float32, 0, ((1, 128), (1, 1)))
+            self.emit(b.InstMemset(f"{ZERO_BIAS_MEMSET_PREFIX}{n}", EngineType.Unassigned,
                                    [b.Immediate(BirDtype.float32, 0.0)], [whole]))
-        return b.AccessPattern(ZERO_BIAS_NAME, BirDtype.float32, 0, ((1, partitions), (1, 1)))
+        return b.AccessPattern(self.zero_bias.name, BirDtype.float32, 0,
+                               ((1, partitions), (1, 1)))
 
     # ------------------------------------------------------------ activation engine
     def codegen_activation(self, op: k.NcActivate) -> None:
@@ -318,6 +332,24 @@ class KlirToBirCodegen:
         self.emit(b.InstIota(self.name(op), EngineType.Unassigned, [], [out],
                              offset=op.pattern.offset, pattern=pattern,
                              channel_multiplier=op.pattern.channel_multiplier))
+
+
+_ACCESS_TYPES = (k.TensorName, k.AccessBasic, k.AccessPattern)
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def kernel_tensor_names(kernel: k.Kernel) -> set[str]:
+    """Every tensor name the kernel uses: its arguments and each operator's accesses."""
+    names = {t.name for t in kernel.inputs + kernel.outputs}
+    for op in kernel.body:
+        fields = _FIELD_NAMES.get(type(op))
+        if fields is None:
+            fields = _FIELD_NAMES[type(op)] = tuple(f.name for f in dataclasses.fields(op))
+        for f in fields:
+            value = getattr(op, f)
+            if isinstance(value, _ACCESS_TYPES):
+                names.add(k.access_tensor(value).name)
+    return names
 
 
 def immediate(imm: k.Immediate) -> b.Immediate:
