@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import ml_dtypes
+import numpy as np
 import pytest
 
 from tilecc.bir import inst as b
@@ -12,6 +14,7 @@ from tilecc.bir.enums import (AluOpType, AxisListType, BirDtype, EngineAccumulat
                               EngineType, MemoryKind)
 from tilecc.bir.verifier import verify_program
 from tilecc.errors import VerifyError
+from tilecc.sim.execute import simulate
 
 F32, I32 = BirDtype.float32, BirDtype.int32
 
@@ -57,7 +60,7 @@ def test_valid_program_passes() -> None:
 
 def test_tensor_tensor_checks() -> None:
     fails(program(tt(ins=[ap("x"), ap("i", dtype=I32)])),
-          r"instruction 0 'TT' \(TensorTensor\): inputs differ in dtype")
+          r"instruction 0 'TT' \(TensorTensor\): SB inputs differ in dtype")
     fails(program(tt(acc=EngineAccumulationType.Accumulate)), "acc must be Idle")
     fails(program(tt(engine=EngineType.Unassigned)), "engine must be assigned")
     fails(program(tt(ins=[ap("x"), b.Immediate(F32, 1.0)])), "input 1 must be a tile")
@@ -137,3 +140,41 @@ def test_dma_copies_may_start_at_any_partition() -> None:
     fails(program(dataclasses.replace(copy, ins=[shared]), tt(ins=[shared, ap("z", 5)],
                                                               outs=[ap("y", 5)])),
           r"instruction 1 'TT'.*5 partitions cannot start at partition 5")
+
+
+def mixed_tensor_tensor(kind0: MemoryKind) -> b.Program:
+    """out = t0 + s where t0 (fp32, in `kind0`) and s (bf16, SB) are loaded from HBM."""
+    bf16 = BirDtype.bfloat16
+    locs = [b.MemoryLocation("a", MemoryKind.HBM, F32, 128, 256),
+            b.MemoryLocation("h", MemoryKind.HBM, bf16, 128, 128),
+            b.MemoryLocation("out", MemoryKind.HBM, F32, 128, 256),
+            b.MemoryLocation("t0", kind0, F32, 128, 256),
+            b.MemoryLocation("s", MemoryKind.SB, bf16, 128, 128),
+            b.MemoryLocation("y", MemoryKind.SB, F32, 128, 256)]
+    s = ap("s", dtype=bf16)
+    insts: list[b.Inst] = [
+        b.InstDMACopy("L0", EngineType.DMA, [ap("a")], [ap("t0")]),
+        b.InstDMACopy("L1", EngineType.DMA, [ap("h", dtype=bf16)], [s]),
+        tt(ins=[ap("t0"), s]),
+        b.InstDMACopy("S", EngineType.DMA, [ap("y")], [ap("out")])]
+    return b.Program("mixed", locs, [b.IOTensor("a", F32, (128, 64)),
+                                     b.IOTensor("h", bf16, (128, 64))],
+                     [b.IOTensor("out", F32, (128, 64))], insts)
+
+
+def test_tensor_tensor_dtype_rule_is_for_two_sb_inputs() -> None:
+    """checkTensorTensorInputType (spec 003): both SBUF-resident inputs share a dtype; an
+    fp32 PSUM tile may meet a bf16 SB tile, and the simulator adds them in float32."""
+    fails(mixed_tensor_tensor(MemoryKind.SB),
+          r"'TT' \(TensorTensor\): SB inputs differ in dtype \(float32, bfloat16\)")
+    program = mixed_tensor_tensor(MemoryKind.PSUM)
+    verify_program(program)
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1e3, 1e3, (128, 64)).astype(np.float32)
+    h = rng.uniform(-1e3, 1e3, (128, 64)).astype(ml_dtypes.bfloat16)
+    a[0, :3], h[0, :3] = [np.inf, -1.5, np.nan], [-np.inf, 2.0 ** -100, 1.0]
+    out = simulate(program, {"a": a, "h": h})["out"]
+    with np.errstate(invalid="ignore"):  # inf + -inf = NaN is the expected value
+        expected = a + h.astype(np.float32)
+    np.testing.assert_array_equal(out, expected)
+    assert np.isnan(out[0, 0]) and out[0, 1] == np.float32(-1.5) + np.float32(2.0 ** -100)

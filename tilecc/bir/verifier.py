@@ -10,8 +10,10 @@ Contract: `verify_program(p)` returns None or raises VerifyError naming the inst
   (NKI: more than 64 partitions start at 0, 33..64 at 0 or 64; not for DMA copies, whose
   queues address any partition), every free index
   inside the row; immediates are float32 floats or int32 ints;
-- checkTensorTensor: two tile inputs of one dtype (checkTensorTensorInputType),
-  acc == Idle, engine != Unassigned, equal element counts;
+- checkTensorTensor: two tile inputs, of one dtype when both are in SB
+  (checkTensorTensorInputType: "both SBUF-resident inputs ... share a dtype"; a PSUM input,
+  e.g. an fp32 matmul result, may meet a bf16 SB tile), acc == Idle,
+  engine != Unassigned, equal element counts;
 - checkTensorReduce: the cross-lane axes (C, XYZWC) have no negate and 32-multiple
   partition and element counts; a free-axis reduce folds at most the pairs it has; the
   output has the input's elements divided by the folded ones;
@@ -182,8 +184,9 @@ class InstChecker:
         assert isinstance(inst, b.InstTensorTensor)
         self.count((2,), 1)
         a, c = self.tile(inst.ins[0], "input 0"), self.tile(inst.ins[1], "input 1")
-        if a.dtype != c.dtype:
-            raise self.fail(f"inputs differ in dtype ({a.dtype.name}, {c.dtype.name})")
+        if (a.dtype != c.dtype and self.locs[a.memref].kind == MemoryKind.SB
+                and self.locs[c.memref].kind == MemoryKind.SB):
+            raise self.fail(f"SB inputs differ in dtype ({a.dtype.name}, {c.dtype.name})")
         if inst.acc != EngineAccumulationType.Idle:
             raise self.fail(f"acc must be Idle, found {inst.acc.name}")
         if inst.engine == EngineType.Unassigned:

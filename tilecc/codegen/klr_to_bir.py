@@ -15,11 +15,12 @@ Choices the spec leaves open (documented, tested): the zero-bias tensor is
 of the codegen instance and shared by all later ones; <n> is the smallest number whose
 tensor name no tensor of the kernel uses (inputs, outputs and every operator access), and
 the zero-bias tensor is registered like a kernel tensor, so a clash of names can only be
-the CodegenError "used with two different definitions", never a replaced location; leaves without an engine rule keep
-Unassigned; an operator `dtype` must be None or dst's dtype (BIR carries dtypes on the
-accesses only); a reduce_res without reduce_op, TensorScalarReduce without reduce_op or
-with another reduce_cmd than ZeroAccumulate, and a TensorScalar with only one of imm1 /
-op1 are rejected with CodegenError rather than silently dropped.
+the CodegenError "used with two different definitions", never a replaced location;
+leaves without an engine rule keep Unassigned; an operator `dtype` must be None or dst's
+dtype (BIR carries dtypes on the accesses only); a reduce_res without reduce_op,
+TensorScalarReduce without reduce_op or with another reduce_cmd than ZeroAccumulate, and a
+TensorScalar with only one of imm1 / op1 are rejected with CodegenError rather than
+silently dropped.
 """
 
 from __future__ import annotations
