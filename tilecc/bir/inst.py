@@ -43,7 +43,10 @@ Operand order per opcode, as spec 003's leaves bind them:
 - TensorScalarCache (IT30): ins [src, s0, s1?], mode Cumulative: per partition
   reg = op1(op0(src_i, s0), reg), dst_i = reg; reg starts per acc (Idle / Zero /
   ZeroAccumulate: identity of op1; LoadAccumulate: s1; AddAccumulate / Accumulate: the
-  value left by the previous TensorScalarCache, 0 if none).
+  value left by the previous TensorScalarCache, 0 if none). Spec 003 says "reverse0/reverse1
+  select forward vs reverse scan direction"; tilecc reads them as operand swaps like every
+  other tensor-scalar op (reversed: op0(s0, src_i) / op1(reg, t_i)), the scan always running
+  forward in access order.
 - TensorTensor (IT31): ins [a, b], outs [dst]: dst = a op b.
 - Exponential (IT103): ins [max_value, reduce_init, src], outs [dst]: dst = exp(src - max);
   the DVE accumulator registers (one per partition, initially 0) get the row sums of dst

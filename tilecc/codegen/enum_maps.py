@@ -8,7 +8,9 @@ defaults to ActivationFunctionType.Unknown (30) as the spec says. Tables:
   BIR elemwise_mul, abs_max, abs_min, mod_int have no KLR source).
 - codegenEngine: unassigned -> Unassigned, then table dword_1DE9740 (idx = klrEngine - 2).
 - codegenAccumCmd (DESIGN.md): Idle, Zero, Accumulate -> AddAccumulate, ZeroAccumulate,
-  LoadAccumulate -> LoadAccumulate.
+  LoadAccumulate -> LoadAccumulate. Mapping LoadAccumulate through is this project's
+  design decision; the public notes spec 003 is drawn from say the real compiler rejects
+  LoadAccumulate here instead.
 - codegenActivationFunc: the 25-entry table dword_1DE9840.
 - codegenTensorSubDim: X..XYZW -> AxisListType 0..3; nothing maps above 3 (no C / XYZWC).
 - setTensorScalarReverseOps: none / first / second / both -> (reverse0, reverse1).
