@@ -184,8 +184,8 @@ def reference_post_order(comp: HloComputation) -> list[HloInstruction]:
             elif id(node) not in visited:
                 visited.add(id(node))
                 stack.append((node, True))
-                stack.extend((d, False) for d in reversed(node.operands +
-                                                         node.control_predecessors))
+                stack.extend((d, False) for d in reversed([*node.operands,
+                                                          *node.control_predecessors]))
     return order
 
 

@@ -18,7 +18,7 @@ Invariants (kept by every method here; the verifier checks the rest):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -72,7 +72,10 @@ class HloInstruction:
     metadata: str | None = None
     """The verbatim `{op_name="..." source_file="..." ...}` text, braces included."""
     attributes: dict[str, str] = field(default_factory=dict)
-    control_predecessors: list[HloInstruction] = field(default_factory=list)
+    control_predecessors: Sequence[HloInstruction] = ()
+    """Instructions that must run before self; an empty tuple until add_control_dependency
+    makes it a list (most instructions have none, and one list fewer per instruction is
+    one object fewer for the allocator and the cyclic GC)."""
     control_successors: list[HloInstruction] | None = None
     """Instructions naming self in their control-predecessors (None when there are none)."""
     _literal: np.ndarray | None = None
@@ -263,7 +266,9 @@ class HloComputation:
             if pred.control_successors is not None and inst in pred.control_successors:
                 pred.control_successors.remove(inst)
         for succ in inst.control_successors or ():
-            succ.control_predecessors.remove(inst)
+            preds = succ.control_predecessors
+            assert isinstance(preds, list)
+            preds.remove(inst)
         del self._instructions[inst]
         inst.parent = None
 
@@ -329,7 +334,7 @@ class HloComputation:
                         order.append(node)
                     continue
                 node._mark = visited
-                deps = node.operands + node.control_predecessors \
+                deps = [*node.operands, *node.control_predecessors] \
                     if node.control_predecessors else node.operands
                 for dep in reversed(deps):
                     if dep._mark < visited:
@@ -465,7 +470,7 @@ _post_order_epoch = 0  # grows by 2 per post_order call, so old marks never look
 def add_control_dependency(pred: HloInstruction, succ: HloInstruction) -> None:
     """`succ` runs after `pred` (XLA's AddControlDependencyTo); both use lists stay right."""
     if pred not in succ.control_predecessors:
-        succ.control_predecessors.append(pred)
+        succ.control_predecessors = [*succ.control_predecessors, pred]
         if pred.control_successors is None:
             pred.control_successors = []
         pred.control_successors.append(succ)

@@ -5,11 +5,11 @@ Contract:
   Like NameUniquer::GetUniqueName it sanitizes `wanted` (invalid characters become `_`, a
   name starting with neither a letter nor `_` gets `_` first, a primitive type name gets a
   trailing `_`, a leading `__` not followed by `xla_` becomes `a_`), splits a numeric
-  suffix (`add.3` -> root `add`, id 3) and keeps, per root, the set of ids used: the wanted
-  id if free, else the smallest free id from the root's running counter. Id 0 prints as the
-  bare root (`add`), or `add.0` when it was written with the suffix.
+  suffix (`add.3` -> root `add`, id 3) and takes the wanted id if free, else the smallest
+  free id from the root's running counter. Id 0 prints as the bare root (`add`), or
+  `add.0` when it was written with the suffix; both spellings hold id 0.
 - `register(name)` records a name read from text verbatim (XLA's parser keeps names) so
-  later claims never produce it: its (root, id) is marked used and the exact spelling too.
+  later claims never produce it or another spelling of its (root, id).
 - Names are never released: XLA never reuses a name within a module, even after the
   instruction that had it is removed.
 - `peek(wanted)` is what `claim` would return, without recording it.
@@ -51,30 +51,22 @@ def split_suffix(name: str) -> tuple[str, int, bool]:
     return name, 0, False
 
 
-class _Ids:
-    """NameUniquer's SequentialIdGenerator: the ids used under one root and the next id to
-    try (RegisterId is inlined in NameUniquer.claim)."""
-
-    __slots__ = ("used", "next")
-
-    def __init__(self) -> None:
-        self.used: set[int] = set()
-        self.next = 0
-
-
 class NameUniquer:
-    """One namespace of names (a module has one for instructions, one for computations)."""
+    """One namespace of names (a module has one for instructions, one for computations).
 
-    __slots__ = ("default", "names", "_ids", "_split", "_pending")
+    The ids used under a root are read off the set of names itself: id k > 0 is used iff
+    `root.k` is taken, id 0 iff `root` or `root.0` is; a registered name whose suffix has
+    leading zeros (`x.01`, id 1) also takes its canonical spelling in `_aliases`. So
+    registering a parsed name is one set insertion, and nothing is recomputed per claim.
+    """
+
+    __slots__ = ("default", "names", "_aliases", "_next", "_split")
 
     def __init__(self, default: str) -> None:
         self.default = default
         self.names: set[str] = set()
-        # registered names whose (root, id) is not yet recorded: the parser registers every
-        # name it reads, and most parsed modules never claim one, so that work waits for the
-        # first claim
-        self._pending: list[str] = []
-        self._ids: dict[str, _Ids] = {}
+        self._aliases: set[str] = set()
+        self._next: dict[str, int] = {}  # per root: SequentialIdGenerator's next id to try
         # wanted text -> (root, id, has suffix) after sanitizing; builders ask for the same
         # few prefixes ("reshape", "slice", ...) over and over
         self._split: dict[str, tuple[str, int, bool]] = {}
@@ -87,50 +79,44 @@ class NameUniquer:
                 self._split[wanted] = parts
         return parts
 
+    def _used(self, root: str, n: int) -> bool:
+        if n:
+            name = f"{root}.{n}"
+            return name in self.names or name in self._aliases
+        zero = root + ".0"
+        return root in self.names or zero in self.names or zero in self._aliases
+
     def claim(self, wanted: str) -> str:
-        if self._pending:
-            self._record_pending()
+        """NameUniquer::GetUniqueName: the wanted id if free, else the smallest free id from
+        the root's counter (SequentialIdGenerator::RegisterId)."""
         parts = self._split.get(wanted)
         root, n, has_suffix = parts if parts is not None else self._parts(wanted)
-        ids = self._ids.get(root)
-        if ids is None:
-            ids = self._ids[root] = _Ids()
-        used, names = ids.used, self.names
-        while True:
-            if n in used:  # SequentialIdGenerator::RegisterId, inlined: builders call this a lot
-                n = ids.next
-                while n in used:
-                    n += 1
-                ids.next = n + 1
-            used.add(n)
-            name = f"{root}.{n}" if n or has_suffix else root
-            if name not in names:  # only a verbatim name like `x.01` can be in the way
-                names.add(name)
-                return name
+        if self._used(root, n):
+            n = self._next.get(root, 0)
+            while self._used(root, n):
+                n += 1
+            self._next[root] = n + 1
+        name = f"{root}.{n}" if n or has_suffix else root
+        self.names.add(name)
+        return name
 
     def peek(self, wanted: str) -> str:
-        """What `claim(wanted)` would return, state untouched (copies it: not for hot paths)."""
-        self._record_pending()
-        other = NameUniquer(self.default)
-        other.names = set(self.names)
-        for root, ids in self._ids.items():
-            copy = other._ids[root] = _Ids()
-            copy.used, copy.next = set(ids.used), ids.next
-        return other.claim(wanted)
+        """What `claim(wanted)` would return, state untouched."""
+        root, n, has_suffix = self._parts(wanted)
+        if self._used(root, n):
+            n = self._next.get(root, 0)
+            while self._used(root, n):
+                n += 1
+        return f"{root}.{n}" if n or has_suffix else root
 
     def register(self, name: str) -> None:
+        """Take `name` verbatim (a name read from text)."""
         self.names.add(name)
-        self._pending.append(name)
-
-    def _record_pending(self) -> None:
-        ids_by_root = self._ids
-        for name in self._pending:
-            root, n, _ = split_suffix(name)
-            ids = ids_by_root.get(root)
-            if ids is None:
-                ids = ids_by_root[root] = _Ids()
-            ids.used.add(n)
-        self._pending.clear()
+        if ".0" in name:  # only then can the suffix have a leading zero
+            root, n, has_suffix = split_suffix(name)
+            canonical = f"{root}.{n}"
+            if has_suffix and canonical != name:
+                self._aliases.add(canonical)
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
