@@ -91,11 +91,13 @@ class NameUniquer:
         the root's counter (SequentialIdGenerator::RegisterId)."""
         parts = self._split.get(wanted)
         root, n, has_suffix = parts if parts is not None else self._parts(wanted)
-        if self._used(root, n):
-            n = self._next.get(root, 0)
-            while self._used(root, n):
+        used = self._used
+        if used(root, n):
+            next_ids = self._next
+            n = next_ids.get(root, 0)
+            while used(root, n):
                 n += 1
-            self._next[root] = n + 1
+            next_ids[root] = n + 1
         name = f"{root}.{n}" if n or has_suffix else root
         self.names.add(name)
         return name
