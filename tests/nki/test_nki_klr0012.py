@@ -1,5 +1,5 @@
-"""Differential check against KLR's own NKI frontend: the kernels of shared/klr-0.0.12
-(copied to tests/nki/klr0012, each with the KLR JSON the klr 0.0.12 tool wrote for it),
+"""Differential check against KLR's own NKI frontend: the real kernels in tests/fixtures/klr0012
+(each with the KLR JSON the klr 0.0.12 tool wrote for it),
 with only their imports changed to tilecc.nki, trace with tilecc; the tool's KLR (read by
 tilecc.klr.read) and tilecc's trace give the same outputs on the same random inputs, on the
 KLR interpreter and through BIR on the simulator."""
@@ -18,7 +18,7 @@ from tilecc.klr.interp import interpret_kernel
 from tilecc.klr.read import read_kernel_file
 from tilecc.nki.driver import run_traced
 
-FIXTURES = Path(__file__).resolve().parent / "klr0012"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "klr0012"
 KERNELS = sorted(p.stem for p in FIXTURES.glob("*.py"))
 IMPORTS = {"import nki\n": "import tilecc.nki as nki\n",
            "import nki.isa as nisa\n": "import tilecc.nki.isa as nisa\n",
