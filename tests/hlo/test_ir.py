@@ -66,14 +66,81 @@ def test_replacing_the_root_and_removing_dead_operands() -> None:
     verify_module(m)
 
 
-def test_parameters_and_side_effects_are_never_removed() -> None:
+def test_parameters_and_side_effecting_operands_are_never_removed() -> None:
     m = parse_module(TEXT)
     comp = m.entry
     i = insts(m)
-    comp.remove_instruction_and_unused_operands(i["cc"])
-    assert i["cc"] in comp
     comp.replace_instruction(i["r"], i["m"])
-    assert i["p"] in comp and i["q"] in comp
+    assert i["p"] in comp and i["q"] in comp and i["cc"] in comp
+
+
+def test_the_removed_instruction_itself_may_have_a_side_effect() -> None:
+    """XLA: `item->HasSideEffect() && item != instruction` -- only operands are kept for
+    their side effect; the instruction asked for goes, and its dead operands after it."""
+    m = parse_module(TEXT.replace("ROOT r = s32[4] subtract(m, n)", "ROOT r = s32[4] negate(m)"))
+    comp = m.entry
+    i = insts(m)
+    comp.remove_instruction_and_unused_operands(i["cc"])
+    assert i["cc"] not in comp and i["n"] not in comp
+    assert i["a"] in comp and i["p"] in comp
+    verify_module(m)
+
+
+DEAD = """HloModule dead, replica_count=2
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] add(a, b)
+}
+ENTRY e {
+  p = s32[] parameter(0)
+  before = s32[] negate(p)
+  ordered = s32[] negate(p), control-predecessors={before}
+  first = s32[] abs(p)
+  later = s32[] sign(p), control-predecessors={first}
+  cl = s32[] all-reduce(p), replica_groups={}, constrain_layout=true, to_apply=add
+  ch = s32[] all-reduce(p), channel_id=1, replica_groups={}, to_apply=add
+  plain = s32[] all-reduce(p), replica_groups={}, to_apply=add
+  t = (s32[], s32[], s32[], s32[], s32[]) tuple(ordered, first, cl, ch, plain)
+  ROOT r = s32[] add(later, before)
+}
+"""
+
+
+def test_dead_operands_with_control_dependencies_or_side_effects_are_kept() -> None:
+    m = parse_module(DEAD)
+    comp = m.entry
+    i = insts(m)
+    comp.remove_instruction_and_unused_operands(i["t"])
+    kept = {x.name for x in comp.instructions}
+    # ordered has a control predecessor, first a control successor: both stay; cl
+    # (constrain_layout) and ch (channel_id) have side effects; plain is removed
+    assert {"ordered", "first", "cl", "ch"} <= kept
+    assert "plain" not in kept and "t" not in kept
+    verify_module(m)
+
+
+def test_has_side_effect_follows_xla() -> None:
+    m = parse_module(DEAD)
+    i = insts(m)
+    assert i["cl"].has_side_effect() and i["ch"].has_side_effect()
+    assert not i["plain"].has_side_effect() and not i["ordered"].has_side_effect()
+    m2 = parse_module(TEXT)
+    assert insts(m2)["cc"].has_side_effect() and not insts(m2)["a"].has_side_effect()
+
+
+def test_instruction_with_control_dependencies_is_not_removed_or_replaced() -> None:
+    m = parse_module(DEAD)
+    comp = m.entry
+    i = insts(m)
+    assert comp.replace_instruction(i["ordered"], i["p"]) is False
+    assert i["ordered"] in comp and i["t"].operands[0] is i["ordered"]
+    assert comp.replace_instruction(i["first"], i["p"]) is False
+    assert comp.replace_instruction(i["plain"], i["p"]) is True
+    assert i["plain"] not in comp and i["t"].operands[4] is i["p"]
+    comp.remove_instruction_and_unused_operands(i["t"])
+    assert i["ordered"] in comp and i["first"] in comp
+    verify_module(m)
 
 
 def test_remove_instruction_refuses_used_or_root() -> None:

@@ -25,6 +25,10 @@ from tilecc.passes.pass_base import build_pipeline
 
 FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "hlo").rglob("*.hlo"))
 PASSES = ["decompose-int-all-reduce", "decompose-scalar-reduce"]
+# XLA parses it but its verifier refuses it (the async computation two_step holds two
+# instructions; tests/hlo/test_roundtrip.py checks tilecc's verifier says so): the passes run
+# on it unverified, which still exercises scheduled order, async ops and tiled layouts.
+UNVERIFIABLE = {"xla_features.long.hlo"}
 
 
 def summary(module: HloModule) -> list:
@@ -40,7 +44,7 @@ def summary(module: HloModule) -> list:
 @lru_cache(maxsize=None)  # each fixture is rewritten once per session; nothing mutates it
 def rewrite(path: Path) -> tuple[HloModule, str, bool]:
     module = parse_module(path.read_text(), str(path))
-    results = build_pipeline(PASSES, verify=True).run(module)
+    results = build_pipeline(PASSES, verify=path.name not in UNVERIFIABLE).run(module)
     return module, print_module(module), any(changed for _, changed in results)
 
 
@@ -102,7 +106,7 @@ def test_xla_parses_and_compiles_the_rewritten_fixtures() -> None:
     for path in FIXTURES:
         module, printed, changed = rewrite(path)
         jobs.append(XlaJob("parse", printed))
-        if changed:
+        if changed and path.name not in UNVERIFIABLE:
             changed_paths.append(path)
             cfg = (module.replica_count, module.num_partitions)
             jobs.append(XlaJob("compile", path.read_text(), [], *cfg))

@@ -18,13 +18,14 @@ Invariants (kept by every method here; the verifier checks the rest):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
 from tilecc.errors import VerifyError
 from tilecc.hlo.names import NameUniquer
-from tilecc.hlo.opcodes import SIDE_EFFECTING, HloOpcode
+from tilecc.hlo.opcodes import CHANNEL_SIDE_EFFECTING, SIDE_EFFECTING, HloOpcode
 from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.types import Shape, compatible
 
@@ -149,15 +150,24 @@ class HloInstruction:
         return out
 
     def has_side_effect(self) -> bool:
-        """XLA's HasSideEffect, for what tilecc needs: opcode-level side effects, custom calls
-        marked custom_call_has_side_effect=true, and calls of side-effecting computations."""
-        if self.opcode in SIDE_EFFECTING:
+        """XLA's HasSideEffect: the opcodes in opcodes.SIDE_EFFECTING; all-reduce, all-gather,
+        all-to-all and reduce-scatter with constrain_layout=true; those and
+        collective-permute with a channel_id (XLA: side-effecting unless the module is
+        SPMD-partitioned, a config flag the text does not carry, and hlo_module_from_text
+        leaves it off); custom calls marked custom_call_has_side_effect=true; and any
+        instruction calling a computation that has a side effect."""
+        opcode = self.opcode
+        if opcode in SIDE_EFFECTING:
             return True
-        if self.opcode is HloOpcode.CUSTOM_CALL:
-            return self.attributes.get("custom_call_has_side_effect") == "true"
-        if self.opcode in (HloOpcode.WHILE, HloOpcode.CONDITIONAL, HloOpcode.CALL):
-            return any(c.has_side_effect() for c in self.called_computations())
-        return False
+        if opcode in CHANNEL_SIDE_EFFECTING:
+            if self.constrain_layout and opcode is not HloOpcode.COLLECTIVE_PERMUTE:
+                return True
+            if self.channel_id is not None:
+                return True
+        elif opcode is HloOpcode.CUSTOM_CALL \
+                and self.attributes.get("custom_call_has_side_effect") == "true":
+            return True
+        return any(c.has_side_effect() for c in self.called_computations())
 
     def is_root(self) -> bool:
         return self.parent is not None and self.parent.root is self
@@ -272,37 +282,57 @@ class HloComputation:
         del self._instructions[inst]
         inst.parent = None
 
+    def remove_newest(self, count: int) -> None:
+        """Remove the `count` most recently added instructions, newest first (an expansion
+        that was not used). Each must be unused once the newer ones are gone."""
+        for inst in list(islice(reversed(self._instructions), count)):
+            self.remove_instruction(inst)
+
     def is_safely_removable(self, inst: HloInstruction) -> bool:
-        """Dead-code removal may drop it: not a parameter, not side-effecting, not the root."""
-        return (inst.opcode is not HloOpcode.PARAMETER and not inst.has_side_effect()
-                and inst is not self.root)
+        """XLA's IsSafelyRemovable plus IsDead's root test: not a parameter, not the root,
+        and no control predecessors or successors (removing it would drop an ordering)."""
+        return (inst.opcode is not HloOpcode.PARAMETER and inst is not self.root
+                and not inst.control_predecessors and not inst.control_successors)
 
     def remove_instruction_and_unused_operands(self, inst: HloInstruction) -> None:
-        """Remove `inst` if removable, then every operand (transitively) that became dead and
-        is removable. Instructions ordered by control edges are kept."""
+        """XLA's RemoveInstructionAndUnusedOperands: remove `inst` if it is unused and safely
+        removable, then every operand (transitively) that became unused and is safely
+        removable and free of side effects. `inst` itself is removed even when it has a side
+        effect (XLA: `item->HasSideEffect() && item != instruction` keeps only operands):
+        the caller asked for it."""
         worklist = [inst]
         while worklist:
             cur = worklist.pop()
             if (cur.parent is not self or cur.users or not self.is_safely_removable(cur)
-                    or cur.control_successors):
+                    or (cur is not inst and cur.has_side_effect())):
                 continue
             operands = list(dict.fromkeys(cur.operands))
             self.remove_instruction(cur)
             worklist.extend(operands)
 
-    def replace_instruction(self, old: HloInstruction, new: HloInstruction) -> None:
-        """XLA's ReplaceInstruction: shapes must be compatible; `new` inherits metadata,
-        sharding and frontend attributes when it has none; all uses (and the root) move to
-        `new`; `old` and operands that became dead are removed (never parameters or
-        side-effecting instructions)."""
+    def replace_instruction(self, old: HloInstruction, new: HloInstruction) -> bool:
+        """XLA's ReplaceInstruction (relay_control_dependency=false); returns whether it
+        replaced. Shapes must be compatible (else VerifyError). When `old` has control
+        predecessors or successors nothing changes and the result is False (XLA: "Skipping
+        replacement because old instruction has control dependencies"); `new` is then left
+        as it is, unused. Otherwise `new` inherits metadata, sharding and frontend
+        attributes when it has none and takes over `old`'s original value (`origin=`, XLA's
+        MoveOriginalValue); all uses (and the root) move to `new`; `old` and the operands
+        that became dead are removed (see remove_instruction_and_unused_operands)."""
         if not compatible(old.shape, new.shape):
             raise VerifyError(f"cannot replace {old.name} ({old.shape.to_text()}) with "
                               f"{new.name} ({new.shape.to_text()}): shapes differ")
+        if old.control_predecessors or old.control_successors:
+            return False
         if new.parent is None:
             self.add_instruction(new)
         new.copy_inherited_attributes(old)
+        origin = old.attributes.pop("origin", None)
+        if origin is not None:
+            new.attributes["origin"] = origin
         old.replace_all_uses_with(new)
         self.remove_instruction_and_unused_operands(old)
+        return True
 
     def post_order(self) -> list[HloInstruction]:
         """Def-before-use order (operands and control predecessors first), like XLA's

@@ -232,11 +232,20 @@ ASYNC = frozenset({O.ASYNC_START, O.ASYNC_UPDATE, O.ASYNC_DONE})
 SIDE_EFFECTING = frozenset({
     O.SEND, O.SEND_DONE, O.RECV, O.RECV_DONE, O.INFEED, O.OUTFEED, O.RNG,
     O.RNG_GET_AND_UPDATE_STATE, O.ALL_REDUCE_START, O.ALL_REDUCE_DONE, O.ALL_GATHER_START,
-    O.ALL_GATHER_DONE, O.COLLECTIVE_PERMUTE_START, O.COLLECTIVE_PERMUTE_DONE, O.AFTER_ALL,
-    O.ADD_DEPENDENCY})
-"""Opcodes that are side-effecting by themselves (XLA's HasSideEffectNoRecurse). custom-call
-with custom_call_has_side_effect=true and collectives with constrain_layout are decided per
-instruction (HloInstruction.has_side_effect)."""
+    O.ALL_GATHER_DONE, O.COLLECTIVE_BROADCAST, O.COLLECTIVE_PERMUTE_START,
+    O.COLLECTIVE_PERMUTE_DONE, O.AFTER_ALL, O.ADD_DEPENDENCY})
+"""Opcodes that are side-effecting by themselves, whatever their attributes (XLA's
+HasSideEffectNoRecurse). rng / rng-get-and-update-state (older XLA lists them: dropping a
+draw shifts the random sequence) and after-all / add-dependency (they exist only to order
+things) are kept here on purpose, so dead-code removal never drops them. The rest of
+XLA's rule is per instruction (HloInstruction.has_side_effect): CHANNEL_SIDE_EFFECTING
+opcodes with constrain_layout=true (not collective-permute, which has no such flag) or a
+channel_id, custom-call with custom_call_has_side_effect=true, and any instruction that
+calls a side-effecting computation."""
+
+CHANNEL_SIDE_EFFECTING = frozenset({
+    O.ALL_GATHER, O.ALL_REDUCE, O.ALL_TO_ALL, O.REDUCE_SCATTER, O.COLLECTIVE_PERMUTE})
+"""Collectives whose side effect depends on constrain_layout / channel_id (see above)."""
 
 CALLS_TO_APPLY = frozenset({
     O.ALL_REDUCE, O.ALL_REDUCE_START, O.REDUCE, O.REDUCE_SCATTER, O.REDUCE_WINDOW, O.MAP,

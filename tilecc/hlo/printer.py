@@ -8,7 +8,10 @@ fixture). Printing is stable: print(parse(print(m))) == print(m).
 - Computations print in their stored order when every callee comes before its callers,
   else callees first (XLA's parser rejects a call of a computation defined later).
 - Instructions print in their stored order when that order defines every operand (and
-  control predecessor) before its use; otherwise in def-use post-order.
+  control predecessor) before its use; otherwise, in a scheduled module
+  (`is_scheduled=true`: the text is the schedule), in the stored order with each
+  out-of-place instruction pulled in just before its first user (`schedule_order`), and
+  in any other module in def-use post-order.
 - Attributes print in XLA's order: opcode-specific typed ones (slice, index, iota_dimension,
   direction/type, channel_id, replica_groups, constrain_layout, dimensions,
   use_global_device_ids -- reduce-scatter puts dimensions last), the other opcode-specific ones verbatim in the order read, called
@@ -93,18 +96,56 @@ def computations_in_print_order(module: HloModule) -> list[HloComputation]:
 
 
 def instructions_in_print_order(comp: HloComputation) -> list[HloInstruction]:
-    """Stored order if it defines before use, else def-use post-order."""
+    """Stored order if it defines before use; else, in a scheduled module, the stored order
+    with dependencies pulled forward (`schedule_order`); else def-use post-order."""
     insts = comp.instructions
     seen: set[int] = set()
     for inst in insts:
         for op in inst.operands:
             if id(op) not in seen:
-                return comp.post_order()
+                return _fallback_order(comp)
         for op in inst.control_predecessors:
             if id(op) not in seen:
-                return comp.post_order()
+                return _fallback_order(comp)
         seen.add(id(inst))
     return insts
+
+
+def _fallback_order(comp: HloComputation) -> list[HloInstruction]:
+    module = comp.parent
+    if module is not None and module.header_attributes.get("is_scheduled") == "true":
+        return schedule_order(comp)
+    return comp.post_order()
+
+
+def schedule_order(comp: HloComputation) -> list[HloInstruction]:
+    """A def-before-use order that keeps the relative stored order of every instruction
+    already in place: a depth-first walk seeded in stored order that emits an instruction's
+    not-yet-emitted operands (first to last) and control predecessors just before it. A
+    scheduled module's text is its schedule ("scheduled ones keep source order"), and a pass
+    appends what it adds, so each new instruction lands just before its first user and the
+    untouched ones keep their order. (XLA's HloSchedule::Update keeps that relative order
+    too but places new instructions as soon as their operands are ready; both are valid
+    schedules of the same graph.)"""
+    state: dict[HloInstruction, bool] = {}  # False: operands being visited; True: emitted
+    order: list[HloInstruction] = []
+    for start in comp.instructions:
+        if start in state:
+            continue
+        stack = [start]
+        while stack:
+            node = stack[-1]
+            done = state.get(node)
+            if done is not None:
+                stack.pop()
+                if not done:
+                    state[node] = True
+                    order.append(node)
+                continue
+            state[node] = False
+            deps = [*node.operands, *node.control_predecessors]
+            stack.extend(d for d in reversed(deps) if d not in state)
+    return order
 
 
 def print_computation(comp: HloComputation, is_entry: bool = False,

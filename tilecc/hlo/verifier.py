@@ -5,7 +5,8 @@ VerifyError("computation/instruction: what is wrong"). It checks
 - structure: an entry exists; each computation has a root among its instructions and
   parameters numbered 0..n-1; operands and control predecessors live in the same
   computation; use lists agree with operand lists; instruction names are unique;
-  called computations belong to the module and the entry is never called;
+  called computations belong to the module and the entry is never called; a computation
+  called by async-start / -update / -done holds only its parameters and root (XLA's rule);
 - shapes (XLA's ShapeVerifier rules) for elementwise ops, compare, select, clamp, convert,
   reshape, broadcast, slice, concatenate, transpose, reduce, all-reduce, all-gather,
   reduce-scatter, tuple, get-tuple-element, parameter, constant, iota, replica-id and
@@ -19,8 +20,8 @@ from __future__ import annotations
 from tilecc.errors import VerifyError
 from tilecc.hlo.builders import slice_shape
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
-from tilecc.hlo.opcodes import (ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, TYPE_PRESERVING_BINARY,
-                                TYPE_PRESERVING_UNARY, HloOpcode)
+from tilecc.hlo.opcodes import (ASYNC, ELEMENTWISE_BINARY, ELEMENTWISE_UNARY,
+                                TYPE_PRESERVING_BINARY, TYPE_PRESERVING_UNARY, HloOpcode)
 from tilecc.hlo.replica_groups import participants_per_group
 from tilecc.hlo.types import PrimitiveType, Shape, compatible, is_complex
 
@@ -75,6 +76,18 @@ def _verify_structure(comp: HloComputation, comps: set[int], module: HloModule,
                 raise _fail(inst, f"calls {callee.name}, which is not in the module")
             if callee is module.entry:
                 raise _fail(inst, "calls the entry computation")
+            if inst.opcode in ASYNC:
+                _verify_async_computation(inst, callee)
+
+
+def _verify_async_computation(inst: HloInstruction, callee: HloComputation) -> None:
+    """XLA's verifier: an async op's computation holds only its parameters and root."""
+    extra = [i.name for i in callee.instructions
+             if i is not callee.root and i.opcode is not O.PARAMETER]
+    if extra:
+        raise _fail(inst, f"asynchronous computation {callee.name} expected to contain only "
+                          f"the root and parameter instructions, also has {', '.join(extra[:5])}"
+                          + (" ..." if len(extra) > 5 else ""))
 
 
 def _same_dims(inst: HloInstruction, a: Shape, b: Shape, what: str) -> None:

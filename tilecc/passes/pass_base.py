@@ -11,6 +11,17 @@ Contract:
   became dead. A gate therefore never sees a half-rewritten graph. An expansion returning
   None leaves that instruction alone (XLA: "no change"). The cyclic GC is paused while
   a pass runs (`gc_paused`); expanders add instructions with tilecc.hlo.builders.
+- A match with control predecessors or successors is expanded but not replaced (XLA's
+  ReplaceInstruction skips it and returns false). XLA leaves the unused expansion for DCE
+  and still reports "changed"; tilecc removes the expansion at once, so the module is
+  exactly as before, and that match does not count as a change: `run` returns True only
+  when an instruction was replaced, so a pipeline rerun to a fixed point terminates and
+  `hlo-opt` never reports a change it did not make. (Names the expansion claimed stay
+  taken, as in XLA, where the dead expansion holds them until DCE.)
+- Computations called by async-start / async-update / async-done are skipped: XLA requires
+  an async computation to hold only its parameters and root (the verifier's "expected to
+  contain only the root and parameter instructions"), so any expansion inside one would
+  make the module invalid. To rewrite such an op the async wrapper must be removed first.
 - `PassPipeline` runs named steps in order; with `verify=True` it runs the HLO verifier
   before the first and after every pass (a failure names the pass); with `dump_dir` it
   writes the module before and after each pass as `NN-<pass>.before.hlo` / `.after.hlo`.
@@ -32,7 +43,7 @@ from pathlib import Path
 from tilecc.errors import PassError, VerifyError
 from tilecc.fileio import write_text_atomic
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
-from tilecc.hlo.opcodes import HloOpcode
+from tilecc.hlo.opcodes import ASYNC, HloOpcode
 from tilecc.hlo.printer import print_module
 from tilecc.hlo.verifier import verify_module
 
@@ -75,6 +86,9 @@ class OpExpanderPass(HloPass):
                     and (extra is None or extra(inst))}
             if hits:
                 hits_by_comp[comp] = hits
+        if any(comp is not module.entry for comp in hits_by_comp):
+            for comp in async_computations(module):
+                hits_by_comp.pop(comp, None)
         # The post-orders only order the matches: skip them where there is nothing to order.
         comps = list(hits_by_comp)
         if len(comps) > 1:
@@ -91,12 +105,23 @@ class OpExpanderPass(HloPass):
             for inst in self.matches(module):
                 comp = inst.parent
                 assert comp is not None, f"{inst.name} was removed before its expansion"
+                size = len(comp)
                 new = self.expand_instruction(inst)
                 if new is None:
                     continue
-                comp.replace_instruction(inst, new)
-                changed = True
+                if new.parent is None:
+                    comp.add_instruction(new)
+                if comp.replace_instruction(inst, new):
+                    changed = True
+                else:  # control dependencies: drop the unused expansion (see the docstring)
+                    comp.remove_newest(len(comp) - size)
         return changed
+
+
+def async_computations(module: HloModule) -> set[HloComputation]:
+    """Computations called by an async-start / async-update / async-done."""
+    return {callee for comp in module.computations for inst in comp._instructions
+            if inst.opcode in ASYNC for callee in inst.calls or ()}
 
 
 @contextmanager
