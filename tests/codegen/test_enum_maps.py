@@ -107,3 +107,6 @@ def test_memory_and_dtype_crosswalks() -> None:
     assert m.codegen_memory(k.Memory.psum) == MemoryKind.PSUM
     assert [m.codegen_dtype(d).name for d in k.Dtype] == [d.name for d in k.Dtype]
     assert m.codegen_dtype(k.Dtype.int64) == BirDtype.int64
+    # BIR's dtype enum is a class of its own, built from KLR's members
+    assert BirDtype is not k.Dtype
+    assert all(type(m.codegen_dtype(d)) is BirDtype for d in k.Dtype)

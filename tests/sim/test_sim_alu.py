@@ -120,6 +120,17 @@ def test_reduce_folds_in_order_and_by_kind():
         reduce_alu(ALU_TABLE["divide"], data, (1,))
 
 
+def test_reduce_over_every_axis_is_a_0d_array():
+    data = np.array([[8.0, -2.0], [1.0, 5.0]], F)
+    for name, want in (("add", 12.0), ("average", 3.0), ("max", 8.0), ("abs_max", 8.0)):
+        out = reduce_alu(ALU_TABLE[name], data, (0, 1))
+        assert type(out) is np.ndarray and out.shape == () and out.dtype == F, name
+        assert out == want, name
+    ints = np.array([[1, 2], [4, -8]], np.int32)
+    out = reduce_alu(ALU_TABLE["bitwise_or"], ints, (0, 1))
+    assert type(out) is np.ndarray and out.dtype == np.int32 and out == -1
+
+
 def test_fold_rows_starts_from_the_register():
     rows = np.array([[1.0, 2.0], [3.0, 4.0]], F)
     start = np.array([10.0, -1.0], F)

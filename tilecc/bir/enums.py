@@ -11,6 +11,7 @@ DMA copy, tensor copy and Iota are not numbered by the spec: tilecc defines them
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TYPE_CHECKING, TypeAlias
 
 from tilecc.klr.ast import Dtype as KlrDtype
 
@@ -132,8 +133,13 @@ class MemoryKind(IntEnum):
 
 # BIR's element types are KLR's, member by member (same names, same numbers): derived from
 # the one list in tilecc/klr/ast.py so that the two can never drift apart. BIR keeps a class
-# of its own so that BIR JSON and MemoryLocation stay typed in BIR's enum space.
-BirDtype = IntEnum("BirDtype", [(d.name, d.value) for d in KlrDtype], module=__name__)  # type: ignore[misc]
+# of its own so that BIR JSON and MemoryLocation stay typed in BIR's enum space. mypy cannot
+# see the members of an enum built from a computed list, so the checker is told the class
+# IS KlrDtype: the members it checks (names, values, int behaviour) are exactly those.
+if TYPE_CHECKING:
+    BirDtype: TypeAlias = KlrDtype
+else:
+    BirDtype = IntEnum("BirDtype", [(d.name, d.value) for d in KlrDtype], module=__name__)
 
 
 BIR_DTYPE_SIZE: dict[BirDtype, int] = {

@@ -37,15 +37,19 @@ _ENUMS: dict[str, type[IntEnum]] = {c.__name__: c for c in (
     e.TSCMode)}
 # enum class -> member names by value (Enum.name is a slow property; the BIR enums are
 # 0..n-1); opcode class -> JSON opcode
-_NAMES: dict[type[IntEnum], tuple[str, ...]] = {enum: tuple(m.name for m in enum) for enum in (
-    *_ENUMS.values(), e.EngineType, e.BirDtype, e.MemoryKind)}
+_NAMED_ENUMS: tuple[type[IntEnum], ...] = (*_ENUMS.values(), e.EngineType, e.BirDtype,
+                                            e.MemoryKind)
+_NAMES: dict[type[IntEnum], tuple[str, ...]] = {
+    enum: tuple(m.name for m in enum) for enum in _NAMED_ENUMS}
 _OPCODE_NAMES = {cls: name for name, cls in INST_CLASSES.items()}
 
 
-def _w_float(x: float) -> float | str:
-    if math.isfinite(x):
-        return x
+def _nonfinite_name(x: float) -> str:
     return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def _w_float(x: float) -> float | str:
+    return x if math.isfinite(x) else _nonfinite_name(x)
 
 
 def _w_arg(a: Argument, cache: dict[int, tuple[Argument, dict[str, Any]]]) -> dict[str, Any]:
@@ -122,7 +126,7 @@ _str = encode_basestring_ascii  # json.dumps' own string encoder (ensure_ascii)
 
 
 def _float_text(x: float) -> str:
-    return repr(x) if math.isfinite(x) else _str(_w_float(x))
+    return repr(x) if math.isfinite(x) else _str(_nonfinite_name(x))
 
 
 def _pairs_text(pairs: tuple[tuple[int, int], ...]) -> str:

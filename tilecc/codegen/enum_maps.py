@@ -51,7 +51,7 @@ MEMORY_KIND: dict[k.Memory, MemoryKind] = {
     k.Memory.private_hbm: MemoryKind.HBM, k.Memory.sbuf: MemoryKind.SB,
     k.Memory.psum: MemoryKind.PSUM}
 REJECTED_MEMORIES = frozenset({k.Memory.reg})
-BIR_DTYPE: dict[k.Dtype, BirDtype] = {d: BirDtype[d.name] for d in k.Dtype}
+BIR_DTYPE: dict[k.Dtype, BirDtype] = {d: BirDtype(d.value) for d in k.Dtype}
 
 
 def _index(value: int, size: int, what: str) -> int:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 
@@ -39,6 +40,9 @@ from tilecc.bir.enums import AluOpType
 from tilecc.errors import SimError
 
 AluFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+# a value on an ALU port: a tile view, a numpy scalar (an immediate or a 0-d read) or a
+# Python number
+Operand: TypeAlias = np.ndarray | np.generic | float | int
 
 F32 = np.float32
 F32_DTYPE = np.dtype(np.float32)
@@ -183,7 +187,7 @@ def alu_entry(op: object) -> AluEntry:
     return entry
 
 
-def to_f32(x: np.ndarray | float | int) -> np.ndarray:
+def to_f32(x: Operand) -> np.ndarray:
     """A value on an arithmetic ALU port: integers and narrow floats widened to float32."""
     if type(x) is np.ndarray and x.dtype is F32_DTYPE:  # the hot path: no conversion
         return x
@@ -193,7 +197,7 @@ def to_f32(x: np.ndarray | float | int) -> np.ndarray:
     return arr.astype(F32)
 
 
-def to_bits(x: np.ndarray | float | int, like: np.dtype) -> np.ndarray:
+def to_bits(x: Operand, like: np.dtype) -> np.ndarray:
     """A value on a bitvec ALU port, in the integer dtype `like` (floats by value)."""
     arr = np.asarray(x)
     if arr.dtype == like:
@@ -205,7 +209,7 @@ def to_bits(x: np.ndarray | float | int, like: np.dtype) -> np.ndarray:
     return arr.astype(like)
 
 
-def apply_alu(entry: AluEntry, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:
+def apply_alu(entry: AluEntry, x: Operand, y: Operand) -> np.ndarray:
     """`entry.fn(x, y)` with the operand conversions of the op's kind (module docstring)."""
     if entry.kind == "bitvec":
         xa, ya = np.asarray(x), np.asarray(y)
@@ -245,18 +249,20 @@ def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.n
         raise SimError(f"ALU op {entry.name} is not a reduction op")
     if not axes:
         return data if entry.kind == "bitvec" else to_f32(data)
+    # numpy folds over every axis give a numpy scalar: np.asarray keeps the ndarray result
     if entry.kind == "bitvec":
         if data.dtype.kind not in "iu":
             raise SimError(f"bitvec reduction {entry.name} needs integer data, got {data.dtype}")
         assert entry.ufunc is not None
-        return entry.ufunc.reduce(data, axis=axes)
+        return np.asarray(entry.ufunc.reduce(data, axis=axes))
     values = to_f32(data)
     if entry.name == "average":
-        return np.mean(values, axis=axes, dtype=F32)
+        return np.asarray(np.mean(values, axis=axes, dtype=F32))
     if entry.name in ("abs_max", "abs_min"):
-        return entry.ufunc.reduce(np.abs(values), axis=axes)  # type: ignore[union-attr]
+        assert entry.ufunc is not None
+        return np.asarray(entry.ufunc.reduce(np.abs(values), axis=axes))
     if entry.ufunc is not None:
-        folded = entry.ufunc.reduce(values, axis=axes)
+        folded = np.asarray(entry.ufunc.reduce(values, axis=axes))
         if entry.name in ("max", "min"):
             folded = _fold_zero_sign(values, axes, folded, entry.name == "max")
         return folded

@@ -40,8 +40,8 @@ SBUF_BYTES = 0x30000
 PSUM_BYTES = 0x4000
 ALIGN = 64
 START_PARTITIONS = (0, 32, 64, 96)
-_MASK_DTYPES = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-                8: np.dtype(np.uint64)}
+_MASK_DTYPES: dict[int, np.dtype[np.unsignedinteger]] = {
+    1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 
 
 @dataclass(slots=True)
