@@ -7,6 +7,7 @@ import pytest
 
 from tilecc.bir.enums import AluOpType
 from tilecc.errors import SimError
+from tilecc.klr.ast import AluOp as KlrAluOp
 from tilecc.sim.alu import ALU_TABLE, alu_entry, apply_alu, fold_rows, reduce_alu
 
 F = np.float32
@@ -20,6 +21,13 @@ def run(op: str, x, y):
 
 def test_every_alu_op_type_has_an_entry():
     assert set(ALU_TABLE) == {m.name for m in AluOpType}
+
+
+def test_entry_of_another_int_enum_is_by_name_not_by_value():
+    # KLR numbers its AluOp otherwise: add is 1 there, bitwise_not in BIR
+    assert KlrAluOp.add == AluOpType.bitwise_not
+    assert alu_entry(KlrAluOp.add).name == "add"
+    assert alu_entry(AluOpType.add).name == "add" and alu_entry("max").name == "max"
 
 
 def test_unknown_op_names_itself():

@@ -17,7 +17,7 @@ import dataclasses
 import json
 import math
 from enum import IntEnum
-from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii
 from typing import Any, Callable
 
 from tilecc.bir import enums as e
@@ -192,7 +192,8 @@ def _inst_formatter(opcode: str, cls: type[Inst]) -> Callable[[Inst, dict[int, s
                              **{f"Q_{enum.__name__}": q for enum, q in _QUOTED.items()},
                              **{enum.__name__: enum for enum in _QUOTED}}
     exec(source, scope)  # noqa: S102 (source built from the dataclass fields above)
-    return scope["fmt"]  # type: ignore[no-any-return]
+    fmt: Callable[[Inst, dict[int, str]], str] = scope["fmt"]
+    return fmt
 
 
 _INST_TEXT: dict[type[Inst], Callable[[Inst, dict[int, str]], str]] = {

@@ -28,6 +28,7 @@ Model (the semantics listed in klr/ast.py and reference/klr-bir.md):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -353,7 +354,8 @@ def run_iota(s: State, op: k.Iota) -> None:
     s.write(op.dst, grid)
 
 
-RUNNERS: dict[type, Callable[[State, object], None]] = {
+# each runner takes an instance of its key class: a relation the value type cannot state
+RUNNERS: dict[type[k.Operator], Callable[[State, Any], None]] = {
     k.NcActivate: run_activate, k.ActivationReduce: run_activate, k.Activate2: run_activate2,
     k.Exponential: run_exponential, k.Reciprocal: run_reciprocal,
     k.TensorScalar: run_tensor_scalar, k.TensorScalarReduce: run_tensor_scalar_reduce,
@@ -361,7 +363,7 @@ RUNNERS: dict[type, Callable[[State, object], None]] = {
     k.TensorTensor: run_tensor_tensor, k.TensorTensorScan: run_scan,
     k.TensorReduce: run_tensor_reduce, k.TensorPartitionReduce: run_partition_reduce,
     k.NcDmaCopy: run_dma_copy, k.NcCopy: run_copy, k.MemSet: run_memset, k.Iota: run_iota,
-}  # type: ignore[dict-item]
+}
 
 
 def interpret_kernel(kernel: k.Kernel, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from enum import IntEnum
+from functools import partial
 from typing import Any, Callable
 
 from tilecc.klr import ast as k
@@ -100,9 +101,8 @@ class HeadReader:
 
     def stmt(self, value: Any) -> k.Operator:
         # fast path: {"oper": {"op": {ctor: {...}}, ...}} decoded without path tracking
-        if type(value) is dict and len(value) == 1:
-            oper = value.get("oper")
-            op = oper.get("op") if type(oper) is dict else None
+        if type(value) is dict and len(value) == 1 and type(oper := value.get("oper")) is dict:
+            op = oper.get("op")
             if type(op) is dict and len(op) == 1:
                 ((ctor, payload),) = op.items()
                 read = self.fast_readers.get(ctor)
@@ -267,7 +267,7 @@ class HeadReader:
             if not isinstance(v, list) or len(v) != len(dims):
                 raise Bad(f"expected {len(dims)} indexes for the dimensions of "
                           f"'{tensor.name}', found {describe(v)}")
-            return tuple(at(i, lambda x, d=d, i=i: self.index(x, d, i == 0), v[i])
+            return tuple(at(i, partial(self.index, dim=d, partition=i == 0), v[i])
                          for i, d in enumerate(dims))
         return k.AccessBasic(tensor, field(obj, "indexes", indexes))
 

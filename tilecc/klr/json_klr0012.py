@@ -45,7 +45,7 @@ class Klr0012Reader(HeadReader):
         name = field(obj, "name", read_str)
         inputs = field(obj, "inputs", lambda v: self.list_of(v, self.tensor_name))
         outputs = field(obj, "outputs", lambda v: self.list_of(v, self.tensor_name))
-        body = [op for ops in field(obj, "body", lambda v: self.list_of(v, self.stmt))
+        body = [op for ops in field(obj, "body", lambda v: self.list_of(v, self.stmt_ops))
                 for op in ops]
         declared = {t.name for t in outputs}
         by_name = {t.name: t for t in inputs + outputs}
@@ -103,7 +103,8 @@ class Klr0012Reader(HeadReader):
         # by `store` (DMA only); engine operands keep HEAD's step-1 rule
         return super().index(value, dim, False)
 
-    def stmt(self, value: Any) -> list[k.Operator]:
+    def stmt_ops(self, value: Any) -> list[k.Operator]:
+        """A 0.0.12 statement (a store), which decodes to one or more KLR operators."""
         ctor, payload = one_ctor(value, "a statement")
         if ctor != "store":
             raise Bad(f"unsupported statement '{ctor}' (expected 'store')")
@@ -171,8 +172,9 @@ def dma_copies(dst: k.Access, src: k.Access) -> list[k.Operator]:
 
 
 def partition_count(access: k.Access) -> int:
-    if partition_step(access) != 1:
-        return access.indexes[0].size  # type: ignore[union-attr]
+    if (isinstance(access, k.AccessBasic) and isinstance(par := access.indexes[0], k.Slice)
+            and par.step != 1):
+        return par.size
     return k.access_shape(access)[0]
 
 

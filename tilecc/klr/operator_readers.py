@@ -42,4 +42,5 @@ def compile_fast_reader(cls: type, spec: Spec, defaults: dict[str, Any]) -> Fact
     scope: dict[str, Any] = {"cls": cls, "M": MISSING,
                              "D": tuple(defaults.get(attr) for attr, _, _, _ in spec)}
     exec(source, scope)  # noqa: S102 (source built from the dataclass fields)
-    return scope["make"]  # type: ignore[no-any-return]
+    make: Factory = scope["make"]
+    return make

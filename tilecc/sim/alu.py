@@ -177,10 +177,11 @@ ALU_TABLE: dict[str, AluEntry] = {
 ALU_BY_OP: dict[AluOpType, AluEntry] = {op: ALU_TABLE[op.name] for op in AluOpType}
 
 
-def alu_entry(op: object) -> AluEntry:
+def alu_entry(op: AluOpType | str) -> AluEntry:
     """The entry of a BIR AluOpType member (or its name); SimError for an unknown op."""
-    if (entry := ALU_BY_OP.get(op)) is not None:  # type: ignore[call-overload]
-        return entry
+    # by exact type: an IntEnum numbered otherwise (KLR's AluOp) would hit by value
+    if type(op) is AluOpType:
+        return ALU_BY_OP[op]
     name = getattr(op, "name", op)
     if not isinstance(name, str) or (entry := ALU_TABLE.get(name)) is None:
         raise SimError(f"ALU op {name!r} is not implemented by the simulator")

@@ -23,6 +23,7 @@ or from the DVE registers on (Add)Accumulate.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -170,7 +171,7 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
     return None
 
 
-def arithmetic_only(what: str, op0: object, op1: object) -> tuple[AluEntry, AluEntry]:
+def arithmetic_only(what: str, op0: AluOpType, op1: AluOpType) -> tuple[AluEntry, AluEntry]:
     """Scans and running folds keep their state in float32 registers: no bitvec ops."""
     entries = alu_entry(op0), alu_entry(op1)
     for entry in entries:
@@ -291,20 +292,21 @@ def exec_iota(m: Machine, inst: InstIota) -> None:
     write(m, dst, values)
 
 
-EXECUTORS: dict[type, Callable[[Machine, Inst], None]] = {
-    InstActivation: exec_activation,  # type: ignore[dict-item]
-    InstReadActivationAccumulator: exec_read_act_accumulator,  # type: ignore[dict-item]
-    InstDveReadAccumulator: exec_dve_read_accumulator,  # type: ignore[dict-item]
-    InstReciprocal: exec_reciprocal,  # type: ignore[dict-item]
-    InstExponential: exec_exponential,  # type: ignore[dict-item]
-    InstTensorReduce: exec_tensor_reduce,  # type: ignore[dict-item]
-    InstTensorScalarPtr: exec_tensor_scalar_ptr,  # type: ignore[dict-item]
-    InstTensorScalarCache: exec_tensor_scalar_cache,  # type: ignore[dict-item]
-    InstTensorTensor: exec_tensor_tensor,  # type: ignore[dict-item]
-    InstMemset: exec_memset,  # type: ignore[dict-item]
-    InstDMACopy: exec_dma_copy,  # type: ignore[dict-item]
-    InstTensorCopy: exec_tensor_copy,  # type: ignore[dict-item]
-    InstIota: exec_iota,  # type: ignore[dict-item]
+# each executor takes an instance of its key class: a relation the value type cannot state
+EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
+    InstActivation: exec_activation,
+    InstReadActivationAccumulator: exec_read_act_accumulator,
+    InstDveReadAccumulator: exec_dve_read_accumulator,
+    InstReciprocal: exec_reciprocal,
+    InstExponential: exec_exponential,
+    InstTensorReduce: exec_tensor_reduce,
+    InstTensorScalarPtr: exec_tensor_scalar_ptr,
+    InstTensorScalarCache: exec_tensor_scalar_cache,
+    InstTensorTensor: exec_tensor_tensor,
+    InstMemset: exec_memset,
+    InstDMACopy: exec_dma_copy,
+    InstTensorCopy: exec_tensor_copy,
+    InstIota: exec_iota,
 }
 
 
