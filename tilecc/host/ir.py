@@ -24,8 +24,13 @@ Invariants:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from types import EllipsisType
 from typing import Union
+
+# the literal kinds of the DSL (the parser rejects bytes and complex constants)
+ConstValue = Union[int, float, bool, str, EllipsisType, None]
 
 # ---------------------------------------------------------------- expressions
 
@@ -38,7 +43,7 @@ class Var:
 @dataclass(frozen=True, slots=True)
 class Const:
     """int / float / bool / str / None / Ellipsis (`...`) literal."""
-    value: object
+    value: ConstValue
 
     def __eq__(self, other: object) -> bool:
         # True == 1 in Python; a bool constant must not equal an int constant.
@@ -460,11 +465,12 @@ def target_vars(target: Var | TupleExpr | Subscript) -> tuple[Var, ...]:
     if isinstance(target, Var):
         return (target,)
     if isinstance(target, Subscript):
-        return target_vars(target.value)  # type: ignore[arg-type]
+        inner = target.value
+        return target_vars(inner) if isinstance(inner, (Var, TupleExpr, Subscript)) else ()
     return tuple(v for v in target.items if isinstance(v, Var))
 
 
-def walk_stmts(body: tuple[Stmt, ...]):
+def walk_stmts(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
     """Every statement of a body, nested ones included, in visit (source) order."""
     for stmt in body:
         yield stmt
@@ -472,7 +478,7 @@ def walk_stmts(body: tuple[Stmt, ...]):
             yield from walk_stmts(inner)
 
 
-def walk_expr(expr: Expr):
+def walk_expr(expr: Expr) -> Iterator[Expr]:
     """The expression and all its sub-expressions, pre-order."""
     stack = [expr]
     while stack:

@@ -75,9 +75,10 @@ class ExprParser(ABC):
         if isinstance(node, ast.List):
             return ir.ListExpr(tuple(self.expr(e) for e in node.elts))
         if isinstance(node, ast.Dict):
-            if any(k is None for k in node.keys):
+            keys = [k for k in node.keys if k is not None]   # None: a `**mapping` entry
+            if len(keys) != len(node.keys):
                 raise self.error(node, "`**mapping` unpacking in a dict is not supported")
-            return ir.DictExpr(tuple(self.expr(k) for k in node.keys),  # type: ignore[arg-type]
+            return ir.DictExpr(tuple(self.expr(k) for k in keys),
                                tuple(self.expr(v) for v in node.values))
         if isinstance(node, ast.Subscript):
             return ir.Subscript(self.expr(node.value), self.expr(node.slice))

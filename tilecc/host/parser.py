@@ -179,8 +179,8 @@ class _Parser(ExprParser):
         for index, stmt in enumerate(node.body):
             leading = self.comments.take(prev_end + 1, first_line(stmt) - 1)
             prev_end = stmt.end_lineno or stmt.lineno
-            if index == 0 and self.is_docstring(stmt):
-                doc = stmt.value.value  # type: ignore[attr-defined]
+            if index == 0 and (text := self.docstring(stmt)) is not None:
+                doc = text
                 comments += leading + self.comments.take(stmt.lineno, prev_end)
                 continue
             if isinstance(stmt, ast.Pass):   # the body of a program without functions
@@ -203,9 +203,12 @@ class _Parser(ExprParser):
         return self.keywords(deco.keywords)
 
     @staticmethod
-    def is_docstring(stmt: ast.stmt) -> bool:
-        return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-                and isinstance(stmt.value.value, str))
+    def docstring(stmt: ast.stmt) -> str | None:
+        """The text of `stmt` when it is a string literal statement (a docstring)."""
+        if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                and isinstance(stmt.value.value, str)):
+            return stmt.value.value
+        return None
 
     @staticmethod
     def function_decorator(node: ast.FunctionDef) -> str | None:
@@ -246,8 +249,8 @@ class _Parser(ExprParser):
                             + ([node.returns.end_lineno or node.lineno] if node.returns else []))
         comments = leading + self.comments.take(first_line(node), signature_end)
         doc = None
-        if self.is_docstring(body_nodes[0]):
-            doc = body_nodes[0].value.value  # type: ignore[attr-defined]
+        if (text := self.docstring(body_nodes[0])) is not None:
+            doc = text
             signature_end = body_nodes[0].end_lineno or signature_end
             comments += self.comments.take(body_nodes[0].lineno, signature_end)
             body_nodes = body_nodes[1:]
@@ -328,7 +331,8 @@ class _Parser(ExprParser):
             raise self.error(target_node, "an annotated assignment needs a single variable")
         self.assign_value = value_node if isinstance(target, ir.Var) else None
         value = self.expr(value_node)
-        if isinstance(value, ir.OpCall) and value.op == ALLOC_WINDOW_BUFFER:
+        # (the expression parser rejects this call on any other target than one variable)
+        if isinstance(target, ir.Var) and isinstance(value, ir.OpCall) and value.op == ALLOC_WINDOW_BUFFER:
             value = ir.OpCall(value.op, value.args, value.kwargs + (("name", ir.Const(target.name)),),
                               value.line, value.col)
         return ir.Assign(target, value, annotation)
@@ -383,4 +387,6 @@ class _Parser(ExprParser):
             raise self.error(names, f"loop-carried values need init_values=(...) in {iterable.op}(...)")
         if isinstance(inits, (ir.TupleExpr, ir.ListExpr)) and len(inits.items) != len(names.elts):
             raise self.error(names, f"{len(names.elts)} loop-carried values but {len(inits.items)} init_values")
-        return tuple(ir.Var(e.id) for e in names.elts)  # type: ignore[attr-defined]
+        carried = tuple(ir.Var(e.id) for e in names.elts if isinstance(e, ast.Name))
+        assert len(carried) == len(names.elts), "callers pass a tuple of names"
+        return carried

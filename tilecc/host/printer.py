@@ -11,6 +11,8 @@ derives it from the assignment's left-hand side, spec 002 "Checks").
 from __future__ import annotations
 
 import ast
+import sys
+from typing import Any
 
 from tilecc.host import ir
 from tilecc.host.comments import marker, restore
@@ -20,6 +22,9 @@ _BINOP_NODES = {token: cls for cls, token in BINOPS.items()}
 _UNARY_NODES = {token: cls for cls, token in UNARYOPS.items()}
 _CMP_NODES = {token: cls for cls, token in CMPOPS.items()}
 _BOOL_NODES = {token: cls for cls, token in BOOLOPS.items()}
+# Python 3.12+ class and function nodes carry type parameters (ast.unparse reads them);
+# 3.11's ast has no such field
+_NO_TYPE_PARAMS: dict[str, Any] = {"type_params": []} if sys.version_info >= (3, 12) else {}
 
 
 def print_module(module: ir.Module) -> str:
@@ -55,7 +60,7 @@ def print_verbatim(item: ir.Verbatim) -> str:
     if not item.programs:
         return item.source
     programs = iter(item.programs)
-    out = []
+    out: list[str] = []
     for line in item.source.split("\n"):
         if line.strip() == PROGRAM_PLACEHOLDER:
             indent = line[:len(line) - len(line.lstrip())]
@@ -79,7 +84,7 @@ def program_node(program: ir.Program) -> ast.ClassDef:
     body = body or [ast.Pass()]
     decorators = [_decorator("program", program.decorator)] if program.decorated else []
     return ast.ClassDef(name=program.name, bases=[], keywords=[], body=body,
-                        decorator_list=decorators, type_params=[])
+                        decorator_list=decorators, **_NO_TYPE_PARAMS)
 
 
 def _dotted_node(path: str) -> ast.expr:
@@ -117,7 +122,7 @@ def function_node(func: ir.Function) -> ast.FunctionDef:
         body=body or [ast.Pass()],
         decorator_list=[_decorator(func.decorator_name, func.decorator)],
         returns=expr_node(func.returns) if func.returns is not None else None,
-        type_params=[])
+        **_NO_TYPE_PARAMS)
 
 
 def body_nodes(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
@@ -133,18 +138,29 @@ def _block(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
 
 
 def _target(target: ir.Var | ir.TupleExpr | ir.Subscript) -> ast.expr:
+    if isinstance(target, ir.TupleExpr):
+        return ast.Tuple([ast.Name(_tuple_item(v).name, ast.Store()) for v in target.items], ast.Store())
+    return _single_target(target)
+
+
+def _single_target(target: ir.Var | ir.Subscript) -> ast.Name | ast.Subscript:
     if isinstance(target, ir.Var):
         return ast.Name(target.name, ast.Store())
-    if isinstance(target, ir.Subscript):
-        return ast.Subscript(expr_node(target.value), expr_node(target.index), ast.Store())
-    return ast.Tuple([ast.Name(v.name, ast.Store()) for v in target.items  # type: ignore[union-attr]
-                      ], ast.Store())
+    return ast.Subscript(expr_node(target.value), expr_node(target.index), ast.Store())
+
+
+def _tuple_item(item: ir.Expr) -> ir.Var:
+    if not isinstance(item, ir.Var):
+        raise TypeError(f"not a variable in a tuple assignment: {item!r}")
+    return item
 
 
 def stmt_node(stmt: ir.Stmt) -> ast.stmt:
     if isinstance(stmt, ir.Assign):
         if stmt.annotation is not None:
-            return ast.AnnAssign(_target(stmt.target), expr_node(stmt.annotation),
+            if isinstance(stmt.target, ir.TupleExpr):
+                raise TypeError(f"an annotated assignment needs a single target: {stmt!r}")
+            return ast.AnnAssign(_single_target(stmt.target), expr_node(stmt.annotation),
                                  expr_node(stmt.value), simple=1)
         return ast.Assign([_target(stmt.target)], expr_node(stmt.value))
     if isinstance(stmt, ir.ExprStmt):

@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Hashable, Iterator, Mapping
+from typing import TypeGuard
 
 from tilecc.host import ir
 from tilecc.host.constants import program_constants
@@ -67,7 +68,7 @@ NESTED_MESSAGE = ("pld.tensor.allreduce must be a direct assignment, expression 
                   "value before allreduce signal synthesis.")
 
 
-def is_allreduce(expr: ir.Expr) -> bool:
+def is_allreduce(expr: ir.Expr) -> TypeGuard[ir.OpCall]:
     return isinstance(expr, ir.OpCall) and expr.op == ALLREDUCE
 
 
@@ -87,7 +88,7 @@ def check_function(func: ir.Function, constants: Mapping[str, int]) -> None:
         for top in ir.stmt_exprs(stmt):
             for expr in ir.walk_expr(top):
                 if is_allreduce(expr):
-                    check_call(expr, constants, local)  # type: ignore[arg-type]
+                    check_call(expr, constants, local)
 
 
 class _LineageScan:
@@ -126,9 +127,9 @@ class _LineageScan:
     def check_nested(self, expr: ir.Expr, allowed_top: bool) -> None:
         for node in ir.walk_expr(expr):
             if is_allreduce(node):
-                check_arg_count(node)  # type: ignore[arg-type]
+                check_arg_count(node)
                 if not (allowed_top and node is expr):
-                    raise AllReduceSignalError(NESTED_MESSAGE, node.line, node.col)  # type: ignore[union-attr]
+                    raise AllReduceSignalError(NESTED_MESSAGE, node.line, node.col)
 
     def visit_call(self, call: ir.OpCall) -> None:
         if len(call.args) != 1:
@@ -154,7 +155,7 @@ class _LineageScan:
             if stmt.annotation is not None:
                 self.check_nested(stmt.annotation, allowed_top=False)
             if is_allreduce(stmt.value):
-                self.visit_call(stmt.value)  # type: ignore[arg-type]
+                self.visit_call(stmt.value)
             if isinstance(stmt.target, ir.Var):
                 self.define(stmt.target, stmt.value)
             elif isinstance(stmt.target, ir.Subscript):
@@ -164,17 +165,18 @@ class _LineageScan:
                 # `a, b = pl.yield_(x, y)` binds each output to its yielded value
                 values = stmt.value.args if (isinstance(stmt.value, ir.OpCall) and stmt.value.op == YIELD
                                              and len(stmt.value.args) == len(stmt.target.items)) else None
-                for i, var in enumerate(stmt.target.items):
-                    self.define(var, values[i] if values else None)  # type: ignore[arg-type]
+                for i, item in enumerate(stmt.target.items):
+                    if isinstance(item, ir.Var):   # the parser allows only names here
+                        self.define(item, values[i] if values else None)
         elif isinstance(stmt, ir.ExprStmt):
             self.check_nested(stmt.expr, allowed_top=True)
             if is_allreduce(stmt.expr):
-                self.visit_call(stmt.expr)  # type: ignore[arg-type]
+                self.visit_call(stmt.expr)
         elif isinstance(stmt, ir.Return):
             for value in stmt.values:
                 self.check_nested(value, allowed_top=True)
                 if is_allreduce(value):
-                    self.visit_call(value)  # type: ignore[arg-type]
+                    self.visit_call(value)
                     self.lifted_returns += 1
         else:
             for expr in ir.stmt_exprs(stmt):
@@ -253,10 +255,10 @@ class _Rewriter:
 
     def stmt(self, stmt: ir.Stmt) -> list[ir.Stmt]:
         if isinstance(stmt, ir.Assign) and is_allreduce(stmt.value):
-            call = self.with_signal(stmt.value)  # type: ignore[arg-type]
+            call = self.with_signal(stmt.value)
             return [stmt if call is stmt.value else ir.Assign(stmt.target, call, stmt.annotation)]
         if isinstance(stmt, ir.ExprStmt) and is_allreduce(stmt.expr):
-            call = self.with_signal(stmt.expr)  # type: ignore[arg-type]
+            call = self.with_signal(stmt.expr)
             return [stmt if call is stmt.expr else ir.ExprStmt(call)]
         if isinstance(stmt, ir.Return) and any(is_allreduce(v) for v in stmt.values):
             prelude: list[ir.Stmt] = []
@@ -264,7 +266,7 @@ class _Rewriter:
             for value in stmt.values:
                 if is_allreduce(value):
                     result = ir.Var(self.names.result_name())
-                    prelude.append(ir.Assign(result, self.with_signal(value)))  # type: ignore[arg-type]
+                    prelude.append(ir.Assign(result, self.with_signal(value)))
                     values.append(result)
                 else:
                     values.append(value)
@@ -304,8 +306,8 @@ def hoist_index(body: tuple[ir.Stmt, ...]) -> int:
     function metadata, documented as the body's first statement) and the comments before
     it, else at the very top (the docstring is Function.doc and is printed first)."""
     first = next((i for i, s in enumerate(body) if not isinstance(s, ir.Comment)), len(body))
-    if (first < len(body) and isinstance(body[first], ir.ExprStmt)
-            and isinstance(body[first].expr, ir.OpCall) and body[first].expr.op == FUNC_ATTR):  # type: ignore[union-attr]
+    if (first < len(body) and isinstance(lead := body[first], ir.ExprStmt)
+            and isinstance(lead.expr, ir.OpCall) and lead.expr.op == FUNC_ATTR):
         return first + 1
     return 0
 

@@ -135,7 +135,9 @@ class RankInterpreter:
         if len(values) != len(target.items):
             raise InterpError(f"cannot unpack {len(values)} values into {len(target.items)} names")
         for var, item in zip(target.items, values):
-            env[var.name] = item  # type: ignore[union-attr]
+            if not isinstance(var, ir.Var):
+                raise InterpError(f"cannot assign to {var!r} in a tuple assignment")
+            env[var.name] = item
 
     def exec_stmt(self, stmt: ir.Stmt, env: dict[str, Any]) -> None:
         if isinstance(stmt, ir.Assign):
@@ -171,12 +173,14 @@ class RankInterpreter:
         bounds = [int(self.eval(a, env)) for a in call.args]
         if not 1 <= len(bounds) <= 3:
             raise InterpError(f"{call.op} takes 1 to 3 bounds, got {len(bounds)}")
+        if (index := stmt.index) is None:   # only pl.while_ loops have none, and they are not LOOPS
+            raise InterpError(f"a {call.op} loop needs an index variable")
         init = call.kwarg("init_values")
         if stmt.iter_args is not None:
             values = tuple(self.eval(init, env)) if init is not None else ()
             self.bind(ir.TupleExpr(stmt.iter_args), values, env)
-        for index in range(*bounds):
-            env[stmt.index.name] = index
+        for i in range(*bounds):
+            env[index.name] = i
             self.yielded = None
             try:
                 self.exec_body(stmt.body, env)
