@@ -76,10 +76,10 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
                 call_args[name] = value
                 continue
             try:
-                dtype = canonical_dtype(value.dtype)  # type: ignore[attr-defined]
+                dtype = canonical_dtype(value.dtype)
             except ValueError as err:
                 raise TileccError(f"kernel {target.__name__}: argument {name}: {err}") from None
-            shape = tuple(int(s) for s in value.shape)  # type: ignore[attr-defined]
+            shape = tuple(int(s) for s in value.shape)
             if not shape:
                 raise TileccError(f"kernel {target.__name__}: argument {name} is a 0-d array; "
                                   f"pass scalars as Python numbers")
@@ -144,7 +144,7 @@ def simulate(kernel: Callable[..., Any], backend: str = "bir") -> Callable[..., 
         arrays = {}
         for tensor in traced.kernel.inputs:
             value = bound.arguments[tensor.name]
-            expected = dtype_info(canonical_dtype(value.dtype)).numpy  # type: ignore[attr-defined]
+            expected = dtype_info(canonical_dtype(value.dtype)).numpy
             arrays[tensor.name] = np.asarray(value, dtype=expected)
         outputs = dict(zip((t.name for t in traced.kernel.outputs), run_traced(traced, arrays, backend)))
         returned = [outputs[name] for name in traced.returned_names]
@@ -159,7 +159,7 @@ def simulate_kernel(kernel: Callable[..., Any], *args: object, **kwargs: object)
     target = getattr(kernel, "fn", kernel)
     bound = inspect.signature(target).bind(*args, **kwargs).arguments
     arrays = {t.name: np.asarray(bound[t.name], dtype=dtype_info(canonical_dtype(
-        bound[t.name].dtype)).numpy) for t in traced.kernel.inputs}  # type: ignore[attr-defined]
+        bound[t.name].dtype)).numpy) for t in traced.kernel.inputs}
     outputs = dict(zip((t.name for t in traced.kernel.outputs), run_traced(traced, arrays)))
     for name, value in outputs.items():
         if isinstance(target_array := bound.get(name), np.ndarray):
@@ -203,7 +203,9 @@ class JitKernel:
 def jit(fn: Callable[..., Any] | None = None, **options: object) -> Any:
     """`@jit` or `@jit(...)` (NKI's options such as mode= are accepted and ignored)."""
     if fn is None:
-        return lambda inner: JitKernel(getattr(inner, "fn", inner))
+        def decorate(inner: Callable[..., Any]) -> JitKernel:
+            return JitKernel(getattr(inner, "fn", inner))
+        return decorate
     return JitKernel(getattr(fn, "fn", fn))
 
 

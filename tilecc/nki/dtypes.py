@@ -24,7 +24,7 @@ class DtypeInfo:
     is_float: bool
 
 
-def _info(name: str, klr: str, numpy_type: object, size: int, is_float: bool) -> DtypeInfo:
+def _info(name: str, klr: str, numpy_type: type[np.generic], size: int, is_float: bool) -> DtypeInfo:
     return DtypeInfo(name, klr, np.dtype(numpy_type), size, is_float)
 
 
@@ -62,11 +62,12 @@ def canonical_dtype(value: object) -> str:
         if name in DTYPES:
             return name
     try:
+        # any object on purpose: numpy decides what names a dtype, a TypeError is "not one"
         dtype = np.dtype(value)  # type: ignore[call-overload]
     except TypeError:
         raise ValueError(f"{value!r} is not an NKI dtype") from None
-    if (name := _FROM_NUMPY.get(dtype)) is not None:
-        return name
+    if (found := _FROM_NUMPY.get(dtype)) is not None:
+        return found
     raise ValueError(f"{dtype} is not an NKI dtype (expected one of {', '.join(DTYPES)})")
 
 

@@ -33,7 +33,7 @@ def _inside_package(filename: str) -> bool:
 
 def kernel_frame() -> FrameType | None:
     """The innermost frame whose code is not inside tilecc/nki (the kernel's)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and _inside_package(frame.f_code.co_filename):
         frame = frame.f_back
     return frame
@@ -52,8 +52,8 @@ def kernel_frame_location() -> tuple[str, int, int, str | None]:
     col = 0
     positions = list(frame.f_code.co_positions())
     index = frame.f_lasti // 2
-    if 0 <= index < len(positions) and positions[index][2] is not None:
-        col = positions[index][2] + 1
+    if 0 <= index < len(positions) and (start := positions[index][2]) is not None:
+        col = start + 1
     filename = frame.f_code.co_filename
     return filename, frame.f_lineno, col, linecache.getline(filename, frame.f_lineno) or None
 

@@ -111,7 +111,7 @@ def iota(dst: object, pattern: list[list[int]], offset: int = 0, channel_multipl
          name: str | None = None) -> None:
     """dst[p, x...] = offset + p * channel_multiplier + sum(x_i * step_i) (GpSimd, SBUF)."""
     d = chk.tile("iota", "dst", dst, ("sbuf",))
-    pairs = []
+    pairs: list[ast.APPair] = []
     for pair in pattern:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not all(isinstance(v, int) for v in pair):
             raise kernel_error(f"nisa.iota: pattern is a list of [step, num] int pairs, got {pattern!r}")
@@ -119,8 +119,8 @@ def iota(dst: object, pattern: list[list[int]], offset: int = 0, channel_multipl
     if not 1 <= len(pairs) <= 4:
         raise kernel_error(f"nisa.iota: pattern has 1 to 4 [step, num] pairs, got {len(pairs)}")
     count = 1
-    for pair in pairs:
-        count *= pair.num
+    for ap_pair in pairs:
+        count *= ap_pair.num
     if count != d.free_elements:
         raise kernel_error(f"nisa.iota: pattern covers {count} elements but dst has {d.free_elements} "
                            f"per partition")

@@ -87,9 +87,7 @@ def _dtype(fn: Callable[..., None], dtype: object, default: str) -> str:
 def _tile(fn: Callable[..., None], arg: str, value: object, mask: object) -> NkiTensor:
     if not isinstance(value, NkiTensor):
         raise kernel_error(f"nisa.{fn.__name__}: {arg} must be a tile, got {value!r}")
-    cut = mask_tile(f"nisa.{fn.__name__}", value, mask)
-    assert isinstance(cut, NkiTensor)
-    return cut
+    return mask_tile(f"nisa.{fn.__name__}", value, mask)
 
 
 def _result(shape: tuple[int, ...], dtype: str, *operands: object) -> NkiTensor:
@@ -231,7 +229,6 @@ def iota(fn: Callable[..., None], expr: object, dtype: object, *, mask: object =
     parts, free = expr.sizes
     out = active_trace().allocate((parts, free), _dtype(fn, dtype, "int32"), "sbuf", assigned_name())
     dst = mask_tile("nisa.iota", out, mask)
-    assert isinstance(dst, NkiTensor)
     fn(dst=dst, pattern=[[steps.get(1, 0), dst.shape[1]]], offset=expr.offset,
        channel_multiplier=steps.get(0, 0))
     return out

@@ -51,9 +51,10 @@ def tensor_reduce(dst: object, op: object, data: object, axis: int | tuple[int, 
 
 def _reduce_axes(ndim: int, axis: object) -> tuple[int, ...]:
     raw = list(axis) if isinstance(axis, (tuple, list)) else [axis]
-    if not raw or any(isinstance(a, bool) or not isinstance(a, int) for a in raw):
+    ints = [a for a in raw if isinstance(a, int) and not isinstance(a, bool)]
+    if not raw or len(ints) != len(raw):
         raise kernel_error(f"nisa.tensor_reduce: axis must be an int or a list of ints, got {axis!r}")
-    axes = sorted(a + ndim if a < 0 else a for a in raw)
+    axes = sorted(a + ndim if a < 0 else a for a in ints)
     if 0 in axes:
         raise kernel_error("nisa.tensor_reduce: axis 0 (the partition axis) cannot be reduced; use "
                            "nisa.tensor_partition_reduce")

@@ -17,6 +17,8 @@ call records KLR statements in the active trace (tilecc/nki/tracer.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tilecc.klr import ast
 from tilecc.nki import ops as _ops
 from tilecc.nki.dtypes import canonical_dtype, dtype_info
@@ -98,7 +100,7 @@ def _buffer(buffer: object) -> str:
     if buffer not in _BUFFERS:
         raise kernel_error(f"buffer must be nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm or "
                            f"nl.private_hbm, got {buffer!r}")
-    return _BUFFERS[buffer]  # type: ignore[index]
+    return _BUFFERS[buffer]
 
 
 def ndarray(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
@@ -176,14 +178,14 @@ def arange(start: int, stop: int | None = None, step: int = 1) -> IndexExpr:
     return IndexExpr(start, ((0, step),), (num,))
 
 
-class Grid(tuple):  # type: ignore[type-arg]
+class Grid(tuple[IndexExpr, ...]):
     """The indices of `nl.mgrid[...]`: a tuple (`i_p, i_f = nl.mgrid[...]`) whose axes are
     also `grid.p` (partition), `grid.x`, `grid.y`, `grid.z` (free axes), as in NKI."""
 
     def _axis(self, axis: int) -> IndexExpr:
         if axis >= len(self):
             raise kernel_error(f"this nl.mgrid has {len(self)} axes; it has no axis {axis}")
-        return self[axis]  # type: ignore[no-any-return]
+        return self[axis]
 
     p = property(lambda self: self._axis(0))
     x = property(lambda self: self._axis(1))
@@ -198,7 +200,7 @@ class _MGrid:
         slices = key if isinstance(key, tuple) else (key,)
         if not all(isinstance(s, slice) for s in slices):
             raise kernel_error("nl.mgrid takes slices: nl.mgrid[0:128, 0:512]")
-        ranges = [range(*s.indices(s.stop)) for s in slices]  # type: ignore[union-attr]
+        ranges = [range(*s.indices(s.stop)) for s in slices]
         sizes = tuple(len(r) for r in ranges)
         if any(size == 0 for size in sizes):
             raise kernel_error(f"nl.mgrid{list(sizes)} has an empty axis")
@@ -236,7 +238,7 @@ def num_programs(axes: object = None) -> int | tuple[int, ...]:
         return count
     if isinstance(axes, tuple):
         return tuple(trace.num_programs(axis) for axis in axes)
-    return trace.num_programs(axes)  # type: ignore[arg-type]
+    return trace.num_programs(axes)
 
 
 def program_ndim() -> int:
@@ -246,7 +248,7 @@ def program_ndim() -> int:
 
 # ---------------------------------------------------------------- tile-level reductions
 
-def _reduction(kind: str):  # type: ignore[no-untyped-def]
+def _reduction(kind: str) -> Callable[..., NkiTensor]:
     def reduction(x: NkiTensor, axis: object, dtype: object = None, keepdims: bool = False,
                   mask: object = None) -> NkiTensor:
         return tile_ops.reduce(kind, x, axis, dtype, keepdims, mask, assigned_name())

@@ -63,13 +63,13 @@ def load_kernel(target: str) -> Callable[..., Any]:
         raise kernel_failure(err, f"importing {path} failed") from None
     finally:
         sys.path.remove(str(file.resolve().parent))
-    kernel = getattr(module, function, None)
+    kernel: object = getattr(module, function, None)
     if not callable(kernel):
         raise TileccError(f"{path}: no function {function!r}")
     if grid:
         from tilecc.nki.driver import JitKernel
         return JitKernel(getattr(kernel, "fn", kernel), grid)
-    return kernel  # type: ignore[no-any-return]
+    return kernel
 
 
 def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False) -> dict[str, np.ndarray]:

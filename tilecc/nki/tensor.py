@@ -26,7 +26,9 @@ Invariants:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import overload
 
 from tilecc.nki.dtypes import dtype_info
 from tilecc.nki.errors import kernel_error
@@ -110,6 +112,17 @@ class GridAccess:
     items: tuple[object, ...]
     sizes: tuple[int, ...]
     problem: str | None
+
+
+def _arith(name: str, reflected: bool = False) -> Callable[[NkiTensor, object], NkiTensor]:
+    """The NkiTensor operator method of the nl op `name` (`reflected`: for `2 * t`)."""
+    def method(self: NkiTensor, other: object) -> NkiTensor:
+        from tilecc.nki.ops import ALL_OPS
+        from tilecc.nki.tile_ops import binary
+        from tilecc.nki.tracer import assigned_name
+        left, right = (other, self) if reflected else (self, other)
+        return binary(ALL_OPS[name], left, right, None, assigned_name())
+    return method
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,22 +236,12 @@ class NkiTensor:
         else:
             raise kernel_error(f"cannot assign {value!r} to {dst!r}: expected a tensor or a number")
 
-    def _arith(name: str, reflected: bool = False):  # type: ignore[no-untyped-def]  # noqa: N805
-        def method(self: NkiTensor, other: object) -> NkiTensor:
-            from tilecc.nki.ops import ALL_OPS
-            from tilecc.nki.tile_ops import binary
-            from tilecc.nki.tracer import assigned_name
-            left, right = (other, self) if reflected else (self, other)
-            return binary(ALL_OPS[name], left, right, None, assigned_name())
-        return method
-
     __add__, __radd__ = _arith("add"), _arith("add", True)
     __sub__, __rsub__ = _arith("subtract"), _arith("subtract", True)
     __mul__, __rmul__ = _arith("multiply"), _arith("multiply", True)
     __truediv__, __rtruediv__ = _arith("divide"), _arith("divide", True)
     __lt__, __le__ = _arith("less"), _arith("less_equal")
     __gt__, __ge__ = _arith("greater"), _arith("greater_equal")
-    del _arith
 
     def __neg__(self) -> NkiTensor:
         return self * -1.0
@@ -398,6 +401,12 @@ def _clamp_to_partitions(parent: NkiTensor, items: tuple[object, ...], sizes: li
     if len(steps) == 1 and first.offset >= 0:
         axis, step = steps[0]
         sizes[axis] = max(1, min(sizes[axis], (parent.partitions - 1 - first.offset) // step + 1))
+
+
+@overload
+def mask_tile(what: str, value: NkiTensor, mask: object) -> NkiTensor: ...
+@overload
+def mask_tile(what: str, value: object, mask: object) -> object: ...
 
 
 def mask_tile(what: str, value: object, mask: object) -> object:

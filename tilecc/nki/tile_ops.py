@@ -19,6 +19,8 @@ load HBM tensors first.
 
 from __future__ import annotations
 
+from typing import overload
+
 from tilecc.nki import isa
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
@@ -47,11 +49,6 @@ def _dtype(what: str, dtype: object, default: str) -> str:
         return canonical_dtype(dtype)
     except ValueError as err:
         raise kernel_error(f"{what}: {err}") from None
-
-
-def _masked_operand(what: str, value: object, mask: object) -> object:
-    """A tile operand cut to the part `mask` keeps (a partial last tile)."""
-    return mask_tile(what, value, mask)
 
 
 def _partial_result(out: NkiTensor, *operands: object) -> NkiTensor:
@@ -85,6 +82,12 @@ def _match_partial(what: str, a: NkiTensor, b: NkiTensor) -> tuple[NkiTensor, Nk
     return (small, cut) if small is a else (cut, small)
 
 
+@overload
+def cut_to(value: NkiTensor, shape: tuple[int, ...]) -> NkiTensor: ...
+@overload
+def cut_to(value: object, shape: tuple[int, ...]) -> object: ...
+
+
 def cut_to(value: object, shape: tuple[int, ...]) -> object:
     """A tile cut to the leading `shape` of its dims (what a mask keeps of it), if larger."""
     if not isinstance(value, NkiTensor) or value.shape == shape or value.ndim != len(shape):
@@ -100,7 +103,7 @@ def apply(op: Op, args: tuple[object, ...], kwargs: dict[str, object], name: str
     dtype, mask = kwargs.pop("dtype", None), kwargs.pop("mask", None)
     if kwargs:
         raise kernel_error(f"{what}: unexpected argument(s) {', '.join(kwargs)}")
-    cut = tuple(_masked_operand(what, a, mask) for a in args)
+    cut = tuple(mask_tile(what, a, mask) for a in args)
     if len(cut) == 1 and (op.unary or op.act is not None):
         return _partial_result(unary(op, cut[0], dtype, name), *args)
     if len(cut) == 2 and op.alu is not None and not op.unary:
@@ -133,6 +136,7 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
         raise kernel_error(f"{what}: at least one operand must be a tile")
     default = "bool_" if op.name in _COMPARISONS else (
         tiles[0].dtype if all(t.dtype == tiles[0].dtype for t in tiles) else "float32")
+    operand: object   # a [P, 1] tile or a scalar
     if len(tiles) == 2:
         a, b = _match_partial(what, *_broadcast_partition(*tiles))
         if a.shape == b.shape or (a.partitions == b.partitions and a.free_elements == b.free_elements):
@@ -157,9 +161,10 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
 
 def _reduce_axes(what: str, tile: NkiTensor, axis: object) -> list[int]:
     raw = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-    if not raw or any(isinstance(a, bool) or not isinstance(a, int) for a in raw):
+    ints = [a for a in raw if isinstance(a, int) and not isinstance(a, bool)]
+    if not raw or len(ints) != len(raw):
         raise kernel_error(f"{what}: axis must be an int or a list of ints, got {axis!r}")
-    axes = sorted({a + tile.ndim if a < 0 else a for a in raw})
+    axes = sorted({a + tile.ndim if a < 0 else a for a in ints})
     if axes[0] < 1 or axes[-1] >= tile.ndim:
         raise kernel_error(f"{what}: axis {raw} must name free dims 1..{tile.ndim - 1} of "
                            f"{tile!r} (the partition dim 0 is reduced by "
@@ -185,7 +190,7 @@ def reduce(kind: str, x: object, axis: object, dtype: object, keepdims: bool, ma
     what = f"nl.{kind}"
     if not isinstance(x, NkiTensor):
         raise kernel_error(f"{what}: expected a tile, got {x!r}")
-    tile = _on_chip(what, _masked_operand(what, x, mask))
+    tile = _on_chip(what, mask_tile(what, x, mask))
     axes = _reduce_axes(what, tile, axis)
     out = new_tile(reduced_shape(what, tile, axes, keepdims), _dtype(what, dtype, tile.dtype), name)
     kept = [d for i, d in enumerate(tile.dims) if i not in axes]

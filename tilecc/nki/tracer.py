@@ -101,7 +101,7 @@ class Trace:
                                f"{len(self.grid) or 1} axis/axes {list(self.grid) or [1]}")
         return self.program[axis] if self.grid else 0
 
-    def num_programs(self, axis: int) -> int:
+    def num_programs(self, axis: object) -> int:
         if isinstance(axis, bool) or not isinstance(axis, int) or not 0 <= axis < max(1, len(self.grid)):
             raise kernel_error(f"nl.num_programs({axis!r}): the launch grid has "
                                f"{len(self.grid) or 1} axis/axes {list(self.grid) or [1]}")
