@@ -20,6 +20,7 @@ import numpy as np
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.errors import TileccError
+from tilecc.klr.ast import Kernel
 from tilecc.klr.interp import interpret_kernel, np_dtype
 from tilecc.klr.read import read_kernel_file
 from tilecc.sim.execute import simulate
@@ -56,9 +57,9 @@ NUMPY_REFERENCES: dict[str, Callable[[dict[str, np.ndarray]], dict[str, np.ndarr
     "softmax_row": _softmax, "rmsnorm": _rmsnorm, "decay_scan": _decay_scan}
 
 
-def make_inputs(kernel_name: str, kernel, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def make_inputs(kernel_name: str, kernel: Kernel, rng: np.random.Generator) -> dict[str, np.ndarray]:
     ranges = INPUT_RANGES.get(kernel_name, {})
-    inputs = {}
+    inputs: dict[str, np.ndarray] = {}
     for t in kernel.inputs:
         shape = (t.shape.par_dim,) + tuple(t.shape.free_dims)
         dtype = np_dtype(t.dtype)

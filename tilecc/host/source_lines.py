@@ -7,6 +7,7 @@ as in `ast`. Used to place comments and to keep code outside programs as its own
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 
 def dotted(node: ast.expr) -> str | None:
@@ -46,7 +47,7 @@ def line_shared_after(lines: list[str], node: ast.stmt) -> bool:
     return bool(rest.split("#", 1)[0].strip())
 
 
-def preorder(node: ast.AST):
+def preorder(node: ast.AST) -> Iterator[ast.AST]:
     """`node` and everything below it, parents before children, in source order."""
     yield node
     for child in ast.iter_child_nodes(node):
