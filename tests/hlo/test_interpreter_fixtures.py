@@ -1,4 +1,5 @@
-"""Interpreter == XLA on every real HLO fixture (tests/fixtures/hlo), classified by form.
+"""Interpreter == XLA on every real HLO fixture (tests/fixtures/hlo, programs/ included),
+classified by form.
 
 Every module runs in its own configuration (replica_count replicas x num_partitions
 partitions) on seeded random inputs.
@@ -10,6 +11,9 @@ partitions) on seeded random inputs.
   whose program has no runnable form is only listed.
 - forms with custom calls (Shardy's sharding markers, LAPACK calls): neither side runs
   them; the interpreter must refuse with an error naming the unsupported opcode.
+- SKIPPED programs (every form of them) cannot be compared, for the reason given (printed
+  by pytest -rs): ops the interpreter refuses, inputs random_inputs cannot make, or a
+  module XLA itself refuses.
 """
 
 from __future__ import annotations
@@ -28,10 +32,63 @@ from tilecc.hlo.xla import XlaJob, run_many_on_xla
 pytestmark = pytest.mark.oracle
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hlo"
-ALL = sorted(FIXTURES.glob("*.hlo"))
+ALL = sorted(FIXTURES.rglob("*.hlo"))
+SKIPPED = {  # program (file name up to the first dot) -> why it is not compared
+    "conv_net_step": "uses convolution, which the interpreter refuses",
+    "grouped_conv": "uses convolution, which the interpreter refuses",
+    "vmap_ops": "uses gather, which the interpreter refuses",
+    "segments_rng": "uses scatter, which the interpreter refuses",
+    "sort_topk_argmax": "uses topk (custom-call TopK when optimized), which the interpreter "
+                        "refuses",
+    "exotic_types": "has c64 parameters: random_inputs makes no complex values",
+    "ordered_effects": "has token parameters: random_inputs makes no token values",
+    "xla_features": "uses all-reduce-start and async ops, which the interpreter refuses, and "
+                    "XLA's verifier refuses the module (async computation two_step)",
+}
+SKIPPED_FILES = {  # single files -> why
+    "mesh2d_collectives.spmd.hlo": "XLA refuses to run it (partition-id is ambiguous under "
+                                   "SPMD partitioning), so there is no oracle",
+}
 OPTIMIZED = [p for p in ALL if p.name.endswith(".optimized.hlo")]
 CUSTOM_CALLS = [p for p in ALL if p not in OPTIMIZED and " custom-call(" in p.read_text()]
 RUNNABLE = [p for p in ALL if p not in OPTIMIZED and p not in CUSTOM_CALLS]
+
+
+# Programs whose s32 scalar parameters are loop trip counts: random values (up to 2**31)
+# would run for hours on both sides, so they get small ones (a negative one runs no trip).
+LOOP_BOUNDS = {"scan_fori_loops": {0: 5, 1: -3}}
+# Programs whose f32 dots get finite inputs of magnitude <= 1e15 (inf / NaN kept): with
+# random extreme values a sum of products overflows f32 part-way, and whether that ends
+# as +-inf or NaN depends on XLA CPU's shape-dependent accumulation order and use of FMA
+# (measured: no single order matches every dot shape), which the interpreter does not model.
+BOUNDED_FLOATS = {"precision_bf16_dot": 1e15}
+
+
+def fixture_inputs(path: Path, module, replicas: int, seed: int,
+                   partitions: int) -> list[np.ndarray]:
+    inputs = random_inputs(module, replicas, seed, partitions)
+    bounds = LOOP_BOUNDS.get(path.name.split(".", 1)[0])
+    if bounds is not None:
+        for k, param in enumerate(module.entry.parameters):
+            if param.shape.to_text() == "s32[]":
+                inputs[k] = np.full_like(inputs[k], bounds[seed])
+    limit = BOUNDED_FLOATS.get(path.name.split(".", 1)[0])
+    if limit is not None:
+        for k, x in enumerate(inputs):
+            if x.dtype.kind == "f":
+                finite = np.isfinite(x)
+                inputs[k] = np.where(finite, np.clip(x, -limit, limit), x).astype(x.dtype)
+    return inputs
+
+
+def skip_reason(path: Path) -> str | None:
+    return SKIPPED_FILES.get(path.name) or SKIPPED.get(path.name.split(".", 1)[0])
+
+
+def skip_if_not_comparable(path: Path) -> None:
+    reason = skip_reason(path)
+    if reason is not None:
+        pytest.skip(f"{path.name}: {reason}")
 SEEDS = (0, 1)
 
 
@@ -39,7 +96,7 @@ def runnable_twin(path: Path) -> Path | None:
     """The same program in a form XLA can run: its spmd dump, else its short form."""
     for form in (".spmd.hlo", ".short.hlo"):
         twin = path.with_name(path.name.replace(".optimized.hlo", form))
-        if twin in RUNNABLE:
+        if twin in RUNNABLE and skip_reason(twin) is None:
             return twin
     return None
 
@@ -55,6 +112,9 @@ def config(path: Path) -> tuple[object, int, int]:
 def test_every_fixture_is_classified() -> None:
     assert ALL, "no HLO fixtures found"
     assert len(RUNNABLE) >= 10 and len(CUSTOM_CALLS) >= 6 and len(COMPARED) >= 4
+    programs = [p for p in RUNNABLE if p.parent.name == "programs" and skip_reason(p) is None]
+    assert len(programs) >= 30, "the programs/ fixtures are run on the interpreter"
+    assert set(SKIPPED) <= {p.name.split(".", 1)[0] for p in ALL}
     assert set(RUNNABLE) | set(CUSTOM_CALLS) | set(OPTIMIZED) == set(ALL)
 
 
@@ -63,11 +123,13 @@ def xla_results() -> dict[tuple[str, int], object]:
     """XLA outputs for (file name, seed) of every runnable fixture, in one child process."""
     keys, jobs = [], []
     for path in RUNNABLE:
+        if skip_reason(path) is not None:
+            continue
         module, replicas, partitions = config(path)
         for seed in SEEDS:
             keys.append((path.name, seed))
             jobs.append(XlaJob("run", path.read_text(),
-                               random_inputs(module, replicas, seed, partitions),
+                               fixture_inputs(path, module, replicas, seed, partitions),
                                replicas, partitions))
     return dict(zip(keys, run_many_on_xla(jobs)))
 
@@ -87,27 +149,30 @@ def assert_outputs_equal(got: list[np.ndarray], want: object, label: str) -> Non
 
 @pytest.mark.parametrize("path", RUNNABLE, ids=[p.name for p in RUNNABLE])
 def test_interpreter_equals_xla(path: Path, xla_results: dict) -> None:
+    skip_if_not_comparable(path)
     module, replicas, partitions = config(path)
     for seed in SEEDS:
-        got = evaluate_module(module, random_inputs(module, replicas, seed, partitions),
+        got = evaluate_module(module, fixture_inputs(path, module, replicas, seed, partitions),
                               replicas, partitions)
         assert_outputs_equal(got, xla_results[(path.name, seed)], f"{path.name} seed {seed}")
 
 
 @pytest.mark.parametrize("path", COMPARED, ids=[p.name for p in COMPARED])
 def test_optimized_dump_equals_xla_on_its_runnable_twin(path: Path, xla_results: dict) -> None:
+    skip_if_not_comparable(path)
     module, replicas, partitions = config(path)
     twin = runnable_twin(path)
     assert twin is not None
     for seed in SEEDS:
-        got = evaluate_module(module, random_inputs(module, replicas, seed, partitions),
+        got = evaluate_module(module, fixture_inputs(path, module, replicas, seed, partitions),
                               replicas, partitions)
         assert_outputs_equal(got, xla_results[(twin.name, seed)], f"{path.name} seed {seed}")
 
 
 @pytest.mark.parametrize("path", CUSTOM_CALLS, ids=[p.name for p in CUSTOM_CALLS])
 def test_custom_calls_are_refused_by_name(path: Path) -> None:
+    skip_if_not_comparable(path)
     module, replicas, partitions = config(path)
     with pytest.raises(InterpError, match=r"opcode [a-z-]+ is not supported by the interpreter"):
-        evaluate_module(module, random_inputs(module, replicas, 0, partitions), replicas,
+        evaluate_module(module, fixture_inputs(path, module, replicas, 0, partitions), replicas,
                         partitions)
