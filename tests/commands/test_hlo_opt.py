@@ -122,6 +122,43 @@ def test_invalid_module_is_rejected_before_any_pass(tmp_path: Path, capsys) -> N
     assert "input module" in capsys.readouterr().err
 
 
+def test_control_dependent_all_reduce_is_left_alone_and_reported_unchanged(
+        tmp_path: Path, capsys) -> None:
+    """XLA skips replacing an instruction with control dependencies; hlo-opt keeps the
+    module exactly as it was and reports no change (its expansion is dropped)."""
+    src = tmp_path / "ctrl.hlo"
+    src.write_text(MODULE.replace(
+        "psum = s32[] all-reduce(p0), replica_groups={{0,1,2,3}}, to_apply=add_s32",
+        "n = s32[] negate(p0)\n  psum = s32[] all-reduce(p0), replica_groups={{0,1,2,3}}, "
+        "to_apply=add_s32, control-predecessors={n}"))
+    out = tmp_path / "out.hlo"
+    assert main(["hlo-opt", str(src), "--passes=decompose-int-all-reduce", "-o", str(out)]) == 0
+    assert "decompose-int-all-reduce: no change" in capsys.readouterr().err
+    text = out.read_text()
+    assert "all-reduce(%p0), replica_groups={{0,1,2,3}}, to_apply=%add_s32, " \
+           "control-predecessors={%n}" in text
+    assert "all-gather" not in text
+
+
+def test_module_with_a_rewritten_async_computation_is_rejected(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "async.hlo"
+    bad.write_text(MODULE.replace("ENTRY main {", """wrapped {
+  x = s32[] parameter(0)
+  y = s32[] negate(x)
+  ROOT z = s32[] negate(y)
+}
+
+ENTRY main {
+  st = ((s32[]), s32[], s32[]) async-start(p0), calls=wrapped
+  dn = s32[] async-done(st)""").replace("tuple(psum, top)", "tuple(dn, top)")
+                   .replace("  p0 = s32[] parameter(0)\n", "").replace(
+                       "ENTRY main {\n", "ENTRY main {\n  p0 = s32[] parameter(0)\n"))
+    assert main(["hlo-opt", str(bad), BOTH]) == 1
+    err = capsys.readouterr().err
+    assert "input module" in err and "asynchronous computation wrapped expected to contain " \
+        "only the root and parameter instructions" in err
+
+
 def test_missing_input_file(tmp_path: Path, capsys) -> None:
     assert main(["hlo-opt", str(tmp_path / "nope.hlo"), BOTH]) == 1
     assert "nope.hlo: cannot read" in capsys.readouterr().err
