@@ -19,7 +19,8 @@ Contract:
   reducer opcode (interp_reduce.reducer_opcode) or None; the general path evaluates the
   to_apply on flat lanes with `combine`, in rounds: round k applies, at once, the k-th
   update of every target element, so the cost is vectorized per round and the number of
-  rounds is the largest number of updates meeting one element.
+  rounds is the largest number of updates meeting one element. Integer add / multiply /
+  max / min / and / or / xor (order-independent with wrap-around) use numpy's ufunc.at.
 - indices_are_sorted / unique_indices are hints and do not change the result computed here.
 """
 
@@ -36,10 +37,14 @@ from tilecc.hlo.interp_reduce import reducer_opcode
 from tilecc.hlo.interp_values import Lanes, Step, Value, single_or_tuple
 from tilecc.hlo.ir import HloComputation, HloInstruction
 from tilecc.hlo.opcodes import HloOpcode as Op
+from tilecc.hlo.types import PrimitiveType, is_floating
 
 Array = np.ndarray
 LaneCombiner = Callable[[list[Array], list[Array]], list[Array]]
 _INTS = re.compile(r"-?\d+")
+_INT_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply, Op.MAXIMUM: np.maximum,
+               Op.MINIMUM: np.minimum, Op.AND: np.bitwise_and, Op.OR: np.bitwise_or,
+               Op.XOR: np.bitwise_xor}
 
 
 def _dims(inst: HloInstruction, name: str, required: bool = False) -> list[int]:
@@ -169,6 +174,8 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         window_size[d] = update_dims[u]
     element_type = inst.operands[0].shape.element_type
     fast = binary_op(opcode, element_type) if opcode is not None and n == 1 else None
+    at = _INT_UFUNCS.get(opcode) if fast is not None and opcode is not None \
+        and not is_floating(element_type) and element_type != PrimitiveType.PRED else None
     order = [0] + [1 + d for d in scatter_dims] + [1 + d for d in window_dims]
 
     def scatter(values: list[Array]) -> list[Array]:
@@ -197,32 +204,34 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         targets = np.broadcast_to(flat, full).reshape(-1)[keep]
         items = [np.transpose(u, order).reshape(-1)[keep] for u in updates]
         results = [np.array(x).reshape(-1) for x in operands]
-        _apply(results, targets, items, combine, fast)
+        _apply(results, targets, items, combine, fast, at)
         return [r.reshape(x.shape) for r, x in zip(results, operands)]
 
     return scatter
 
 
 def _apply(results: list[Array], targets: Array, items: list[Array], combine: LaneCombiner,
-           fast: Callable[[Array, Array], Array] | None) -> None:
-    """Combine items[k][j] into results[k][targets[j]] in j order, in rounds (see contract)."""
+           fast: Callable[[Array, Array], Array] | None, at: np.ufunc | None) -> None:
+    """Combine items[k][j] into results[k][targets[j]] in j order, in rounds (see contract);
+    `at` is an integer ufunc whose result does not depend on the order (ufunc.at)."""
     if targets.size == 0:
+        return
+    if at is not None:
+        at.at(results[0], targets, items[0])
         return
     order = np.argsort(targets, kind="stable")
     sorted_targets = targets[order]
     first = np.r_[True, sorted_targets[1:] != sorted_targets[:-1]]
     group_start = np.maximum.accumulate(np.where(first, np.arange(targets.size), 0))
-    rank = np.empty(targets.size, np.int64)
-    rank[order] = np.arange(targets.size) - group_start
-    for r in range(int(rank.max()) + 1):
-        pick = rank == r
+    rank = np.arange(targets.size) - group_start  # of order[j] among its target's updates
+    by_round = order[np.argsort(rank, kind="stable")]
+    bounds = np.cumsum(np.bincount(rank))
+    for lo, hi in zip(np.r_[0, bounds[:-1]], bounds):
+        pick = by_round[lo:hi]
         where = targets[pick]
         now = [res[where] for res in results]
         new = [item[pick] for item in items]
-        if fast is not None:
-            out = [fast(now[0], new[0])]
-        else:
-            out = combine(now, new)
+        out = [fast(now[0], new[0])] if fast is not None else combine(now, new)
         for res, value in zip(results, out):
             res[where] = value
 

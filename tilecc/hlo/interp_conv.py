@@ -1,0 +1,183 @@
+"""convolution for the vectorized interpreter, with XLA's general dimension numbers.
+
+Contract: `convolution_op(inst)` returns conv(lhs, rhs) on (L, *lhs dims) / (L, *rhs dims)
+arrays, giving (L, *result dims). It reads the verbatim attributes
+- dim_labels `lhs_rhs->out` (required; b / f and spatial digits for lhs and out, o / i
+  and spatial digits for rhs, each in any order),
+- window {size stride pad lhs_dilate rhs_dilate rhs_reversal} (pads may be negative:
+  they crop the base-dilated input),
+- feature_group_count (input features split into groups, each convolved with its own
+  slice of output features) and batch_group_count (input batch split group-major into
+  groups, output features split likewise; XLA allows at most one of the two above 1).
+Semantics follow XLA's operation semantics (Conv / ConvWithGeneralPadding): the input is
+base-dilated (holes of zeros), padded, then each output position is the sum over input
+features and the rhs-dilated kernel window. Integers are multiplied and accumulated in the
+result type with wrap-around (bit-exact); floats accumulate in f32 (f64 when f64 is
+involved) and round once to the result type, so f32 results differ from XLA CPU's (Eigen)
+only by accumulation order.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Callable
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from tilecc.errors import InterpError
+from tilecc.hlo.interp_elementwise import convert
+from tilecc.hlo.interp_values import Lanes, Step, Value
+from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
+
+Array = np.ndarray
+_LABELS = re.compile(r"^(\w+)_(\w+)->(\w+)$")
+
+
+_Window = tuple[list[int], list[int], list[tuple[int, int]], list[int], list[int], list[int]]
+
+
+def _window(inst: HloInstruction, spatial: int) -> _Window:
+    """(size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal), one entry per spatial dim."""
+    text = inst.attributes.get("window", "{}")
+    fields = dict(item.split("=", 1) for item in text.strip("{} ").split() if "=" in item)
+    unknown = set(fields) - {"size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal"}
+    if unknown:
+        raise InterpError(f"{inst.name}: convolution window field(s) {sorted(unknown)} are not "
+                          "supported by the interpreter")
+
+    def ints(key: str, default: int) -> list[int]:
+        values = [int(v) for v in fields[key].split("x")] if key in fields else [default] * spatial
+        if len(values) != spatial:
+            raise InterpError(f"{inst.name}: window {key} {fields[key]} does not have {spatial} "
+                              "entries")
+        return values
+
+    pads = [(int(lo), int(hi)) for lo, hi in
+            (re.match(r"(-?\d+)_(-?\d+)$", p).groups()  # type: ignore[union-attr]
+             for p in fields["pad"].split("x"))] if "pad" in fields else [(0, 0)] * spatial
+    if len(pads) != spatial:
+        raise InterpError(f"{inst.name}: window pad does not have {spatial} entries")
+    return (ints("size", 1), ints("stride", 1), pads, ints("lhs_dilate", 1),
+            ints("rhs_dilate", 1), ints("rhs_reversal", 0))
+
+
+def _layout(labels: str, batch: str, feature: str, rank: int, what: str,
+            inst: HloInstruction) -> list[int]:
+    """Positions of [batch, feature, spatial 0, spatial 1, ...] in an operand's dims."""
+    spatial = sorted(c for c in labels if c.isdigit())
+    if (len(labels) != rank or sorted(labels) != sorted([batch, feature] + spatial)
+            or spatial != [str(k) for k in range(len(spatial))]):
+        raise InterpError(f"{inst.name}: dim_labels {what} '{labels}' does not label the "
+                          f"{rank} dims with {batch}, {feature} and spatial digits")
+    return [labels.index(batch), labels.index(feature)] + \
+        [labels.index(str(k)) for k in range(len(spatial))]
+
+
+def _group_count(inst: HloInstruction, name: str) -> int:
+    count = int(inst.attributes.get(name, "1"))
+    if count < 1:
+        raise InterpError(f"{inst.name}: {name}={count} must be positive")
+    return count
+
+
+def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
+    """conv(lhs, rhs) for `inst`; see the module contract."""
+    if len(inst.operands) != 2:
+        raise InterpError(f"{inst.name}: convolution takes two operands")
+    lhs_shape, rhs_shape, out_shape = inst.operands[0].shape, inst.operands[1].shape, inst.shape
+    labels = _LABELS.match(inst.attributes.get("dim_labels", ""))
+    if labels is None:
+        raise InterpError(f"{inst.name}: convolution needs dim_labels=<lhs>_<rhs>-><out>")
+    lhs_pos = _layout(labels.group(1), "b", "f", lhs_shape.rank, "lhs", inst)
+    rhs_pos = _layout(labels.group(2), "o", "i", rhs_shape.rank, "rhs", inst)
+    out_pos = _layout(labels.group(3), "b", "f", out_shape.rank, "output", inst)
+    n = len(lhs_pos) - 2
+    if len(rhs_pos) - 2 != n or len(out_pos) - 2 != n:
+        raise InterpError(f"{inst.name}: dim_labels disagree on the number of spatial dims")
+    sizes, strides, pads, lhs_dilate, rhs_dilate, reversal = _window(inst, n)
+    groups = _group_count(inst, "feature_group_count")
+    batch_groups = _group_count(inst, "batch_group_count")
+    if groups > 1 and batch_groups > 1:
+        raise InterpError(f"{inst.name}: feature_group_count and batch_group_count are both "
+                          "above 1")
+    batch, features = (lhs_shape.dims[lhs_pos[0]], lhs_shape.dims[lhs_pos[1]])
+    out_features = rhs_shape.dims[rhs_pos[0]]
+    if batch % batch_groups or features % groups or out_features % (groups * batch_groups) \
+            or rhs_shape.dims[rhs_pos[1]] * groups != features:
+        raise InterpError(f"{inst.name}: convolution feature / batch groups do not divide "
+                          f"lhs {lhs_shape} / rhs {rhs_shape}")
+    if [rhs_shape.dims[p] for p in rhs_pos[2:]] != sizes:
+        raise InterpError(f"{inst.name}: window sizes {sizes} do not match the kernel {rhs_shape}")
+    out_spatial = [out_shape.dims[p] for p in out_pos[2:]]
+    want = [max((((s - 1) * ld + 1 if s else 0) + lo + hi - (k - 1) * rd - 1) // st + 1, 0)
+            for s, ld, (lo, hi), k, rd, st in zip([lhs_shape.dims[p] for p in lhs_pos[2:]],
+                                                  lhs_dilate, pads, sizes, rhs_dilate, strides)]
+    if out_spatial != want or out_shape.dims[out_pos[0]] != batch // batch_groups \
+            or out_shape.dims[out_pos[1]] != out_features:
+        raise InterpError(f"{inst.name}: convolution result {out_shape} does not match its "
+                          f"operands (spatial sizes {want})")
+    # out positions, computed as (L, b, h, g, o, spatial...) -> the result's dim order
+    out_perm = [0] + [1 + out_pos.index(d) for d in range(out_shape.rank)]
+    compute_shape = (batch // batch_groups, out_features) + tuple(out_spatial)
+    letters = string.ascii_letters[:2 * n]
+    p_sub, k_sub = letters[:n], letters[n:]
+    spec = f"LHBGC{p_sub}{k_sub},LHGOC{k_sub}->LBHGO{p_sub}"
+    result_type = out_shape.element_type
+    operand_types = (lhs_shape.element_type, rhs_shape.element_type)
+    floating = is_floating(result_type) or any(is_floating(t) for t in operand_types)
+    if PrimitiveType.PRED in operand_types + (result_type,):
+        raise InterpError(f"{inst.name}: convolution of pred is not supported by the interpreter")
+    wide_type = (PrimitiveType.F64 if PrimitiveType.F64 in operand_types + (result_type,)
+                 else PrimitiveType.F32) if floating else result_type
+    wide = numpy_dtype(wide_type)
+
+    def windows(x: Array) -> Array:
+        """(L, B, C, *out spatial, *kernel) views of base-dilated, padded x (B, C first)."""
+        lanes = x.shape[0]
+        if any(d > 1 for d in lhs_dilate):
+            dilated = np.zeros(x.shape[:3] + tuple((s - 1) * d + 1 if s else 0 for s, d in
+                                                   zip(x.shape[3:], lhs_dilate)), x.dtype)
+            dilated[(slice(None),) * 3 + tuple(slice(None, None, d) for d in lhs_dilate)] = x
+            x = dilated
+        crop = tuple(slice(max(-lo, 0), s - max(-hi, 0)) for s, (lo, hi) in zip(x.shape[3:], pads))
+        x = x[(slice(None),) * 3 + crop]
+        x = np.pad(x, [(0, 0)] * 3 + [(max(lo, 0), max(hi, 0)) for lo, hi in pads])
+        spans = [(k - 1) * d + 1 for k, d in zip(sizes, rhs_dilate)]
+        view = sliding_window_view(x, spans, axis=tuple(range(3, 3 + n)))
+        picks = tuple(slice(None, s * (o - 1) + 1, s) for s, o in zip(strides, out_spatial)) + \
+            tuple(slice(None, None, d) for d in rhs_dilate)
+        return view[(slice(None),) * 3 + picks].reshape(
+            (lanes, batch_groups, batch // batch_groups, groups, features // groups)
+            + tuple(out_spatial) + tuple(sizes))
+
+    def conv(lhs: Array, rhs: Array) -> Array:
+        lanes = lhs.shape[0]
+        if 0 in out_spatial or 0 in sizes or 0 in compute_shape:
+            return np.zeros((lanes,) + out_shape.dims, numpy_dtype(result_type))
+        x = np.transpose(lhs, [0] + [1 + p for p in lhs_pos]).astype(wide, copy=False)
+        w = np.transpose(rhs, [0] + [1 + p for p in rhs_pos]).astype(wide, copy=False)
+        if any(reversal):
+            w = np.flip(w, axis=tuple(3 + k for k, r in enumerate(reversal) if r))
+        w = w.reshape((lanes, batch_groups, groups, out_features // (groups * batch_groups),
+                       features // groups) + tuple(sizes))
+        if floating:
+            out = np.einsum(spec, windows(x), w, optimize=True)
+        else:
+            out = np.einsum(spec, windows(x), w, dtype=wide, optimize=True)
+        out = out.reshape((lanes,) + compute_shape)
+        out = np.transpose(out, out_perm)
+        return convert(out, wide_type, result_type) if floating else out
+
+    return conv
+
+
+def convolution_step(interp: object, inst: HloInstruction) -> Step:
+    """The interpreter step of a convolution instruction."""
+    fn = convolution_op(inst)
+
+    def step(a: list[Value], d: Lanes) -> Value:
+        return fn(a[0], a[1])  # type: ignore[arg-type]
+    return step
