@@ -174,8 +174,7 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         window_size[d] = update_dims[u]
     element_type = inst.operands[0].shape.element_type
     fast = binary_op(opcode, element_type) if opcode is not None and n == 1 else None
-    at = _INT_UFUNCS.get(opcode) if fast is not None and opcode is not None \
-        and not is_floating(element_type) and element_type != PrimitiveType.PRED else None
+    at = order_free_ufunc(opcode, element_type) if n == 1 else None
     order = [0] + [1 + d for d in scatter_dims] + [1 + d for d in window_dims]
 
     def scatter(values: list[Array]) -> list[Array]:
@@ -204,14 +203,23 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         targets = np.broadcast_to(flat, full).reshape(-1)[keep]
         items = [np.transpose(u, order).reshape(-1)[keep] for u in updates]
         results = [np.array(x).reshape(-1) for x in operands]
-        _apply(results, targets, items, combine, fast, at)
+        combine_in_order(results, targets, items, combine, fast, at)
         return [r.reshape(x.shape) for r, x in zip(results, operands)]
 
     return scatter
 
 
-def _apply(results: list[Array], targets: Array, items: list[Array], combine: LaneCombiner,
-           fast: Callable[[Array, Array], Array] | None, at: np.ufunc | None) -> None:
+def order_free_ufunc(opcode: Op | None, t: PrimitiveType) -> np.ufunc | None:
+    """The numpy ufunc of a reducer opcode whose result on integers `t` does not depend on
+    the order updates are applied in (wrap-around add / multiply, max, min, bit ops)."""
+    if opcode is None or is_floating(t) or t == PrimitiveType.PRED:
+        return None
+    return _INT_UFUNCS.get(opcode)
+
+
+def combine_in_order(results: list[Array], targets: Array, items: list[Array],
+                     combine: LaneCombiner, fast: Callable[[Array, Array], Array] | None,
+                     at: np.ufunc | None) -> None:
     """Combine items[k][j] into results[k][targets[j]] in j order, in rounds (see contract);
     `at` is an integer ufunc whose result does not depend on the order (ufunc.at)."""
     if targets.size == 0:
