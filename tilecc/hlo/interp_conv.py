@@ -19,8 +19,8 @@ only by accumulation order.
 
 from __future__ import annotations
 
+import math
 import re
-import string
 from typing import Callable
 
 import numpy as np
@@ -122,9 +122,6 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
     # out positions, computed as (L, b, h, g, o, spatial...) -> the result's dim order
     out_perm = [0] + [1 + out_pos.index(d) for d in range(out_shape.rank)]
     compute_shape = (batch // batch_groups, out_features) + tuple(out_spatial)
-    letters = string.ascii_letters[:2 * n]
-    p_sub, k_sub = letters[:n], letters[n:]
-    spec = f"LHBGC{p_sub}{k_sub},LHGOC{k_sub}->LBHGO{p_sub}"
     result_type = out_shape.element_type
     operand_types = (lhs_shape.element_type, rhs_shape.element_type)
     floating = is_floating(result_type) or any(is_floating(t) for t in operand_types)
@@ -163,10 +160,19 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
             w = np.flip(w, axis=tuple(3 + k for k, r in enumerate(reversal) if r))
         w = w.reshape((lanes, batch_groups, groups, out_features // (groups * batch_groups),
                        features // groups) + tuple(sizes))
-        if floating:
-            out = np.einsum(spec, windows(x), w, optimize=True)
-        else:
-            out = np.einsum(spec, windows(x), w, dtype=wide, optimize=True)
+        # a batched matmul per (lane, batch group, feature group): rows are (image, output
+        # position), columns (input feature, kernel element)
+        bo, og, cg = batch // batch_groups, out_features // (groups * batch_groups), \
+            features // groups
+        spatial_axes = tuple(range(5, 5 + n))
+        kernel_axes = tuple(range(5 + n, 5 + 2 * n))
+        rows = np.transpose(windows(x), (0, 1, 3, 2) + spatial_axes + (4,) + kernel_axes)
+        rows = rows.reshape(lanes, batch_groups, groups, bo * math.prod(out_spatial), -1)
+        cols = np.transpose(w, (0, 1, 2, 4) + tuple(range(5, 5 + n)) + (3,))
+        cols = cols.reshape(lanes, batch_groups, groups, cg * math.prod(sizes), og)
+        out = np.matmul(rows, cols)
+        out = out.reshape((lanes, batch_groups, groups, bo) + tuple(out_spatial) + (og,))
+        out = np.transpose(out, (0, 3, 1, 2, 4 + n) + tuple(range(4, 4 + n)))
         out = out.reshape((lanes,) + compute_shape)
         out = np.transpose(out, out_perm)
         return convert(out, wide_type, result_type) if floating else out

@@ -26,6 +26,7 @@ Contract:
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Callable, Protocol
 
@@ -176,6 +177,8 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
     fast = binary_op(opcode, element_type) if opcode is not None and n == 1 else None
     at = order_free_ufunc(opcode, element_type) if n == 1 else None
     order = [0] + [1 + d for d in scatter_dims] + [1 + d for d in window_dims]
+    # windows that span each operand dim whole or in one element never partly overlap
+    disjoint = all(size in (1, dim) for size, dim in zip(window_size, operand_dims))
 
     def scatter(values: list[Array]) -> list[Array]:
         operands, indices, updates = values[:n], values[n], values[n + 1:]
@@ -203,7 +206,11 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         targets = np.broadcast_to(flat, full).reshape(-1)[keep]
         items = [np.transpose(u, order).reshape(-1)[keep] for u in updates]
         results = [np.array(x).reshape(-1) for x in operands]
-        combine_in_order(results, targets, items, combine, fast, at)
+        ranks = None
+        if disjoint and at is None:  # rank whole windows: their elements arrive together
+            corner = np.broadcast_to(flat, full)[(Ellipsis,) + (0,) * len(window)]
+            ranks = np.repeat(arrival_ranks(corner[valid]), math.prod(full[1 + nb:]))
+        combine_in_order(results, targets, items, combine, fast, at, ranks)
         return [r.reshape(x.shape) for r, x in zip(results, operands)]
 
     return scatter
@@ -217,23 +224,35 @@ def order_free_ufunc(opcode: Op | None, t: PrimitiveType) -> np.ufunc | None:
     return _INT_UFUNCS.get(opcode)
 
 
+def arrival_ranks(keys: Array) -> Array:
+    """For each j, how many earlier entries of `keys` equal keys[j]."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    first = np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]
+    group_start = np.maximum.accumulate(np.where(first, np.arange(keys.size), 0))
+    ranks = np.empty(keys.size, np.int64)
+    ranks[order] = np.arange(keys.size) - group_start
+    return ranks
+
+
 def combine_in_order(results: list[Array], targets: Array, items: list[Array],
                      combine: LaneCombiner, fast: Callable[[Array, Array], Array] | None,
-                     at: np.ufunc | None) -> None:
+                     at: np.ufunc | None, ranks: Array | None = None) -> None:
     """Combine items[k][j] into results[k][targets[j]] in j order, in rounds (see contract);
-    `at` is an integer ufunc whose result does not depend on the order (ufunc.at)."""
+    `at` is an integer ufunc whose result does not depend on the order (ufunc.at); `ranks`
+    are the arrival_ranks of targets when the caller knows them more cheaply."""
     if targets.size == 0:
         return
     if at is not None:
         at.at(results[0], targets, items[0])
         return
-    order = np.argsort(targets, kind="stable")
-    sorted_targets = targets[order]
-    first = np.r_[True, sorted_targets[1:] != sorted_targets[:-1]]
-    group_start = np.maximum.accumulate(np.where(first, np.arange(targets.size), 0))
-    rank = np.arange(targets.size) - group_start  # of order[j] among its target's updates
-    by_round = order[np.argsort(rank, kind="stable")]
-    bounds = np.cumsum(np.bincount(rank))
+    if ranks is None:
+        ranks = arrival_ranks(targets)
+    rounds = np.bincount(ranks)
+    # a stable sort of small keys is a radix sort in numpy
+    by_round = np.argsort(ranks.astype(np.uint16) if rounds.size <= 1 << 16 else ranks,
+                          kind="stable")
+    bounds = np.cumsum(rounds)
     for lo, hi in zip(np.r_[0, bounds[:-1]], bounds):
         pick = by_round[lo:hi]
         where = targets[pick]
