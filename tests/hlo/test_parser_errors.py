@@ -24,6 +24,36 @@ ENTRY main {
 
 ENTRY_TAIL = "\n\nENTRY main {\n  p = s32[4]{0} parameter(0)\n"
 
+COND = """HloModule c
+
+br0 {
+  a = s32[] parameter(0)
+  ROOT r = s32[] negate(a)
+}
+
+ENTRY main {
+  pr = pred[] parameter(0)
+  i = s32[] parameter(1)
+  ROOT c = s32[] conditional(pr, i, i), true_computation=br0, false_computation=br0
+}
+"""
+
+SELECT_AND_SCATTER = """HloModule s
+
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=GE
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  s = f32[2] parameter(1)
+  z = f32[] constant(0)
+  ROOT r = f32[4] select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=ge
+}
+"""
+
 # (id, text, line, col, message fragment)
 CASES = [
     ("empty input", "", 1, 1, "expected 'HloModule name'"),
@@ -111,6 +141,16 @@ CASES = [
      "replica_count must be a positive integer"),
     ("unbalanced tuple shape", GOOD.replace("ROOT r = s32[] reduce", "ROOT r = (s32[] reduce"),
      12, 19, "expected ',' between tuple element shapes, found 'reduce'"),
+    ("conditional without false_computation", COND.replace(", false_computation=br0", ""),
+     11, 58, "conditional has true_computation but no false_computation"),
+    ("conditional without true_computation", COND.replace("true_computation=br0, ", ""),
+     11, 59, "conditional has false_computation but no true_computation"),
+    ("empty true_computation", COND.replace("true_computation=br0", "true_computation={}"),
+     11, 58, "true_computation names exactly one computation"),
+    ("two false computations", COND.replace("false_computation=br0", "false_computation={br0, br0}"),
+     11, 81, "false_computation names exactly one computation"),
+    ("select-and-scatter without scatter", SELECT_AND_SCATTER.replace(", scatter=ge", ""),
+     13, 81, "select-and-scatter has select but no scatter"),
 ]
 
 

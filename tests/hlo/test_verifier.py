@@ -46,6 +46,10 @@ VALID = [
     "ROOT x = u32[] replica-id()",
     "y = pred[4,8] compare(p, p), direction=EQ\n  ROOT x = s32[4,8] select(y, p, p)",
     "ROOT x = s32[4,8] clamp(s, p, s)",
+    "ROOT x = pred[4,8] is-finite(f)",
+    "c = c64[4,8] complex(f, f)\n  ROOT x = f32[4,8] real(c)",  # the component type
+    "c = c128[4] parameter(4)\n  ROOT x = f64[4] imag(c)",
+    "ROOT x = f32[4,8] imag(f)",  # of a float: the same type (XLA's shape inference)
 ]
 
 INVALID = [
@@ -74,6 +78,11 @@ INVALID = [
     ("ROOT x = s32[4,8] select(p, p, p)", "the first operand must be pred"),
     ("c = c64[4,8] complex(f, f)\n  ROOT x = c64[4,8] abs(c)", "differs from operand c64"),
     ("ROOT x = s32[4,8] abs(f)", "differs from operand f32"),
+    ("ROOT x = f32[4,8] is-finite(f)", "should have element type pred for operand f32[4,8]"),
+    ("ROOT x = pred[4,8] is-finite(p)", "operand s32[4,8]{1,0} is not a float"),
+    ("c = c64[4,8] complex(f, f)\n  ROOT x = f64[4,8] real(c)", "should have element type f32"),
+    ("c = c128[4] parameter(4)\n  ROOT x = c128[4] imag(c)", "should have element type f64"),
+    ("ROOT x = s32[4,8] real(p)", "is not a float or complex"),
 ]
 
 

@@ -47,7 +47,7 @@ def _same_computation(builder: str, a: HloInstruction, b: HloInstruction) -> Hlo
 def _int_tuple(values: Sequence[int]) -> tuple[int, ...]:
     """`values` as a tuple of ints; a tuple is taken as is (the common case: passes hand
     over literal tuples), any other sequence is converted element by element."""
-    return values if type(values) is tuple else tuple(map(int, values))  # type: ignore[return-value]
+    return values if type(values) is tuple else tuple(map(int, values))
 
 
 def _add(comp: HloComputation, inst: HloInstruction) -> HloInstruction:

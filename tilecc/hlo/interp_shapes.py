@@ -133,7 +133,7 @@ def pad(x: Array, value: Array, config: list[tuple[int, int, int]],
 
 
 def reverse(x: Array, dims: tuple[int, ...]) -> Array:
-    return np.flip(x, axis=[1 + d for d in dims]) if dims else x
+    return np.flip(x, axis=tuple(1 + d for d in dims)) if dims else x
 
 
 def iota(lanes: int, dims: tuple[int, ...], dimension: int, dtype: np.dtype) -> Array:

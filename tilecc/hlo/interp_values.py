@@ -8,7 +8,7 @@ an entry input only with the parameter's exact dtype and (devices, *dims) shape.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Callable, Sequence, Union
 
 import numpy as np
 
@@ -33,7 +33,7 @@ Step = Callable[[list[Value], Lanes], Value]
 """One compiled instruction: (operand values, lanes) -> its value."""
 
 
-def single_or_tuple(inst: HloInstruction, outs: list[Value]) -> Value:
+def single_or_tuple(inst: HloInstruction, outs: Sequence[Value]) -> Value:
     """The value of an instruction with one result per operand: a tuple when its shape is."""
     return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
 

@@ -32,7 +32,7 @@ Contract:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -137,7 +137,7 @@ class Interpreter(CollectiveSteps):
 
     # ---- driving ----------------------------------------------------------------------
 
-    def run(self, comp: HloComputation, args: list[Value], lanes: Lanes) -> Value:
+    def run(self, comp: HloComputation, args: Sequence[Value], lanes: Lanes) -> Value:
         """Evaluate `comp` with every value carrying `lanes.count` lanes on axis 0."""
         program = self._programs.get(id(comp))
         if program is None:
@@ -284,7 +284,7 @@ class Interpreter(CollectiveSteps):
 
     def _transpose(self, inst: HloInstruction) -> Step:
         perm = [0] + [1 + p for p in inst.dimensions or ()]
-        return lambda a, d: np.transpose(a[0], perm)  # type: ignore[arg-type]
+        return lambda a, d: np.transpose(a[0], perm)
 
     def _dot(self, inst: HloInstruction) -> Step:
         product = dot_op(inst)
@@ -364,7 +364,7 @@ class Interpreter(CollectiveSteps):
 
         def step(a: list[Value], d: Lanes) -> Value:
             shape = a[0].shape  # type: ignore[union-attr]
-            flat = [np.ascontiguousarray(x).reshape(-1) for x in a]  # type: ignore[union-attr]
+            flat = [np.ascontiguousarray(x).reshape(-1) for x in a]
             return combine(flat, [])[0].reshape(shape)
         return step
 

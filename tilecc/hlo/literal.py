@@ -15,10 +15,21 @@ digits10 precision, falling back to max_digits10 when that does not round-trip
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 import numpy as np
 
 from tilecc.hlo.types import PrimitiveType, Shape, is_complex, is_floating, numpy_dtype
+
+
+class ScalarLike(Protocol):
+    """One element handed to format_scalar: a Python scalar (`.item()`), a NumPy scalar (an
+    element of a 1-d array) or a 0-d float or complex array (kept whole so narrow floats keep
+    their type); complex values are read with complex(), which NumPy values support."""
+
+    def __float__(self) -> float: ...
+
+    def __int__(self) -> int: ...
 
 # XLA annotates literals of rank >= 3 with index comments: `{ /*i0=0*/ { /*i1=0*/ {1, 2} } }`.
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
@@ -53,7 +64,7 @@ def _tokens(text: str) -> list[tuple[str, int]]:
     return out
 
 
-def _convert_scalar(token: str, offset: int, et: PrimitiveType) -> object:
+def _convert_scalar(token: str, offset: int, et: PrimitiveType) -> bool | int | float:
     if et == PrimitiveType.PRED:
         if token in ("true", "1"):
             return True
@@ -183,23 +194,23 @@ def _read_complex(toks: list[tuple[str, int]], pos: int, et: PrimitiveType,
     if len(parts) < 5 or parts[0] != "(" or parts[2] != "," or parts[4] != ")":
         raise LiteralError("expected a complex value (re, im)", toks[pos][1])
     re_, im = (_convert_scalar(parts[i], toks[pos + i][1], et) for i in (1, 3))
-    out.append(complex(float(re_), float(im)))  # type: ignore[arg-type]
+    out.append(complex(float(re_), float(im)))
     return pos + 5
 
 
-def format_scalar(value: object, et: PrimitiveType) -> str:
+def format_scalar(value: ScalarLike, et: PrimitiveType) -> str:
     if et == PrimitiveType.PRED:
         return "1" if bool(value) else "0"
     if is_complex(et):
-        c = complex(value)  # type: ignore[arg-type]
+        c = complex(value)
         return f"({_format_float(c.real, et)}, {_format_float(c.imag, et)})"
     if is_floating(et):
         return _format_float(value, et)
-    return str(int(value))  # type: ignore[call-overload]
+    return str(int(value))
 
 
-def _format_float(value: object, et: PrimitiveType) -> str:
-    v = float(value)  # type: ignore[arg-type]
+def _format_float(value: ScalarLike, et: PrimitiveType) -> str:
+    v = float(value)
     if v != v:
         return "-nan" if np.signbit(v) else "nan"
     if v in (float("inf"), float("-inf")):
@@ -219,7 +230,7 @@ def format_literal(array: np.ndarray, shape: Shape) -> str:
     et = shape.element_type
     arr = np.asarray(array).reshape(shape.dims)
     if arr.ndim == 0:
-        return format_scalar(arr.item() if not is_floating(et) else arr, et)
+        return format_scalar(arr if is_floating(et) or is_complex(et) else arr.item(), et)
     if arr.ndim == 1:
         return "{" + ", ".join(format_scalar(v, et) for v in arr) + "}"
     return "{ " + ", ".join(_format_nested(sub, et) for sub in arr) + " }"

@@ -50,6 +50,14 @@ _STACK_LINE = re.compile(r"[ \t]*(?:\d[^\n]*|FileNames|FunctionNames|FileLocatio
 _COMPUTATION_ATTRS = {"to_apply", "condition", "body", "calls", "branch_computations",
                       "true_computation", "false_computation", "select", "scatter",
                       "called_computations"}
+# Attributes that name exactly one computation.
+_SINGLE_COMPUTATION_ATTRS = {"to_apply", "condition", "body", "true_computation",
+                             "false_computation", "select", "scatter"}
+# The two halves of a two-element computation list: each names one element, and an
+# instruction naming one half must name the other (XLA's parser requires both).
+_HALF_PAIRS = {"branch_computations": ("true_computation", "false_computation"),
+               "calls": ("select", "scatter")}
+_HALF_ATTRS = {half: attr for attr, pair in _HALF_PAIRS.items() for half in pair}
 _BOOL_ATTRS = {"use_global_device_ids", "constrain_layout"}
 # Attributes without which an opcode is meaningless (XLA's parser requires them too).
 _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
@@ -95,7 +103,7 @@ class _Parser(Cursor):
         super().__init__(text, path)
         self.module: HloModule | None = None
         # (instruction, attribute, computation name, text position) resolved at the end
-        self.comp_refs: list[tuple[HloInstruction, str, list[tuple[str, int]]]] = []
+        self.comp_refs: list[tuple[HloInstruction, str, int, list[tuple[str, int]]]] = []
 
     # --- module ----------------------------------------------------------------------------
 
@@ -482,7 +490,7 @@ class _Parser(Cursor):
                     raise ValueError(f"unknown comparison type '{value}'")
                 inst.comparison_type = value
             elif key in _COMPUTATION_ATTRS:
-                self.comp_refs.append((inst, key, name_list(value, value_pos)))
+                self.comp_refs.append((inst, key, value_pos, name_list(value, value_pos)))
             elif key == "control-predecessors":
                 control_refs.append((inst, name_list(value, value_pos)))
             else:
@@ -494,7 +502,9 @@ class _Parser(Cursor):
 
     def resolve_computation_refs(self, module: HloModule) -> None:
         by_name = {c.name: c for c in module.computations}
-        for inst, key, names in self.comp_refs:
+        # (instruction id, list attribute) -> (instruction, halves named so far, position)
+        halves: dict[tuple[int, str], tuple[HloInstruction, dict[str, HloComputation], int]] = {}
+        for inst, key, value_pos, names in self.comp_refs:
             comps = []
             for name, pos in names:
                 comp = by_name.get(name)
@@ -503,28 +513,27 @@ class _Parser(Cursor):
                 if comp is module.entry:
                     raise self.error(f"the entry computation '{name}' cannot be called", pos)
                 comps.append(comp)
+            if key in _SINGLE_COMPUTATION_ATTRS and len(comps) != 1:
+                raise self.error(f"{key} names exactly one computation", value_pos)
             if key in ("to_apply", "condition", "body"):
-                if len(comps) != 1:
-                    raise self.error(f"{key} names exactly one computation", names[0][1]
-                                     if names else 0)
                 setattr(inst, key, comps[0])
-            elif key in ("true_computation", "false_computation", "branch_computations"):
-                if inst.branch_computations is None:
-                    inst.branch_computations = [None, None] if key != "branch_computations" \
-                        else []  # type: ignore[list-item]
-                if key == "branch_computations":
-                    inst.branch_computations = comps
-                else:
-                    inst.branch_computations[0 if key == "true_computation" else 1] = comps[0]
-            elif key in ("select", "scatter"):
-                if inst.calls is None:
-                    inst.calls = [None, None]  # type: ignore[list-item]
-                inst.calls[0 if key == "select" else 1] = comps[0]
+            elif key in _HALF_ATTRS:
+                attr = _HALF_ATTRS[key]
+                halves.setdefault((id(inst), attr), (inst, {}, value_pos))[1][key] = comps[0]
+            elif key == "branch_computations":
+                inst.branch_computations = comps
             else:
                 inst.calls = comps
                 if inst.opcode is HloOpcode.FUSION:
                     for c in comps:
                         c.is_fusion_computation = True
+        for (_, attr), (inst, named, pos) in halves.items():
+            first, second = _HALF_PAIRS[attr]
+            for key in (first, second):
+                if key not in named:
+                    raise self.error(f"{inst.opcode.mnemonic} has "
+                                     f"{first if key == second else second} but no {key}", pos)
+            setattr(inst, attr, [named[first], named[second]])
 
 
 _OPERAND_NAME = re.compile(r"%?(" + NAME + r")")

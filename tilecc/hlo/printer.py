@@ -172,9 +172,10 @@ def print_instruction(inst: HloInstruction, is_root: bool = False,
     if shape_texts is None:
         shape_text = shape.to_text()
     else:
-        shape_text = shape_texts.get(id(shape))
-        if shape_text is None:
-            shape_text = shape_texts[id(shape)] = shape.to_text()
+        cached = shape_texts.get(id(shape))
+        if cached is None:
+            cached = shape_texts[id(shape)] = shape.to_text()
+        shape_text = cached
     opcode = inst.opcode
     if opcode is HloOpcode.CONSTANT:
         if inst.literal_text is not None:

@@ -23,7 +23,7 @@ from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import (ASYNC, ELEMENTWISE_BINARY, ELEMENTWISE_UNARY,
                                 TYPE_PRESERVING_BINARY, TYPE_PRESERVING_UNARY, HloOpcode)
 from tilecc.hlo.replica_groups import participants_per_group
-from tilecc.hlo.types import PrimitiveType, Shape, compatible, is_complex
+from tilecc.hlo.types import PrimitiveType, Shape, compatible, is_complex, is_floating
 
 O = HloOpcode
 
@@ -95,6 +95,11 @@ def _same_dims(inst: HloInstruction, a: Shape, b: Shape, what: str) -> None:
         raise _fail(inst, f"{what}: {a.to_text()} and {b.to_text()} have different dimensions")
 
 
+def _component_type(t: PrimitiveType) -> PrimitiveType:
+    """The element type of a complex's real and imaginary parts; any other type itself."""
+    return {PrimitiveType.C64: PrimitiveType.F32, PrimitiveType.C128: PrimitiveType.F64}.get(t, t)
+
+
 def _expect_shape(inst: HloInstruction, expected: Shape) -> None:
     if not compatible(inst.shape, expected):
         raise _fail(inst, f"shape is {inst.shape.to_text()}, expected {expected.to_text()}")
@@ -141,12 +146,25 @@ def _verify_shape(inst: HloInstruction, module: HloModule) -> None:
         raise _fail(inst, f"takes {op.arity} operands, has {len(ops)}")
     if op in ELEMENTWISE_UNARY:
         _same_dims(inst, shape, ops[0].shape, "result and operand")
-        expected = ops[0].shape.element_type
-        if op is O.ABS and is_complex(expected):  # XLA: abs of a complex is its magnitude
-            expected = PrimitiveType.F32 if expected == PrimitiveType.C64 else PrimitiveType.F64
-        if op in TYPE_PRESERVING_UNARY and shape.element_type != expected:
-            raise _fail(inst, f"result type {shape.to_text()} differs from operand "
-                        f"{ops[0].shape.to_text()}")
+        operand_type = ops[0].shape.element_type
+        if op in TYPE_PRESERVING_UNARY:
+            # XLA: abs of a complex is its magnitude, every other such op keeps the type.
+            kept = _component_type(operand_type) if op is O.ABS else operand_type
+            if shape.element_type != kept:
+                raise _fail(inst, f"result type {shape.to_text()} differs from operand "
+                            f"{ops[0].shape.to_text()}")
+        elif op is O.IS_FINITE or op in (O.REAL, O.IMAG):
+            # XLA's shape inference: is-finite takes a float and gives pred; real / imag take
+            # a complex (giving its component type) or a float (giving the same type).
+            if not (is_floating(operand_type) or (op is not O.IS_FINITE
+                                                  and is_complex(operand_type))):
+                raise _fail(inst, f"operand {ops[0].shape.to_text()} is not "
+                            f"{'a float' if op is O.IS_FINITE else 'a float or complex'}")
+            result_type = (PrimitiveType.PRED if op is O.IS_FINITE
+                           else _component_type(operand_type))
+            if shape.element_type != result_type:
+                raise _fail(inst, f"result type {shape.to_text()} should have element type "
+                            f"{result_type.name.lower()} for operand {ops[0].shape.to_text()}")
     elif op in ELEMENTWISE_BINARY:
         _same_dims(inst, ops[0].shape, ops[1].shape, "operands")
         _same_dims(inst, shape, ops[0].shape, "result and operands")

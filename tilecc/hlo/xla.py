@@ -277,17 +277,17 @@ def _child_main() -> None:
     protocol: BinaryIO = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints from jax / XLA must not corrupt the record stream
     requests = sys.stdin.buffer
+    missing: str | None = None  # why jax cannot be used; jax is only touched when None
     try:
         import jax
         from jax._src.lib import xla_client
         jax.config.update("jax_enable_x64", True)
     except ImportError as exc:
-        jax = xla_client = None
         missing = f"the XLA oracle needs jax 0.10.x: {exc}"
     while len(header := requests.read(8)) == 8:
         (size,) = struct.unpack("<Q", header)
         kind, text, inputs, replicas, partitions, repeats = pickle.loads(requests.read(size))
-        if jax is None:
+        if missing is not None:
             _answer(protocol, False, missing)
             continue
         try:
