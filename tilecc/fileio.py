@@ -1,18 +1,25 @@
 """Reading inputs and writing outputs the way every tilecc command does.
 
-Contract: `-` means stdin / stdout. Outputs are written to a temporary file in the target's
+Contract: `-` means stdin / stdout; inputs given as `--input NAME=FILE.npy` are .npy arrays
+(never pickles). Outputs are written to a temporary file in the target's
 directory and renamed over it, so a failure never leaves a truncated file and never
 touches the input. Unreadable inputs become a TileccError with the path, not a traceback.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from tilecc.errors import TileccError
+import numpy as np
+
+from tilecc.errors import ParseError, TileccError
 
 
 def read_text(path: str) -> str:
@@ -55,3 +62,54 @@ def write_bytes_atomic(path: str, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def parse_json_text(text: str, path: str) -> Any:
+    """`json.loads` whose failures are ParseErrors at the offending line and column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        lines = text.splitlines()
+        src = lines[err.lineno - 1] if 0 < err.lineno <= len(lines) else None
+        raise ParseError(path, err.lineno, err.colno, f"invalid JSON: {err.msg}",
+                         source_line=src) from None
+    except RecursionError:
+        raise ParseError(path, 0, 0, "JSON nested too deeply", field="$") from None
+
+
+def split_input_spec(spec: str) -> tuple[str, str]:
+    """`NAME=FILE.npy` of an `--input` option -> (NAME, FILE.npy)."""
+    name, sep, file = spec.partition("=")
+    if not sep or not name or not file:
+        raise TileccError(f"--input {spec!r}: expected NAME=FILE.npy")
+    return name, file
+
+
+def load_npy(path: str, what: str) -> np.ndarray:
+    """A .npy array (no pickles); `what` names the input in the error message."""
+    data = read_bytes(path)
+    if not data.startswith(b"\x93NUMPY"):
+        raise TileccError(f"{path}: not a .npy file (no NUMPY header) for {what}")
+    try:
+        return np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        raise TileccError(f"{path}: not a .npy array for {what}: {err}") from None
+
+
+def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]]) -> None:
+    """Write each (name, array) as `out_dir/<name>.npy` atomically and list it on stdout.
+
+    numpy writes ml_dtypes arrays (bf16, fp8) as raw records of the same size: read them back
+    with `.view(ml_dtypes.bfloat16)` etc."""
+    folder = Path(out_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise TileccError(f"{out_dir}: cannot create the output folder: "
+                          f"{err.strerror or err}") from None
+    for name, array in arrays:
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        path = folder / f"{name}.npy"
+        write_bytes_atomic(str(path), buffer.getvalue())
+        print(f"{path}: {array.dtype}{list(array.shape)}")

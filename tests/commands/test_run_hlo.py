@@ -87,7 +87,7 @@ def test_not_an_npy_file(hlo: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     junk = tmp_path / "junk.npy"
     junk.write_text("not numpy")
     assert main(["run", str(hlo), "--input", f"x={junk}", "--out", str(tmp_path / "o")]) == 1
-    assert "not a .npy array file" in capsys.readouterr().err
+    assert "not a .npy file" in capsys.readouterr().err
 
 
 def test_unsupported_opcode_names_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -24,6 +24,7 @@ from tilecc.bir import enums as e
 from tilecc.bir.inst import (INST_CLASSES, AccessPattern, Argument, Immediate, Inst, IOTensor,
                              MemoryLocation, Program)
 from tilecc.errors import ParseError
+from tilecc.fileio import parse_json_text
 from tilecc.klr.json_fields import (Bad, at, bad_at, enum_reader, expect_obj, field, json_type,
                                     read_bool, read_int, read_nat, read_str)
 
@@ -203,13 +204,7 @@ _INST_TEXT: dict[type[Inst], Callable[[Inst, dict[int, str]], str]] = {
 # ---------------------------------------------------------------- reader
 
 def read_program_json(text: str, path: str = "<string>") -> Program:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        lines = text.splitlines()
-        src = lines[err.lineno - 1] if 0 < err.lineno <= len(lines) else None
-        raise ParseError(path, err.lineno, err.colno, f"invalid JSON: {err.msg}",
-                         source_line=src) from None
+    doc = parse_json_text(text, path)
     try:
         return _program(doc)
     except Bad as bad:

@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from tilecc.bir import inst as b
 from tilecc.bir.enums import (AluOpType, AxisListType, BirDtype, EngineAccumulationType,
-                              EngineType, MemoryKind, TSCMode)
+                              EngineType, TSCMode)
 from tilecc.codegen import enum_maps as m
 from tilecc.errors import CodegenError
 from tilecc.klr import ast as k

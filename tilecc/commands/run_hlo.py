@@ -16,13 +16,11 @@ device axis (device = replica * partitions + partition; with one partition, the 
 from __future__ import annotations
 
 import argparse
-import io
-from pathlib import Path
 
 import numpy as np
 
 from tilecc.errors import InterpError, TileccError
-from tilecc.fileio import read_bytes, read_text, write_bytes_atomic
+from tilecc.fileio import load_npy, read_text, split_input_spec, write_npy_outputs
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.parser import parse_module
@@ -47,18 +45,7 @@ def run(args: argparse.Namespace) -> int:
         drawn = random_array(param.shape, devices, rng, param.name)
         inputs.append(given.get(param.parameter_number or 0, drawn))
     outputs = evaluate_module(module, inputs, replicas, partitions)
-    out_dir = Path(args.out)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise TileccError(f"{args.out}: cannot create the output folder: "
-                          f"{err.strerror or err}") from None
-    for k, array in enumerate(outputs):
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        path = out_dir / f"out{k}.npy"
-        write_bytes_atomic(str(path), buffer.getvalue())
-        print(f"{path}: {array.dtype}{list(array.shape)}")
+    write_npy_outputs(args.out, ((f"out{k}", array) for k, array in enumerate(outputs)))
     return 0
 
 
@@ -69,9 +56,7 @@ def _read_inputs(module: HloModule, specs: list[str], devices: int) -> dict[int,
     by_name = {p.name: p for p in params}
     given: dict[int, np.ndarray] = {}
     for spec in specs:
-        name, sep, file = spec.partition("=")
-        if not sep or not name or not file:
-            raise TileccError(f"--input {spec!r}: expected NAME=FILE.npy")
+        name, file = split_input_spec(spec)
         param = by_name.get(name) or _numbered(params, name)
         if param is None:
             names = ", ".join(f"{p.name} (p{p.parameter_number})" for p in params) or "none"
@@ -80,7 +65,7 @@ def _read_inputs(module: HloModule, specs: list[str], devices: int) -> dict[int,
         number = param.parameter_number or 0
         if number in given:
             raise TileccError(f"--input {name}: parameter {param.name} is given twice")
-        given[number] = _fit(param, _load(file), devices, name)
+        given[number] = _fit(param, load_npy(file, f"parameter {name!r}"), devices, name)
     return given
 
 
@@ -90,13 +75,6 @@ def _numbered(params: list[HloInstruction], name: str) -> HloInstruction | None:
         if number < len(params):
             return params[number]
     return None
-
-
-def _load(file: str) -> np.ndarray:
-    try:
-        return np.load(io.BytesIO(read_bytes(file)), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as err:
-        raise TileccError(f"{file}: not a .npy array file: {err}") from None
 
 
 def _fit(param: HloInstruction, array: np.ndarray, devices: int, name: str) -> np.ndarray:

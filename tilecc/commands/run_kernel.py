@@ -9,13 +9,10 @@ created if missing; each file is written atomically). Prints one line per output
 from __future__ import annotations
 
 import argparse
-import io
-from pathlib import Path
 
-import numpy as np
 
 from tilecc.errors import TileccError
-from tilecc.fileio import write_bytes_atomic
+from tilecc.fileio import write_npy_outputs
 from tilecc.nki.driver import run_traced, trace_kernel
 from tilecc.nki.loader import kernel_failure, load_inputs, load_kernel
 
@@ -32,15 +29,5 @@ def run(args: argparse.Namespace) -> int:
     except Exception as err:
         raise kernel_failure(err) from None
     outputs = run_traced(traced, {t.name: arrays[t.name] for t in traced.kernel.inputs})
-    out_dir = Path(args.out)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise TileccError(f"{out_dir}: cannot create: {err.strerror or err}") from None
-    for tensor, array in zip(traced.kernel.outputs, outputs):
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        path = out_dir / f"{tensor.name}.npy"
-        write_bytes_atomic(str(path), buffer.getvalue())
-        print(f"{path}: {array.dtype}{list(array.shape)}")
+    write_npy_outputs(args.out, ((t.name, a) for t, a in zip(traced.kernel.outputs, outputs)))
     return 0

@@ -13,14 +13,12 @@ exit code 1.
 from __future__ import annotations
 
 import argparse
-import io
-from pathlib import Path
 
 import numpy as np
 
 from tilecc.bir.json import read_program_json
 from tilecc.errors import SimError, TileccError
-from tilecc.fileio import read_bytes, read_text, write_bytes_atomic
+from tilecc.fileio import load_npy, read_text, split_input_spec, write_npy_outputs
 from tilecc.sim.dtypes import numpy_dtype
 from tilecc.sim.execute import simulate
 
@@ -35,28 +33,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder that receives <output name>.npy per kernel output")
 
 
-def load_npy(path: str, name: str) -> np.ndarray:
-    data = read_bytes(path)
-    if not data.startswith(b"\x93NUMPY"):
-        raise TileccError(f"{path}: not a .npy file (no NUMPY header) for input {name!r}")
-    try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as err:
-        raise TileccError(f"{path}: not a .npy array for input {name!r}: {err}") from None
-
-
 def parse_inputs(specs: list[str], expected: dict[str, np.dtype]) -> dict[str, np.ndarray]:
     inputs: dict[str, np.ndarray] = {}
     for spec in specs:
-        name, sep, path = spec.partition("=")
-        if not sep or not name or not path:
-            raise TileccError(f"--input {spec!r}: expected NAME=FILE.npy")
+        name, path = split_input_spec(spec)
         if name in inputs:
             raise TileccError(f"--input {name!r} is given twice")
         if name not in expected:
             raise SimError(f"--input {name!r}: the kernel has no input of that name "
                            f"(inputs: {', '.join(sorted(expected)) or 'none'})")
-        value = load_npy(path, name)
+        value = load_npy(path, f"input {name!r}")
         want = expected[name]
         # numpy writes ml_dtypes arrays as raw records of the same size
         if value.dtype.kind == "V" and value.dtype.itemsize == want.itemsize:
@@ -69,14 +55,5 @@ def run(args: argparse.Namespace) -> int:
     program = read_program_json(read_text(args.program), args.program)
     expected = {t.name: numpy_dtype(t.dtype) for t in program.inputs}
     outputs = simulate(program, parse_inputs(args.input, expected))
-    out_dir = Path(args.out)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise TileccError(f"{out_dir}: cannot create the output folder: {err.strerror or err}") from None
-    for name, value in outputs.items():
-        buffer = io.BytesIO()
-        np.save(buffer, value, allow_pickle=False)
-        write_bytes_atomic(str(out_dir / f"{name}.npy"), buffer.getvalue())
-        print(f"{out_dir / (name + '.npy')}: {value.dtype}{list(value.shape)}")
+    write_npy_outputs(args.out, outputs.items())
     return 0

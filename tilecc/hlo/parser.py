@@ -30,7 +30,7 @@ import re
 
 from tilecc.errors import ParseError
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control_dependency
-from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, STRING, WS, Cursor, int_list,
+from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, WS, Cursor, int_list,
                               name_list, replica_groups_from_text, slice_bounds)
 from tilecc.hlo.literal import LiteralError, parse_literal
 from tilecc.hlo.opcodes import HloOpcode, lookup_opcode

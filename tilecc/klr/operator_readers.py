@@ -35,7 +35,7 @@ def compile_fast_reader(cls: type, spec: Spec, defaults: dict[str, Any]) -> Fact
     kinds = sorted({kind for _, _, kind, _ in spec})
     args = [_field_source(i, key, kind, option, attr in defaults)
             for i, (attr, key, kind, option) in enumerate(spec)]
-    source = (f"def make(R):\n"
+    source = ("def make(R):\n"
               + "".join(f"    R_{kind} = R[{kind!r}]\n" for kind in kinds)
               + "    def read(obj):\n        g = obj.get\n        return cls(\n            "
               + ",\n            ".join(args) + ")\n    return read\n")

@@ -39,7 +39,7 @@ from enum import IntEnum
 from typing import Any
 
 from tilecc.errors import ParseError
-from tilecc.fileio import read_text
+from tilecc.fileio import parse_json_text, read_text
 from tilecc.klr import ast as k
 from tilecc.klr.json_fields import Bad
 from tilecc.klr.json_head import HeadReader
@@ -60,16 +60,7 @@ def read_kernel_json(text: str, path: str = "<string>") -> k.Kernel:
             return decode_kernel(json.loads(shared[0]), shared[1])
         except (ValueError, RecursionError, Bad):
             pass  # decode the original text below, to report the error where it is
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        lines = text.splitlines()
-        src = lines[err.lineno - 1] if 0 < err.lineno <= len(lines) else None
-        raise ParseError(path, err.lineno, err.colno, f"invalid JSON: {err.msg}",
-                         source_line=src) from None
-    except RecursionError:
-        raise ParseError(path, 0, 0, "JSON nested too deeply", field="$") from None
-    return read_kernel_doc(doc, path)
+    return read_kernel_doc(parse_json_text(text, path), path)
 
 
 def read_kernel_doc(doc: Any, path: str = "<string>") -> k.Kernel:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from tilecc.errors import ParseError, TileccError
+from tilecc.fileio import split_input_spec
 from tilecc.nki.errors import KernelError, _inside_package
 
 
@@ -77,9 +78,7 @@ def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False
     params = inspect.signature(target).parameters
     arrays: dict[str, np.ndarray] = {}
     for spec in specs:
-        name, sep, file = spec.partition("=")
-        if not sep or not name or not file:
-            raise TileccError(f"--input {spec!r}: expected NAME=FILE.npy")
+        name, file = split_input_spec(spec)
         if name not in params:
             raise TileccError(f"--input {name}: {target.__name__} has no parameter {name!r} "
                               f"(parameters: {', '.join(params)})")
