@@ -12,6 +12,8 @@ Contract:
   computation, or the flattened scalar lanes when a reducer computation (`to_apply` of
   reduce, all-reduce, map ...) runs on whole slices at once. No Python loop runs per element.
 - Elementwise semantics are XLA's (interp_elementwise), data movement in interp_shapes,
+  gather / scatter in interp_gather, select-and-scatter in interp_select_scatter,
+  convolution in interp_conv,
   reductions in interp_reduce, sort in interp_sort, collectives with every group mode in
   interp_collectives.
 - while / conditional evaluate on all lanes and keep, per lane, the result the lane's own
@@ -24,7 +26,7 @@ Contract:
   `compile_module` keeps one Interpreter for repeated runs of an unchanged module;
   `evaluate_module` compiles afresh on every call, so a module changed in place between
   calls (by a pass) is never run from a stale program.
-- Anything outside the supported set (scatter, gather, custom-call, rng, replica-id
+- Anything outside the supported set (custom-call, rng, replica-id
   inside a reducer, complex or sub-byte element types ...) raises InterpError naming the
   instruction and opcode, never a wrong answer.
 """
@@ -39,7 +41,10 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo import interp_elementwise as ew
 from tilecc.hlo import interp_shapes as shapes
+from tilecc.hlo.interp_conv import convolution_step
 from tilecc.hlo.interp_dot import dot_op
+from tilecc.hlo.interp_gather import gather_step, scatter_step
+from tilecc.hlo.interp_select_scatter import select_and_scatter_step
 from tilecc.hlo.interp_sort import sort_values
 from tilecc.hlo.interp_collective_steps import COLLECTIVE_BUILDERS, CollectiveSteps
 from tilecc.hlo.interp_values import (Array, Lanes, Step, Value, check_input, leaves,
@@ -416,7 +421,9 @@ _BUILDERS: dict[Op, Callable[[Interpreter, HloInstruction], Step]] = {
     Op.IS_FINITE: I._is_finite, Op.OPTIMIZATION_BARRIER: lambda s, i: lambda a, d: a[0],
     **{opcode: I._data_movement for opcode in shapes.HANDLERS},
     Op.RESHAPE: I._reshape, Op.BROADCAST: I._broadcast, Op.TRANSPOSE: I._transpose,
-    Op.DOT: I._dot, Op.REDUCE: I._reduce,
+    Op.DOT: I._dot, Op.REDUCE: I._reduce, Op.CONVOLUTION: convolution_step,
+    Op.GATHER: gather_step, Op.SCATTER: scatter_step,
+    Op.SELECT_AND_SCATTER: select_and_scatter_step,
     Op.REDUCE_WINDOW: I._reduce_window, Op.MAP: I._map, Op.SORT: I._sort,
     Op.TUPLE: lambda s, i: lambda a, d: tuple(a),
     Op.GET_TUPLE_ELEMENT: I._get_tuple_element, Op.CALL: I._call,

@@ -1,0 +1,111 @@
+"""convolution, interpreter against XLA CPU on hand-written modules covering the
+dimension-number variants: layouts (b01f / bf01 / f01b, kernels 01io / oi01 / i01o, a
+transposed output), strides, positive and negative padding, lhs and rhs dilation, kernel
+reversal, feature groups, batch groups, 1-d and 3-d windows, integer wrap-around
+(bit-exact), mixed s8 -> s32, and f32 / bf16 within a tight tolerance."""
+
+from __future__ import annotations
+
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from tilecc.errors import InterpError
+from tilecc.hlo.interpreter import evaluate_module
+from tilecc.hlo.parser import parse_module
+from tilecc.hlo.random_inputs import random_inputs
+from tilecc.hlo.xla import XlaJob, run_many_on_xla
+
+pytestmark = pytest.mark.oracle
+
+REPLICAS = 2
+
+
+def conv(name: str, lhs: str, rhs: str, out: str, attrs: str) -> tuple[str, str]:
+    return name, (f"HloModule c\nENTRY e {{\n  x = {lhs} parameter(0)\n  w = {rhs} parameter(1)\n"
+                  f"  ROOT c = {out} convolution(x, w), {attrs}\n}}\n")
+
+
+CASES = dict([
+    conv("b01f same padding", "f32[2,8,8,3]", "f32[3,3,3,4]", "f32[2,8,8,4]",
+         "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+    conv("bf01 stride, rhs dilation, feature groups", "f32[2,8,9,7]", "f32[8,2,3,3]",
+         "f32[2,8,5,3]", "window={size=3x3 stride=2x1 pad=1_1x0_0 rhs_dilate=1x2}, "
+         "dim_labels=bf01_oi01->bf01, feature_group_count=4"),
+    conv("batch groups of two images", "f32[4,3,6,6]", "f32[6,3,2,2]", "f32[2,6,5,5]",
+         "window={size=2x2}, dim_labels=bf01_oi01->bf01, batch_group_count=2"),
+    conv("weight gradient layout f01b_i01o->01bf", "f32[3,8,8,2]", "f32[3,8,8,4]",
+         "f32[3,3,2,4]", "window={size=8x8 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"),
+    conv("s32 1-d negative pad, lhs and rhs dilation, wrap-around", "s32[2,7,3]",
+         "s32[3,3,5]", "s32[2,8,5]",
+         "window={size=3 stride=2 pad=-1_2 lhs_dilate=3 rhs_dilate=2}, dim_labels=b0f_0io->b0f"),
+    conv("s8 operands, s32 result, feature groups of one", "s8[1,4,5,6]", "s8[2,2,1,6]",
+         "s32[1,3,4,6]", "window={size=2x2 pad=0_0x1_-1 stride=1x1}, "
+         "dim_labels=b01f_01io->b01f, feature_group_count=6"),
+    conv("rhs reversal, output layout f0b1", "f32[2,5,6,3]", "f32[2,2,3,4]", "f32[4,4,2,5]",
+         "window={size=2x2 rhs_reversal=1x0}, dim_labels=b01f_01io->f0b1"),
+    conv("3-d window", "f32[1,2,4,5,6]", "f32[4,2,2,3,2]", "f32[1,4,3,3,5]",
+         "window={size=2x3x2 pad=0_0x0_0x0_0}, dim_labels=bf012_oi012->bf012"),
+    conv("bf16 in, bf16 out", "bf16[2,6,6,4]", "bf16[3,3,4,5]", "bf16[2,6,6,5]",
+         "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+    conv("s16 negative pad cropping all but the middle", "s16[2,3,9]", "s16[5,3,4]",
+         "s16[2,5,2]", "window={size=4 pad=-2_-1 stride=2}, dim_labels=bf0_oi0->bf0"),
+])
+
+
+def case_inputs(module, seed: int) -> list[np.ndarray]:
+    """Integers over their whole range (products wrap); floats standard normal, so sums
+    stay finite and compare within a tolerance."""
+    inputs = random_inputs(module, REPLICAS, seed)
+    rng = np.random.default_rng(200 + seed)
+    for k, x in enumerate(inputs):
+        if x.dtype.kind not in "iub":
+            inputs[k] = rng.standard_normal(x.shape).astype(x.dtype)
+    return inputs
+
+
+def test_convolution_equals_xla() -> None:
+    jobs, runs = [], []
+    for name, text in CASES.items():
+        module = parse_module(text, name)
+        for seed in (0, 1):
+            inputs = case_inputs(module, seed)
+            jobs.append(XlaJob("run", text, inputs, REPLICAS))
+            runs.append((f"{name} seed {seed}", module, inputs))
+    for (label, module, inputs), want in zip(runs, run_many_on_xla(jobs)):
+        if isinstance(want, Exception):
+            raise want
+        (got,) = evaluate_module(module, inputs, REPLICAS)
+        (w,) = want
+        assert got.dtype == w.dtype and got.shape == w.shape, label
+        if got.dtype.kind in "iu":
+            np.testing.assert_array_equal(got, w, err_msg=label)
+        elif got.dtype == ml_dtypes.bfloat16:  # one rounding to bf16 of nearly equal sums
+            np.testing.assert_allclose(got.astype(np.float32), w.astype(np.float32),
+                                       rtol=8e-3, atol=1e-2, err_msg=label)
+        else:
+            np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-5, err_msg=label)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("window size differs from the kernel", "window sizes [2, 2] do not match the kernel"),
+    ("both group counts", "feature_group_count and batch_group_count are both above 1"),
+    ("result shape", "does not match its operands (spatial sizes [6, 6])"),
+    ("labels", "dim_labels lhs 'b01x' does not label the 4 dims"),
+])
+def test_bad_convolutions_are_refused(name: str, message: str) -> None:
+    attrs = {"window size differs from the kernel":
+             ("f32[1,8,8,2]", "window={size=2x2}, dim_labels=b01f_01io->b01f"),
+             "both group counts":
+             ("f32[1,6,6,2]", "window={size=3x3}, dim_labels=b01f_01io->b01f, "
+              "feature_group_count=2, batch_group_count=2"),
+             "result shape": ("f32[1,8,8,2]", "window={size=3x3}, dim_labels=b01f_01io->b01f"),
+             "labels": ("f32[1,6,6,2]", "window={size=3x3}, dim_labels=b01x_01io->b01f")}
+    out, attr = attrs[name]
+    _, text = conv(name, "f32[1,8,8,4]", "f32[3,3,4,2]", out, attr)
+    module = parse_module(text, name)
+    inputs = [np.zeros((1,) + p.shape.dims, np.float32) for p in module.entry.parameters]
+    with pytest.raises(InterpError, match=re.escape(message)):
+        evaluate_module(module, inputs, 1)
