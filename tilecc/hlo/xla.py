@@ -294,7 +294,9 @@ def _child_main() -> None:
             value = _child_job(jax, xla_client, kind, text, inputs, replicas, partitions,
                                repeats)
         except Exception as exc:  # XLA's message is the payload; the parent re-raises it
-            _answer(protocol, False, f"XLA {kind} failed: {type(exc).__name__}: {exc}")
+            # one line: XLA's message without the Python locations jax appends to it
+            message = " ".join(str(exc).split("Suspected Python Code Location")[0].split())
+            _answer(protocol, False, f"XLA {kind} failed: {type(exc).__name__}: {message}")
         else:
             _answer(protocol, True, value)
 
