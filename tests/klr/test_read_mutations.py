@@ -14,7 +14,9 @@ import pytest
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.errors import ParseError, TileccError
+from tilecc.klr import ast as k
 from tilecc.klr import read as read_module
+from tilecc.klr.json_fast import NotFast
 from tilecc.klr.json_text import share_tensor_texts
 from tilecc.klr.read import read_kernel_json
 
@@ -48,6 +50,10 @@ def mutate(doc: Any, rng: random.Random) -> Any:
         del parent[path[-1]]
     elif action < 0.3 and isinstance(parent, list):
         parent.append(copy.deepcopy(parent[path[-1]]))
+    elif action < 0.4 and isinstance(parent, dict):
+        # a second key beside this one: ignored in payloads, refused in constructors
+        parent[rng.choice(("extra", "reciprocal", "oper", "pos", "label"))] = copy.deepcopy(
+            parent[path[-1]])
     else:
         parent[path[-1]] = copy.deepcopy(rng.choice(JUNK))
     return doc
@@ -82,9 +88,21 @@ def outcome(text: str) -> Any:
         return str(err)
 
 
-def plain_outcome(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The same, decoding the text as it is (no shared tensor definitions)."""
+def declined(text: str | bytes) -> k.Kernel:
+    raise NotFast
+
+
+def shared_outcome(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The same, without the msgspec fast path (shared tensor definitions, then plain)."""
     with monkeypatch.context() as m:
+        m.setattr(read_module, "fast_head_kernel", declined)
+        return outcome(text)
+
+
+def plain_outcome(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The same, decoding the text as it is (no fast path, no shared tensor definitions)."""
+    with monkeypatch.context() as m:
+        m.setattr(read_module, "fast_head_kernel", declined)
         m.setattr(read_module, "share_tensor_texts", lambda text: None)
         return outcome(text)
 
@@ -94,10 +112,11 @@ TEXT_EDITS = ['"', "\\", "}", "}}", "{", '"simple":', '"simple":{"name":"x"}}', 
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
-def test_shared_tensor_texts_read_as_the_plain_text(source: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Compact documents take the shared-definition path: documents damaged as JSON values
-    and as raw text read to the same kernel or fail with the same error either way."""
+def test_fast_and_shared_paths_read_as_the_plain_text(source: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compact documents take the msgspec fast path (HEAD) or the shared-definition path:
+    documents damaged as JSON values and as raw text read to the same kernel or fail with
+    the same error on every path."""
     rng = random.Random("shared" + source.stem)
     original = json.loads(source.read_text())
     compact = json.dumps(original, separators=(",", ":"))
@@ -110,6 +129,6 @@ def test_shared_tensor_texts_read_as_the_plain_text(source: Path,
         texts.append(compact[:at_] + rng.choice(TEXT_EDITS) + compact[at_ + cut:])
     for text in texts:
         got, want = outcome(text), plain_outcome(text, monkeypatch)
-        assert got == want
+        assert got == want == shared_outcome(text, monkeypatch)
         kinds["same error" if isinstance(want, str) else "same kernel"] += 1
     assert kinds["same kernel"] >= 5 and kinds["same error"] > 50

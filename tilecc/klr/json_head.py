@@ -403,11 +403,11 @@ def _operator_spec(cls: type) -> list[tuple[str, str, str, bool]]:
 
 HeadReader.OPERATORS = {cls: _operator_spec(cls) for cls in k.OPERATOR_CTOR}
 # attributes whose key may be missing: they have a Python default (KLR field added later)
-_DEFAULTS: dict[type, dict[str, Any]] = {
+FIELD_DEFAULTS: dict[type, dict[str, Any]] = {
     cls: {f.name: f.default for f in dataclasses.fields(cls)
           if f.default is not dataclasses.MISSING and f.name != "pos"}
     for cls in k.OPERATOR_CTOR}
-_DEFAULTED: dict[type, frozenset[str]] = {cls: frozenset(d) for cls, d in _DEFAULTS.items()}
+_DEFAULTED: dict[type, frozenset[str]] = {cls: frozenset(d) for cls, d in FIELD_DEFAULTS.items()}
 _FAST_READERS: dict[type, Factory] = {
-    cls: compile_fast_reader(cls, spec, _DEFAULTS[cls])
+    cls: compile_fast_reader(cls, spec, FIELD_DEFAULTS[cls])
     for cls, spec in HeadReader.OPERATORS.items()}

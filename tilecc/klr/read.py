@@ -27,8 +27,9 @@ Contract:
   SBUF / PSUM tensors have at most 128 partitions; kernel arguments are in HBM.
 - Malformed input -> ParseError(path, 0, 0, message, field=<path inside the document>),
   e.g. `body[3].store.op.tensorScalar.op0: unknown AluOp 'mul'`; invalid JSON ->
-  ParseError(path, line, col, ...). Both the same whether or not the text went through
-  `klr.json_text` (repeated tensor definitions decoded once).
+  ParseError(path, line, col, ...). Both the same whichever path decoded the text
+  (`klr.json_fast` for HEAD documents, `klr.json_text` sharing repeated tensor definitions,
+  or the plain decoder that locates errors).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from typing import Any
 from tilecc.errors import ParseError
 from tilecc.fileio import parse_json_text, read_text
 from tilecc.klr import ast as k
+from tilecc.klr.json_fast import NotFast, fast_head_kernel
 from tilecc.klr.json_fields import Bad
 from tilecc.klr.json_head import HeadReader
 from tilecc.klr.json_klr0012 import Klr0012Reader
@@ -52,8 +54,13 @@ def read_kernel_file(path: str) -> k.Kernel:
 
 
 def read_kernel_json(text: str, path: str = "<string>") -> k.Kernel:
-    """Decoded with repeated tensor definitions shared (`klr.json_text`) when the text
-    allows it; any failure there decodes the original text, so errors are the same."""
+    """HEAD documents take `klr.json_fast`; what it declines is decoded with repeated tensor
+    definitions shared (`klr.json_text`) when the text allows it; any failure there decodes
+    the original text, so errors are the same on every path."""
+    try:
+        return fast_head_kernel(text)
+    except NotFast:
+        pass
     shared = share_tensor_texts(text)
     if shared is not None:
         try:

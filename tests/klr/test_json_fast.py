@@ -1,0 +1,170 @@
+"""The msgspec fast path of the KLR reader: it takes every HEAD document a writer emits,
+gives the checked decoder's kernel, and declines (NotFast) whatever it does not take."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tilecc.klr import ast as k
+from tilecc.klr.json_fast import NotFast, fast_head_kernel
+from tilecc.klr.json_head import HeadReader
+from tilecc.klr.read import kernel_to_doc, read_kernel_json, write_kernel_json
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+HEAD_FILES = sorted((FIXTURES / "klr").glob("*.klr.json"))
+KLR0012_FILES = sorted((FIXTURES / "klr0012").glob("*.klr.json"))
+
+
+def checked(doc: Any) -> k.Kernel:
+    return HeadReader().kernel(doc)
+
+
+@pytest.mark.parametrize("path", HEAD_FILES, ids=lambda p: p.name)
+def test_takes_every_head_fixture(path: Path) -> None:
+    text = path.read_text()
+    kernel = fast_head_kernel(text)
+    assert kernel == checked(json.loads(text))
+    assert [op.pos for op in kernel.body] == [op.pos for op in checked(json.loads(text)).body]
+    assert fast_head_kernel(text.encode()) == kernel
+
+
+@pytest.mark.parametrize("path", KLR0012_FILES[:5], ids=lambda p: p.name)
+def test_declines_the_klr_tool_form(path: Path) -> None:
+    with pytest.raises(NotFast):
+        fast_head_kernel(path.read_text())
+    assert read_kernel_json(path.read_text()).body  # the checked path reads it
+
+
+def small_doc() -> dict[str, Any]:
+    a = k.make_tensor("a", k.Dtype.float32, (128, 8), k.Memory.hbm)
+    x = k.make_tensor("x", k.Dtype.float32, (128, 8), k.Memory.sbuf)
+    col = k.make_tensor("col", k.Dtype.float32, (128, 1), k.Memory.sbuf)
+    body: list[k.Operator] = [
+        k.NcDmaCopy(x, a),
+        k.TensorScalar(x, x, k.Immediate(1.0), k.AluOp.add),
+        k.NcActivate(x, x, k.AccumCmd.Idle, k.ActivationFunc.exp, col),
+        k.TensorScalar(x, x, k.Immediate(-0.0), k.AluOp.mult, k.Immediate(3), k.AluOp.add),
+    ]
+    body[1].pos = k.Pos(4, 2, filename="kernel.py")
+    body[3].pos = k.Pos(4, 2, filename="kernel.py")
+    return kernel_to_doc(k.Kernel("h", [a], [a], body))
+
+
+def ops(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    stmts: list[dict[str, Any]] = doc["body"][0]["body"]
+    return stmts
+
+
+def same(doc: dict[str, Any]) -> k.Kernel:
+    """The fast path takes the document and agrees with the checked decoder, positions too."""
+    text = json.dumps(doc)
+    got, want = fast_head_kernel(text), checked(json.loads(text))
+    assert got == want and [op.pos for op in got.body] == [op.pos for op in want.body]
+    return got
+
+
+def test_values_and_positions() -> None:
+    kernel = same(small_doc())
+    assert kernel.body[1].pos == k.Pos(4, 2, filename="kernel.py")
+    assert kernel.body[0].pos is None
+    imm0 = kernel.body[3].imm0  # type: ignore[attr-defined]
+    assert imm0 == k.Immediate(-0.0) and str(imm0.value) == "-0.0"
+    assert kernel.body[3].imm1 == k.Immediate(3)  # type: ignore[attr-defined]
+    assert isinstance(kernel.body[3].imm1.value, int)  # type: ignore[attr-defined]
+    assert kernel.inputs == kernel.outputs and kernel.inputs is not kernel.outputs
+
+
+def test_keys_the_checked_path_ignores_are_ignored() -> None:
+    doc = small_doc()
+    ops(doc)[1]["oper"]["op"]["tensorScalar"]["comment"] = {"any": [1, 2]}
+    ops(doc)[1]["oper"]["name"] = "ts"
+    doc["body"][0]["note"] = "x"
+    doc["version"] = 3
+    same(doc)
+
+
+def test_missing_and_null_options_and_positions() -> None:
+    doc = small_doc()
+    del ops(doc)[0]["oper"]["pos"]
+    ops(doc)[1]["oper"]["pos"] = None
+    ops(doc)[2]["oper"]["op"]["ncActivate"]["bias"] = None
+    ops(doc)[3]["oper"]["op"]["tensorScalar"]["dtype"] = None
+    kernel = same(doc)
+    assert kernel.body[0].pos is None and kernel.body[1].pos is None
+
+
+def test_duplicate_keys_keep_the_last_as_json_loads() -> None:
+    text = json.dumps(small_doc()).replace('"op0": "add"', '"op0": "mult", "op0": "add"', 1)
+    assert text.count('"op0": "mult", "op0": "add"') == 1
+    assert fast_head_kernel(text) == checked(json.loads(text))
+
+
+@pytest.mark.parametrize("edit", [
+    "plain statement list", "two constructors", "no constructor", "unknown constructor",
+    "null payload", "statement with two keys", "missing required field", "null required field",
+    "null defaulted field", "bad enum", "bad float", "string body", "invalid json",
+    "second definition of a tensor", "label not a string"])
+def test_declined_documents(edit: str) -> None:
+    doc = small_doc()
+    stmt = ops(doc)[1]
+    payload = stmt["oper"]["op"]["tensorScalar"]
+    if edit == "plain statement list":
+        doc["body"] = ops(doc)
+    elif edit == "two constructors":
+        stmt["oper"]["op"]["reciprocal"] = {"dst": payload["dst"], "src": payload["src"]}
+    elif edit == "no constructor":
+        stmt["oper"]["op"] = {}
+    elif edit == "unknown constructor":
+        stmt["oper"]["op"] = {"tensorScalarAddr": payload}
+    elif edit == "null payload":
+        stmt["oper"]["op"] = {"tensorScalar": None}
+    elif edit == "statement with two keys":
+        stmt["name"] = "x"
+    elif edit == "missing required field":
+        del payload["op0"]
+    elif edit == "null required field":
+        payload["dst"] = None
+    elif edit == "null defaulted field":
+        payload["engine"] = None
+    elif edit == "bad enum":
+        payload["op0"] = "plus"
+    elif edit == "bad float":
+        payload["imm0"] = {"imm": {"float": {"f": "one"}}}
+    elif edit == "string body":
+        doc["body"] = "x"
+    elif edit == "second definition of a tensor":
+        payload["dst"]["abstract"]["simple"]["shape"]["freeDims"] = [4]
+    elif edit == "label not a string":
+        doc["body"][0]["label"] = 1
+    text = json.dumps(doc) if edit != "invalid json" else json.dumps(doc)[:-1]
+    with pytest.raises(NotFast):
+        fast_head_kernel(text)
+    try:
+        want: Any = checked(json.loads(text))
+    except Exception as err:  # noqa: BLE001 (the checked path's error, whatever it is)
+        want = type(err)
+    try:
+        got: Any = read_kernel_json(text)
+    except Exception as err:  # noqa: BLE001
+        got = type(err)
+    # what the fast path declines, the checked path reads or refuses on its own
+    assert (got == want) if isinstance(want, k.Kernel) else not isinstance(got, k.Kernel)
+
+
+def test_generated_kernel_round_trips_on_the_fast_path() -> None:
+    F32, S = k.Dtype.float32, k.Memory.sbuf
+    t = k.make_tensor("t", F32, (128, 64), S)
+    col = k.make_tensor("col", F32, (128, 1), S)
+    body: list[k.Operator] = []
+    for i in range(200):
+        part = k.AccessPattern(t, 32, (k.APPair(2, 16),), 32 * (i % 4), i % 32)
+        body.append(k.TensorScalar(part, part, k.Immediate(float(i)), k.AluOp.add))
+        body.append(k.TensorReduce(col, t, k.AluOp.max, k.TensorSubDim.X, negated=i % 2 == 1))
+        body[-1].pos = k.Pos(i + 1, 4)
+    kernel = k.Kernel("g", [], [], body)
+    got = fast_head_kernel(write_kernel_json(kernel))
+    assert got == kernel and [op.pos for op in got.body] == [op.pos for op in body]

@@ -1,0 +1,159 @@
+"""The fast path of reading KLR HEAD JSON: msgspec splits the document, each distinct field
+text is decoded once by the checked reader (`klr.json_head`).
+
+Contract: `fast_head_kernel(text)` returns the Kernel that `HeadReader().kernel(json.loads(
+text))` returns, or raises `NotFast`; it never reports an error itself. The caller then
+decodes the text with the checked path, which accepts what this path declines (a plain
+list of statements instead of blocks, the klr 0.0.12 form) and locates every error.
+
+How: msgspec decodes the statement skeleton (kernel {name, inputs, outputs, body: [block
+{label, body: [{"oper": {"op": {ctor: payload}, "pos"?}}]}]}) in C, keeping every operator
+field, `pos`, `inputs` and `outputs` as its raw JSON text (`msgspec.Raw`). A field's value
+is the checked reader of its kind applied to `json.loads(raw)`, remembered per distinct raw
+text and kind: KLR repeats the whole tensor definition at every access, so a kernel has
+far fewer distinct field texts than fields. Kinds are read in document order (inputs,
+outputs, then each statement's fields in dataclass order), so the checked reader's tensor
+table sees definitions in the order the checked path would.
+
+Why the results are equal: the skeleton's rules are the checked path's (a statement is an
+object with exactly the key "oper"; an operator an object with exactly one known
+constructor key; payload keys outside the operator's fields are ignored, as are the other
+keys of kernel, block and oper), a raw text decodes to the value `json.loads` gives at that
+place of the whole document, and every value is made by the checked reader. Whatever else
+(a missing or null required field, an unknown constructor, invalid JSON, anything msgspec
+or `json.loads` refuses) is NotFast.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import msgspec
+
+from tilecc.klr import ast as k
+from tilecc.klr.json_fields import Bad
+from tilecc.klr.json_head import FIELD_DEFAULTS, HeadReader
+
+Raw = msgspec.Raw
+_MISS = object()
+
+
+class NotFast(Exception):
+    """This path does not take the document: decode it with the checked path."""
+
+
+def _payload_struct(cls: type) -> type:
+    """msgspec Struct of an operator payload: one raw field per JSON key, None = missing."""
+    fields = [(key, Raw, None) for _, key, _, _ in HeadReader.OPERATORS[cls]]
+    return msgspec.defstruct(f"{cls.__name__}Fields", fields)
+
+
+_PAYLOADS: dict[type, type] = {cls: _payload_struct(cls) for cls in k.OPERATOR_CTOR}
+# the operator: exactly one constructor key, any other key refused (the checked path says
+# "unsupported operator")
+_Operator = msgspec.defstruct(
+    "Operator", [(k.OPERATOR_CTOR[cls], s | None, None)
+                 for cls, s in _PAYLOADS.items()],
+    forbid_unknown_fields=True)
+
+
+class _Oper(msgspec.Struct):
+    op: _Operator  # type: ignore[valid-type]
+    pos: Raw = Raw(b"null")  # missing = null = no position, as in the checked path
+
+
+class _Stmt(msgspec.Struct, forbid_unknown_fields=True):
+    oper: _Oper
+
+
+class _Block(msgspec.Struct):
+    label: str
+    body: list[_Stmt]
+
+
+class _Kernel(msgspec.Struct):
+    name: str
+    inputs: Raw
+    outputs: Raw
+    body: list[_Block]
+
+
+_DECODER = msgspec.json.Decoder(_Kernel)
+_N_CTORS = len(_PAYLOADS)
+
+
+def _field_source(index: int, key: str, kind: str, option: bool, defaulted: bool) -> str:
+    """Source of one constructor argument; `p` is the payload struct, `b` the raw bytes,
+    C_<kind> the memo of the kind (raw -> value) and F_<kind> decodes a raw text not in it."""
+    value = f"(h if (h := C_{kind}.get(b, M)) is not M else F_{kind}(b))"
+    if option:  # missing or null: None
+        return f'None if (v := p.{key}) is None or (b := bytes(v)) == b"null" else {value}'
+    if defaulted:  # missing: the Python default; null goes to the reader, which refuses it
+        return f"D[{index}] if (v := p.{key}) is None else ((b := bytes(v)), {value})[1]"
+    return f"((b := bytes(p.{key})), {value})[1]"  # missing: bytes(None) is a TypeError
+
+
+Make = Callable[[dict[str, dict[bytes, Any]], dict[str, Callable[[bytes], Any]]],
+                Callable[[Any], Any]]
+
+
+def _compile_reader(cls: type) -> Make:
+    """`make(C, F)` -> `read(payload_struct) -> cls`, one straight-line constructor call."""
+    spec = HeadReader.OPERATORS[cls]
+    defaults = FIELD_DEFAULTS[cls]
+    kinds = sorted({kind for _, _, kind, _ in spec})
+    args = [_field_source(i, key, kind, option, attr in defaults)
+            for i, (attr, key, kind, option) in enumerate(spec)]
+    source = ("def make(C, F):\n"
+              + "".join(f"    C_{kind} = C[{kind!r}]\n    F_{kind} = F[{kind!r}]\n"
+                        for kind in kinds)
+              + "    def read(p):\n        return cls(\n            "
+              + ",\n            ".join(args) + ")\n    return read\n")
+    scope: dict[str, Any] = {"cls": cls, "M": _MISS,
+                             "D": tuple(defaults.get(attr) for attr, _, _, _ in spec)}
+    exec(source, scope)  # noqa: S102 (source built from the dataclass fields)
+    make: Make = scope["make"]
+    return make
+
+
+_MAKERS = {_PAYLOADS[cls]: _compile_reader(cls) for cls in _PAYLOADS}
+
+
+def _filler(memo: dict[bytes, Any], read: Callable[[Any], Any]) -> Callable[[bytes], Any]:
+    """Decodes a raw text not yet in `memo` with the checked reader and remembers it."""
+    def fill(raw: bytes) -> Any:
+        value = memo[raw] = read(json.loads(raw))
+        return value
+    return fill
+
+
+def fast_head_kernel(text: str | bytes) -> k.Kernel:
+    try:
+        doc = _DECODER.decode(text)
+        reader = HeadReader()
+        memos: dict[str, dict[bytes, Any]] = {kind: {} for kind in reader.kind_readers}
+        fillers = {kind: _filler(memos[kind], read)
+                   for kind, read in reader.kind_readers.items()}
+        readers = {payload: make(memos, fillers) for payload, make in _MAKERS.items()}
+        positions: dict[bytes, k.Pos | None] = {}
+        pos = _filler(positions, reader.pos)
+        inputs = reader.list_of(json.loads(bytes(doc.inputs)), reader.kernel_arg)
+        outputs = reader.list_of(json.loads(bytes(doc.outputs)), reader.kernel_arg)
+        body: list[k.Operator] = []
+        append = body.append
+        astuple = msgspec.structs.astuple
+        for block in doc.body:
+            for stmt in block.body:
+                fields = astuple(stmt.oper.op)
+                if fields.count(None) != _N_CTORS - 1:
+                    raise NotFast
+                payload = next(filter(None, fields))
+                op = readers[type(payload)](payload)
+                raw_pos = bytes(stmt.oper.pos)
+                if raw_pos != b"null":
+                    op.pos = positions[raw_pos] if raw_pos in positions else pos(raw_pos)
+                append(op)
+        return k.Kernel(doc.name, inputs, outputs, body)
+    except (msgspec.MsgspecError, Bad, ValueError, TypeError, RecursionError):
+        raise NotFast from None
