@@ -17,7 +17,8 @@ from tilecc.bir import inst as b
 from tilecc.bir.verifier import verify_program
 from tilecc.cli import main
 from tilecc.codegen.klr_to_bir import (ZERO_BIAS_MEMSET_PREFIX, ZERO_BIAS_NAME,
-                                       ZERO_BIAS_PREFIX, KlirToBirCodegen, codegen_kernel)
+                                       ZERO_BIAS_PREFIX, KlirToBirCodegen, codegen_kernel,
+                                       kernel_tensor_names)
 from tilecc.errors import CodegenError
 from tilecc.klr import ast as k
 from tilecc.klr.read import write_kernel_json
@@ -109,3 +110,19 @@ def test_cli_lowers_a_kernel_using_the_name(tmp_path: Path,
     assert main(["codegen", str(src), "-o", str(out)]) == 0
     assert f'"{ZERO_BIAS_PREFIX}1"' in out.read_text()
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("where", ["before", "after", "none"])
+def test_optimistic_name_gives_the_scanned_result(where: str) -> None:
+    """A fresh instance picks the zero-bias name before seeing every tensor and starts again
+    when a later tensor takes it: the program equals the one lowered with the names scanned
+    first (ids from 0, each location once, one memset)."""
+    x, y, zb = sb("x"), sb("y"), sb(ZERO_BIAS_NAME if where != "none" else "w")
+    copy, neg = k.NcCopy(zb, x), negate_twice(y, x)
+    kern = golden.kernel(where, [copy, neg] if where == "before" else [neg, copy])
+    scanned = KlirToBirCodegen()
+    scanned.used_names = kernel_tensor_names(kern)
+    want = scanned.codegen_body(kern)
+    gen = KlirToBirCodegen()
+    assert gen.codegen_kernel(kern) == want and not gen.zero_bias_unchecked
+    assert zero_bias_of(want) == (ZERO_BIAS_NAME if where == "none" else ZERO_BIAS_PREFIX + "1")

@@ -42,16 +42,13 @@ ZERO_BIAS_NAME = ZERO_BIAS_PREFIX + "0"  # the names when the kernel does not us
 ZERO_BIAS_MEMSET_NAME = ZERO_BIAS_MEMSET_PREFIX + "0"
 
 
+class _ZeroBiasNameTaken(Exception):
+    """A kernel tensor turned out to have the zero-bias name chosen before it was seen."""
+
+
 class KlirToBirCodegen:
     def __init__(self) -> None:
-        self.next_id = 0
-        self.locations: dict[str, b.MemoryLocation] = {}
-        self.tensors: dict[str, k.TensorName] = {}
-        self.insts: list[b.Inst] = []
-        self.zero_bias: b.MemoryLocation | None = None
-        self.kernel: k.Kernel | None = None
-        self.refs: dict[int, tuple[k.Access, b.AccessPattern]] = {}
-        self.imms: dict[int, tuple[k.Immediate, b.Immediate]] = {}
+        self._reset()
         self.leaves: dict[type, Callable[[Any], None]] = {
             k.NcActivate: self.codegen_activation, k.ActivationReduce: self.codegen_activation,
             k.Activate2: self.codegen_activate2, k.Exponential: self.codegen_exponential,
@@ -67,9 +64,35 @@ class KlirToBirCodegen:
             k.MemSet: self.codegen_memset, k.Iota: self.codegen_iota,
         }
 
+    def _reset(self) -> None:
+        self.next_id = 0
+        self.locations: dict[str, b.MemoryLocation] = {}
+        self.tensors: dict[str, k.TensorName] = {}
+        self.insts: list[b.Inst] = []
+        self.zero_bias: b.MemoryLocation | None = None
+        self.refs: dict[int, tuple[k.Access, b.AccessPattern]] = {}
+        self.imms: dict[int, tuple[k.Immediate, b.Immediate]] = {}
+        # the tensor names of the kernel being lowered, when scanned (None: not scanned);
+        # and whether the zero-bias name was chosen before every kernel tensor was seen
+        self.used_names: set[str] | None = None
+        self.zero_bias_unchecked = False
+
     # ------------------------------------------------------------ driver
     def codegen_kernel(self, kernel: k.Kernel) -> b.Program:
-        self.kernel = kernel
+        """A fresh instance chooses the zero-bias name among the tensors seen so far and
+        starts again with the kernel's names scanned if a later tensor takes that name
+        (rare; the scan costs a walk over every operator); a reused instance scans first."""
+        if self.next_id == 0 and not self.insts and not self.locations:
+            try:
+                program = self.codegen_body(kernel)
+                self.zero_bias_unchecked = False  # every kernel tensor has been seen
+                return program
+            except _ZeroBiasNameTaken:
+                self._reset()
+        self.used_names = kernel_tensor_names(kernel)
+        return self.codegen_body(kernel)
+
+    def codegen_body(self, kernel: k.Kernel) -> b.Program:
         inputs = [self.kernel_arg(t) for t in kernel.inputs]
         outputs = [self.kernel_arg(t) for t in kernel.outputs]
         for index, op in enumerate(kernel.body):
@@ -114,6 +137,8 @@ class KlirToBirCodegen:
         loc = self.locations.get(t.name)
         if loc is not None:
             known = self.tensors[t.name]
+            if known is not t and loc is self.zero_bias and self.zero_bias_unchecked:
+                raise _ZeroBiasNameTaken
             if known is not t and known != t:
                 raise CodegenError(f"tensor '{t.name}' is used with two different definitions")
             return loc
@@ -157,9 +182,10 @@ class KlirToBirCodegen:
         """getActBiasTensor: the lazily created, shared zero-bias SB tensor (unit AP)."""
         if self.zero_bias is None:
             n = 0
-            used = kernel_tensor_names(self.kernel) if self.kernel is not None else set()
+            used = self.used_names or ()
             while f"{ZERO_BIAS_PREFIX}{n}" in used or f"{ZERO_BIAS_PREFIX}{n}" in self.locations:
                 n += 1
+            self.zero_bias_unchecked = self.used_names is None
             tensor = k.make_tensor(f"{ZERO_BIAS_PREFIX}{n}", k.Dtype.float32, (128, 1),
                                    k.Memory.sbuf)
             self.zero_bias = self.location(tensor)
