@@ -90,8 +90,19 @@ def test_malformed(edit, field: str, message: str) -> None:  # type: ignore[no-u
     assert str(info.value).startswith(f"p.bir.json:{field}: error:")
 
 
-def test_compact_text_is_json_dumps_of_the_document() -> None:
-    """The directly formatted compact text equals dumping the dict form, byte for byte."""
+def pretty_reference(p: b.Program) -> str:
+    """The pretty form by its definition: one json.dumps(item) per line."""
+    doc = program_to_doc(p)
+    parts = [f' "name": {json.dumps(doc["name"])}']
+    for key in ("memory_locations", "inputs", "outputs", "instructions"):
+        items = ",\n".join("  " + json.dumps(item) for item in doc[key])
+        parts.append(f' "{key}": [\n{items}\n ]' if items else f' "{key}": []')
+    return "{\n" + ",\n".join(parts) + "\n}"
+
+
+def test_texts_are_json_dumps_of_the_document() -> None:
+    """The directly formatted compact and pretty texts equal dumping the dict form, byte for
+    byte (odd names, subnormal / signed-zero / infinite floats, shared arguments)."""
     p = every_inst()
     p.instructions.append(b.InstActivation(
         'q"\\é\n', EngineType.Activation, [AP, AP, b.Immediate(F32, 1e-45)], [AP],
@@ -99,5 +110,7 @@ def test_compact_text_is_json_dumps_of_the_document() -> None:
     p.instructions.append(b.InstTensorTensor("TT2", EngineType.SP, [AP, AP], [AP]))
     expected = json.dumps(program_to_doc(p), separators=(",", ":"))
     assert write_program_json(p) == expected
+    assert write_program_json(p, pretty=True) == pretty_reference(p)
     empty = b.Program("e")
     assert write_program_json(empty) == json.dumps(program_to_doc(empty), separators=(",", ":"))
+    assert write_program_json(empty, pretty=True) == pretty_reference(empty)

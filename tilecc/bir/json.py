@@ -105,22 +105,30 @@ def program_to_doc(p: Program) -> dict[str, Any]:
 def write_program_json(p: Program, pretty: bool = False) -> str:
     """Compact JSON, or `pretty`: one memory location / tensor / instruction per line.
 
-    The compact text is exactly `json.dumps(program_to_doc(p), separators=(",", ":"))`,
-    formatted directly: each shared argument is encoded once, each instruction by one
-    join of precomputed fragments (building the dicts and dumping them costs ~3x more).
+    The compact text is exactly `json.dumps(program_to_doc(p), separators=(",", ":"))`, and
+    each line of the pretty text `json.dumps(item)` of its item, both formatted directly:
+    each shared argument is encoded once, each instruction by one join of precomputed
+    fragments (building the dicts and dumping them costs ~3x more).
     """
-    if pretty:
-        doc = program_to_doc(p)
-        parts = [f' "name": {json.dumps(doc["name"])}']
-        for key in ("memory_locations", "inputs", "outputs", "instructions"):
-            items = ",\n".join("  " + json.dumps(item) for item in doc[key])
-            parts.append(f' "{key}": [\n{items}\n ]' if items else f' "{key}": []')
-        return "{\n" + ",\n".join(parts) + "\n}"
-    head = program_to_doc(Program(p.name, p.memory_locations, p.inputs, p.outputs, []))
+    style = _PRETTY if pretty else _COMPACT
     cache: dict[int, str] = {}
-    text = _INST_TEXT
-    insts = ",".join([text[type(inst)](inst, cache) for inst in p.instructions])
-    return json.dumps(head, separators=(",", ":"))[:-2] + insts + "]}"
+    texts = style.inst_text
+    insts = [texts[type(inst)](inst, cache) for inst in p.instructions]
+    if not pretty:
+        head = program_to_doc(Program(p.name, p.memory_locations, p.inputs, p.outputs, []))
+        return json.dumps(head, separators=(",", ":"))[:-2] + ",".join(insts) + "]}"
+    doc = program_to_doc(Program(p.name, p.memory_locations, p.inputs, p.outputs, []))
+    parts = [f' "name": {json.dumps(doc["name"])}']
+    for key in ("memory_locations", "inputs", "outputs"):
+        parts.append(_pretty_list(key, [json.dumps(item) for item in doc[key]]))
+    parts.append(_pretty_list("instructions", insts))
+    return "{\n" + ",\n".join(parts) + "\n}"
+
+
+def _pretty_list(key: str, items: list[str]) -> str:
+    if not items:
+        return f' "{key}": []'
+    return f' "{key}": [\n  ' + ",\n  ".join(items) + "\n ]"
 
 
 _str = encode_basestring_ascii  # json.dumps' own string encoder (ensure_ascii)
@@ -130,35 +138,66 @@ def _float_text(x: float) -> str:
     return repr(x) if math.isfinite(x) else _str(_nonfinite_name(x))
 
 
-def _pairs_text(pairs: tuple[tuple[int, int], ...]) -> str:
-    return "[" + ",".join([f"[{s!r},{n!r}]" for s, n in pairs]) + "]"
+class _Style:
+    """The text of instructions with json.dumps' separators `item` (between list items and
+    object members) and `key` (after a key): one formatter generated per opcode."""
 
+    def __init__(self, item: str, key: str) -> None:
+        self.item, self.key = item, key
+        self.inst_text: dict[type[Inst], Callable[[Inst, dict[int, str]], str]] = {
+            cls: self.inst_formatter(name, cls) for name, cls in INST_CLASSES.items()}
 
-def _arg_text(a: Argument, cache: dict[int, str]) -> str:
-    """The JSON text of an argument, remembered by id: codegen shares AccessPattern objects
-    between instructions, and every argument stays alive (held by the program) for the
-    whole write, so an id cannot be reused meanwhile."""
-    if isinstance(a, AccessPattern):
-        text = (f'{{"memref":{_str(a.memref)},"dtype":{_QUOTED[e.BirDtype][a.dtype]},'
-                f'"offset":{a.offset!r},"ap":{_pairs_text(a.ap)}}}')
-    else:
-        value = _float_text(a.value) if isinstance(a.value, float) else repr(a.value)
-        text = f'{{"dtype":{_QUOTED[e.BirDtype][a.dtype]},"value":{value}}}'
-    cache[id(a)] = text
-    return text
+    def pairs_text(self, pairs: tuple[tuple[int, int], ...]) -> str:
+        i = self.item
+        return "[" + i.join([f"[{s!r}{i}{n!r}]" for s, n in pairs]) + "]"
 
+    def arg_text(self, a: Argument, cache: dict[int, str]) -> str:
+        """The JSON text of an argument, remembered by id: codegen shares AccessPattern
+        objects between instructions, and every argument stays alive (held by the program)
+        for the whole write, so an id cannot be reused meanwhile."""
+        i, k = self.item, self.key
+        dtype = _QUOTED[e.BirDtype][a.dtype]
+        if isinstance(a, AccessPattern):
+            text = (f'{{"memref"{k}{_str(a.memref)}{i}"dtype"{k}{dtype}{i}'
+                    f'"offset"{k}{a.offset!r}{i}"ap"{k}{self.pairs_text(a.ap)}}}')
+        else:
+            value = _float_text(a.value) if isinstance(a.value, float) else repr(a.value)
+            text = f'{{"dtype"{k}{dtype}{i}"value"{k}{value}}}'
+        cache[id(a)] = text
+        return text
 
-def _value_text(v: Any) -> str:
-    """An op-specific field value as json.dumps writes what `_w_inst` puts in the dict."""
-    if isinstance(v, IntEnum):
-        return _QUOTED[type(v)][v]
-    if v is True or v is False:
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return _float_text(v)
-    if isinstance(v, tuple):
-        return _pairs_text(v)
-    return "null" if v is None else repr(v)
+    def value_text(self, v: Any) -> str:
+        """An op-specific field value as json.dumps writes what `_w_inst` puts in the dict."""
+        if isinstance(v, IntEnum):
+            return _QUOTED[type(v)][v]
+        if v is True or v is False:
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return _float_text(v)
+        if isinstance(v, tuple):
+            return self.pairs_text(v)
+        return "null" if v is None else repr(v)
+
+    def inst_formatter(self, opcode: str,
+                       cls: type[Inst]) -> Callable[[Inst, dict[int, str]], str]:
+        """One generated function per opcode (as dataclasses generates __init__): a single
+        join of constant fragments and field texts, no per-field loop or dispatch."""
+        i, k = self.item, self.key
+        args = f'{i!r}.join([cache.get(id(a)) or arg(a, cache) for a in inst.%s])'
+        pieces = [repr(f'{{"opcode"{k}{_str(opcode)}{i}"name"{k}'), "s(inst.name)",
+                  repr(f'{i}"engine"{k}'), "Q_EngineType[inst.engine]", repr(f'{i}"ins"{k}['),
+                  args % "ins", repr(f']{i}"outs"{k}['), args % "outs", repr("]")]
+        for attr, kind in _OP_FIELDS[cls]:
+            pieces += [repr(f'{i}"{attr}"{k}'), _field_expr(attr, kind)]
+        pieces.append(repr("}"))
+        source = ("def fmt(inst, cache):\n    return \"\".join((\n        "
+                  + ",\n        ".join(pieces) + "))\n")
+        scope: dict[str, Any] = {"s": _str, "arg": self.arg_text, "value_text": self.value_text,
+                                 **{f"Q_{enum.__name__}": q for enum, q in _QUOTED.items()},
+                                 **{enum.__name__: enum for enum in _QUOTED}}
+        exec(source, scope)  # noqa: S102 (source built from the dataclass fields above)
+        fmt: Callable[[Inst, dict[int, str]], str] = scope["fmt"]
+        return fmt
 
 
 # enum class -> JSON text of each member name, by value
@@ -168,7 +207,7 @@ _QUOTED: dict[type[IntEnum], tuple[str, ...]] = {
 
 def _field_expr(attr: str, kind: str) -> str:
     """Source of the JSON text of `inst.<attr>`; a value of another type than declared
-    takes the generic `_value_text`, so the text always equals the dumped dict form."""
+    takes the generic `value_text`, so the text always equals the dumped dict form."""
     v = f"inst.{attr}"
     if kind in _ENUMS:
         return f"(Q_{kind}[{v}] if type({v}) is {kind} else value_text({v}))"
@@ -177,28 +216,8 @@ def _field_expr(attr: str, kind: str) -> str:
     return f"value_text({v})"
 
 
-def _inst_formatter(opcode: str, cls: type[Inst]) -> Callable[[Inst, dict[int, str]], str]:
-    """One generated function per opcode (as dataclasses generates __init__): a single
-    join of constant fragments and field texts, no per-field loop or dispatch."""
-    pieces = [repr('{"opcode":' + _str(opcode) + ',"name":'), "s(inst.name)",
-              repr(',"engine":'), "Q_EngineType[inst.engine]", repr(',"ins":['),
-              '",".join([cache.get(id(a)) or arg(a, cache) for a in inst.ins])', repr('],"outs":['),
-              '",".join([cache.get(id(a)) or arg(a, cache) for a in inst.outs])', repr("]")]
-    for attr, kind in _OP_FIELDS[cls]:
-        pieces += [repr(f',"{attr}":'), _field_expr(attr, kind)]
-    pieces.append(repr("}"))
-    source = ("def fmt(inst, cache):\n    return \"\".join((\n        "
-              + ",\n        ".join(pieces) + "))\n")
-    scope: dict[str, Any] = {"s": _str, "arg": _arg_text, "value_text": _value_text,
-                             **{f"Q_{enum.__name__}": q for enum, q in _QUOTED.items()},
-                             **{enum.__name__: enum for enum in _QUOTED}}
-    exec(source, scope)  # noqa: S102 (source built from the dataclass fields above)
-    fmt: Callable[[Inst, dict[int, str]], str] = scope["fmt"]
-    return fmt
-
-
-_INST_TEXT: dict[type[Inst], Callable[[Inst, dict[int, str]], str]] = {
-    cls: _inst_formatter(name, cls) for name, cls in INST_CLASSES.items()}
+_COMPACT = _Style(",", ":")
+_PRETTY = _Style(", ", ": ")
 
 
 # ---------------------------------------------------------------- reader
