@@ -1,11 +1,17 @@
 """Benchmark: read + codegen + verify + write of a generated KLR kernel of N operators.
 
 Usage: python bench/codegen.py [--ops 100000] [--repeat 3]
-Prints operators per second of each stage and of the whole pipeline (best of --repeat),
-and the ratio against a peer measured in the same run on the same documents: the stdlib
-json.loads of the KLR text plus json.dumps of the BIR document (pure C parsing/printing,
-no IR built), i.e. the floor any JSON-to-JSON tool pays. Both run with the cyclic garbage
-collector paused, as `tilecc codegen` does. A second table splits the read into its parts.
+Two generated kernels cycle through every compute leaf: "whole tiles" (every access a whole
+128x512 tile, no positions) and "sliced" (every access a 32x32 block of a 128x2048 tile at
+one of 2,048 places, an immediate out of 97, a source position out of 40 lines): the second
+has ~100x more distinct field texts to decode. For each, prints operators per second of
+each stage and of the whole pipeline (best of --repeat), and the ratio against a peer
+measured in the same run on the same documents: the stdlib json.loads of the KLR text plus
+json.dumps of the BIR document (pure C parsing/printing, no IR built), i.e. the floor a
+JSON-to-JSON tool written on the standard library pays. Both run with the cyclic garbage
+collector paused, as `tilecc codegen` does. The read is split into its parts (`klr.json_fast`:
+msgspec decodes the statement skeleton, the checked reader decodes each distinct field
+text once), and the pretty write that `tilecc codegen` uses is timed too.
 """
 
 from __future__ import annotations
@@ -20,39 +26,76 @@ from tilecc.bir.json import program_to_doc, write_program_json
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import KlirToBirCodegen
 from tilecc.klr import ast as k
-from tilecc.klr.json_text import share_tensor_texts
-from tilecc.klr.read import decode_kernel, read_kernel_json, write_kernel_json
+from tilecc.klr.json_fast import SKELETON
+from tilecc.klr.read import read_kernel_json, write_kernel_json
+
+F32, S = k.Dtype.float32, k.Memory.sbuf
+A, R = k.AluOp, k.TensorScalarReverseOps
+Access = Callable[[k.TensorName, int], k.Access]
 
 
-def generated_kernel(n_ops: int) -> k.Kernel:
-    """A kernel cycling through every compute leaf on a few 128x512 tiles."""
-    F32, S = k.Dtype.float32, k.Memory.sbuf
+def leaf_cycle(i: int, at: Access, x: k.TensorName, y: k.TensorName, z: k.TensorName,
+               col: k.TensorName, acc: k.TensorName, pout: k.Access,
+               one: k.Immediate, two: k.Immediate) -> list[k.Operator]:
+    """The 12 compute leaves on accesses `at(tensor, i)` (columns: `at(col, i)`)."""
+    X, Y, Z, C, AC = at(x, i), at(y, i), at(z, i), at(col, i), at(acc, i)
+    return [
+        k.TensorScalar(Y, X, two, A.mult, one, A.add, R.first, k.Engine.dve),
+        k.TensorTensor(Z, X, Y, A.subtract, engine=k.Engine.dve),
+        k.NcActivate(Y, Z, k.AccumCmd.ZeroAccumulate, k.ActivationFunc.exp, one,
+                     reduce_op=A.add, reduce_res=AC),
+        k.TensorReduce(C, Y, A.max, k.TensorSubDim.X),
+        k.Exponential(Z, Y, C, AC, k.AccumCmd.ZeroAccumulate, k.Immediate(0.0)),
+        k.TensorScalarCumulative(Y, Z, A.mult, A.add, one, None, k.AccumCmd.ZeroAccumulate),
+        k.NcScalarTensorTensor(Z, Y, C, X, A.mult, A.add),
+        k.TensorTensorScan(Y, Z, X, A.mult, A.add, R.none, k.Immediate(0.0), k.AccumCmd.Idle),
+        k.Reciprocal(Z, Y),
+        k.Activate2(Y, Z, A.mult, A.add, two, one, k.ActivationFunc.relu, k.Immediate(0.0),
+                    A.add, AC, k.AccumCmd.ZeroAccumulate, False, True),
+        k.TensorScalarReduce(Z, Y, one, A.add, False, None, A.add, AC),
+        k.TensorPartitionReduce(pout, A.add, Y),
+    ]
+
+
+def whole_tiles_kernel(n_ops: int) -> k.Kernel:
+    """Every access a whole tile: few distinct field texts."""
     a, out = (k.make_tensor(n, F32, (128, 512), k.Memory.hbm) for n in ("a", "out"))
     x, y, z = (k.make_tensor(n, F32, (128, 512), S) for n in ("x", "y", "z"))
     col, acc = k.make_tensor("col", F32, (128, 1), S), k.make_tensor("acc", F32, (128, 1), S)
     pout = k.make_tensor("pout", F32, (1, 512), S)
-    one, two = k.Immediate(1.0), k.Immediate(2.0)
-    A, R = k.AluOp, k.TensorScalarReverseOps
-    cycle: list[k.Operator] = [
-        k.TensorScalar(y, x, two, A.mult, one, A.add, R.first, k.Engine.dve),
-        k.TensorTensor(z, x, y, A.subtract, engine=k.Engine.dve),
-        k.NcActivate(y, z, k.AccumCmd.ZeroAccumulate, k.ActivationFunc.exp, one,
-                     reduce_op=A.add, reduce_res=acc),
-        k.TensorReduce(col, y, A.max, k.TensorSubDim.X),
-        k.Exponential(z, y, col, acc, k.AccumCmd.ZeroAccumulate, k.Immediate(0.0)),
-        k.TensorScalarCumulative(y, z, A.mult, A.add, one, None, k.AccumCmd.ZeroAccumulate),
-        k.NcScalarTensorTensor(z, y, col, x, A.mult, A.add),
-        k.TensorTensorScan(y, z, x, A.mult, A.add, R.none, k.Immediate(0.0), k.AccumCmd.Idle),
-        k.Reciprocal(z, y),
-        k.Activate2(y, z, A.mult, A.add, two, one, k.ActivationFunc.relu, k.Immediate(0.0),
-                    A.add, acc, k.AccumCmd.ZeroAccumulate, False, True),
-        k.TensorScalarReduce(z, y, one, A.add, False, None, A.add, acc),
-        k.TensorPartitionReduce(pout, A.add, y),
-    ]
+    cycle = leaf_cycle(0, lambda t, i: t, x, y, z, col, acc, pout, k.Immediate(1.0),
+                       k.Immediate(2.0))
     body: list[k.Operator] = [k.NcDmaCopy(x, a)]
     body += [cycle[i % len(cycle)] for i in range(n_ops - 2)]
     body.append(k.NcDmaCopy(out, z))
     return k.Kernel("bench", [a], [out], body)
+
+
+def sliced_kernel(n_ops: int) -> k.Kernel:
+    """Every access a 32x32 block (partition block and column block vary with the cycle),
+    immediates and source lines that vary: many distinct field texts, as a traced loop nest."""
+    a, out = (k.make_tensor(n, F32, (128, 2048), k.Memory.hbm) for n in ("a", "out"))
+    x, y, z = (k.make_tensor(n, F32, (128, 2048), S) for n in ("x", "y", "z"))
+    col, acc = k.make_tensor("col", F32, (128, 64), S), k.make_tensor("acc", F32, (128, 64), S)
+    pout = k.make_tensor("pout", F32, (1, 2048), S)
+
+    def block(t: k.TensorName, i: int) -> k.Access:
+        p, j = 32 * ((i // 64) % 4), i % 64
+        width = 1 if t.shape.free_dims[0] == 64 else 32
+        return k.AccessBasic(t, (k.Slice(p, p + 32), k.Slice(j * width, (j + 1) * width)))
+
+    body: list[k.Operator] = [k.NcDmaCopy(x, a)]
+    cycles = n_ops // 12 + 1
+    for c in range(cycles):
+        p_out = k.AccessBasic(pout, (k.Slice(0, 1), k.Slice(32 * (c % 64), 32 * (c % 64) + 32)))
+        ops = leaf_cycle(c, block, x, y, z, col, acc, p_out,
+                         k.Immediate(float(c % 97) * 0.5), k.Immediate(2.0))
+        for j, op in enumerate(ops):
+            op.pos = k.Pos(20 + (c * 12 + j) % 40, 8, filename="kernels/softmax.py")
+        body += ops
+    del body[n_ops - 1:]
+    body.append(k.NcDmaCopy(out, z))
+    return k.Kernel("bench_sliced", [a], [out], body)
 
 
 def best(repeat: int, fn: Callable[[], object]) -> tuple[float, object]:
@@ -64,47 +107,43 @@ def best(repeat: int, fn: Callable[[], object]) -> tuple[float, object]:
     return min(times), result
 
 
+def run(label: str, generated: k.Kernel, repeat: int) -> None:
+    text = write_kernel_json(generated)
+    n = len(generated.body)
+    t_read, kernel = best(repeat, lambda: read_kernel_json(text))
+    t_gen, program = best(repeat, lambda: KlirToBirCodegen().codegen_kernel(kernel))
+    t_verify, _ = best(repeat, lambda: verify_program(program))
+    t_write, bir_text = best(repeat, lambda: write_program_json(program))
+    t_total = t_read + t_gen + t_verify + t_write
+    assert kernel == generated  # the fast paths read what was written
+    doc = program_to_doc(program)
+    t_peer, _ = best(repeat, lambda: (json.loads(text), json.dumps(doc)))
+    t_skeleton, _ = best(repeat, lambda: SKELETON.decode(text))
+    t_pretty, _ = best(repeat, lambda: write_program_json(program, pretty=True))
+    print(f"{label}: {n} operators, KLR JSON {len(text) / 1e6:.1f} MB, "
+          f"BIR JSON {len(str(bir_text)) / 1e6:.1f} MB")
+    print(f"{'stage':<40}{'seconds':>9}{'ops/s':>12}{'x peer time':>13}")
+    rows = [("read KLR JSON", t_read),
+            ("  msgspec skeleton decode", t_skeleton),
+            ("  field values + operators", t_read - t_skeleton),
+            ("codegen", t_gen), ("verify", t_verify), ("write BIR JSON", t_write),
+            ("total: read+codegen+verify+write", t_total),
+            ("  (pretty write, as tilecc codegen)", t_pretty),
+            ("peer: json.loads + json.dumps", t_peer)]
+    for name, t in rows:
+        print(f"{name:<40}{t:>9.3f}{n / t:>12,.0f}{t / t_peer:>13.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ops", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    generated = generated_kernel(args.ops)
-    text = write_kernel_json(generated)
     gc.collect()
     gc.disable()
-    t_read, kernel = best(args.repeat, lambda: read_kernel_json(text))
-    t_gen, program = best(args.repeat, lambda: KlirToBirCodegen().codegen_kernel(kernel))
-    t_verify, _ = best(args.repeat, lambda: verify_program(program))
-    t_write, bir_text = best(args.repeat, lambda: write_program_json(program))
-    t_total = t_read + t_gen + t_verify + t_write
-    assert kernel == generated  # the fast paths read what was written
-    doc = program_to_doc(program)
-    t_peer, _ = best(args.repeat, lambda: (json.loads(text), json.dumps(doc)))
-    n = args.ops
-    print(f"generated kernel: {n} operators, KLR JSON {len(text) / 1e6:.1f} MB, "
-          f"BIR JSON {len(str(bir_text)) / 1e6:.1f} MB")
-    print(f"{'stage':<34}{'seconds':>10}{'ops/s':>14}{'x peer time':>14}")
-    rows = [("read KLR JSON", t_read), ("codegen", t_gen), ("verify", t_verify),
-            ("write BIR JSON", t_write), ("total: read+codegen+verify+write", t_total),
-            ("peer: json.loads + json.dumps", t_peer)]
-    for label, t in rows:
-        print(f"{label:<34}{t:>10.3f}{n / t:>14,.0f}{t / t_peer:>14.2f}")
-    # where the read goes: the text pass sharing tensor definitions, the C JSON parse of
-    # what remains, and building the AST (the rest of "read" is freeing the parsed tree)
-    shared = share_tensor_texts(text)
-    assert shared is not None
-    t_share, _ = best(args.repeat, lambda: share_tensor_texts(text))
-    t_parse, doc_shared = best(args.repeat, lambda: json.loads(shared[0]))
-    t_decode, _ = best(args.repeat, lambda: decode_kernel(doc_shared, shared[1]))
-    t_loads, _ = best(args.repeat, lambda: json.loads(text))
-    print(f"read, in parts ({len(shared[0]) / 1e6:.1f} MB after sharing "
-          f"{len(shared[1])} tensor definitions):")
-    for label, t in (("  share tensor definitions", t_share),
-                     ("  json.loads of the shared text", t_parse),
-                     ("  decode to klr.ast", t_decode),
-                     ("  (json.loads of the whole text)", t_loads)):
-        print(f"{label:<34}{t:>10.3f}{n / t:>14,.0f}{t / t_peer:>14.2f}")
+    run("whole tiles", whole_tiles_kernel(args.ops), args.repeat)
+    print()
+    run("sliced", sliced_kernel(args.ops), args.repeat)
 
 
 if __name__ == "__main__":

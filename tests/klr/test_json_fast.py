@@ -107,7 +107,9 @@ def test_duplicate_keys_keep_the_last_as_json_loads() -> None:
     "plain statement list", "two constructors", "no constructor", "unknown constructor",
     "null payload", "statement with two keys", "missing required field", "null required field",
     "null defaulted field", "bad enum", "bad float", "string body", "invalid json",
-    "second definition of a tensor", "label not a string"])
+    "second definition of a tensor", "label not a string", "bool as a number",
+    "negative natural", "natural as a bool", "natural as a float", "null defaulted enum",
+    "enum as a number"])
 def test_declined_documents(edit: str) -> None:
     doc = small_doc()
     stmt = ops(doc)[1]
@@ -140,6 +142,15 @@ def test_declined_documents(edit: str) -> None:
         payload["dst"]["abstract"]["simple"]["shape"]["freeDims"] = [4]
     elif edit == "label not a string":
         doc["body"][0]["label"] = 1
+    elif edit != "invalid json":  # the typed scalars of a DMA copy
+        dma = ops(doc)[0]["oper"]["op"]["ncDmaCopy"]
+        key, value = {"bool as a number": ("uniqueIndices", 1),
+                      "negative natural": ("dgeMode", -1),
+                      "natural as a bool": ("dgeMode", True),
+                      "natural as a float": ("dgeMode", 1.0),
+                      "null defaulted enum": ("compute_op", None),
+                      "enum as a number": ("engine", 2)}[edit]
+        dma[key] = value
     text = json.dumps(doc) if edit != "invalid json" else json.dumps(doc)[:-1]
     with pytest.raises(NotFast):
         fast_head_kernel(text)

@@ -7,13 +7,14 @@ decodes the text with the checked path, which accepts what this path declines (a
 list of statements instead of blocks, the klr 0.0.12 form) and locates every error.
 
 How: msgspec decodes the statement skeleton (kernel {name, inputs, outputs, body: [block
-{label, body: [{"oper": {"op": {ctor: payload}, "pos"?}}]}]}) in C, keeping every operator
-field, `pos`, `inputs` and `outputs` as its raw JSON text (`msgspec.Raw`). A field's value
-is the checked reader of its kind applied to `json.loads(raw)`, remembered per distinct raw
-text and kind: KLR repeats the whole tensor definition at every access, so a kernel has
-far fewer distinct field texts than fields. Kinds are read in document order (inputs,
-outputs, then each statement's fields in dataclass order), so the checked reader's tensor
-table sees definitions in the order the checked path would.
+{label, body: [{"oper": {"op": {ctor: payload}, "pos"?}}]}]}) in C. Scalar fields (enum
+names, bools, naturals) are typed there with the checked readers' rules; every other
+operator field, `pos`, `inputs` and `outputs` stays raw JSON text (`msgspec.Raw`), whose
+value is the checked reader of its kind applied to `json.loads(raw)`, remembered per
+distinct raw text and kind: KLR repeats the whole tensor definition at every access, so a
+kernel has far fewer distinct field texts than fields. Raw fields are read in document
+order (inputs, outputs, then each statement's fields in dataclass order), so the checked
+reader's tensor table sees definitions in the order the checked path would.
 
 Why the results are equal: the skeleton's rules are the checked path's (a statement is an
 object with exactly the key "oper"; an operator an object with exactly one known
@@ -27,13 +28,13 @@ or `json.loads` refuses) is NotFast.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
 import msgspec
 
 from tilecc.klr import ast as k
 from tilecc.klr.json_fields import Bad
-from tilecc.klr.json_head import FIELD_DEFAULTS, HeadReader
+from tilecc.klr.json_head import ENUM_KINDS, FIELD_DEFAULTS, HeadReader
 
 Raw = msgspec.Raw
 _MISS = object()
@@ -43,10 +44,32 @@ class NotFast(Exception):
     """This path does not take the document: decode it with the checked path."""
 
 
+# the scalar kinds msgspec checks itself, as the checked readers do: an enum is one of its
+# member names (checked in `read`), bool strictly true / false, int a natural number
+_ENUMS = {name: e.__members__ for name, e in ENUM_KINDS.items()}
+_SCALARS: dict[str, Any] = {**{name: str for name in _ENUMS}, "bool": bool,
+                            "int": Annotated[int, msgspec.Meta(ge=0)]}
+
+
+def _payload_field(cls: type, attr: str, key: str, kind: str, option: bool) -> tuple[Any, ...]:
+    """A payload field: a scalar kind typed (Option: null or missing = None; a Python
+    default: missing = UNSET, null refused; otherwise required), any other kind raw
+    (None = missing, so that the read tells a missing field from null)."""
+    scalar = _SCALARS.get(kind)
+    if scalar is None:
+        return (key, Raw, None)
+    if option:
+        return (key, scalar | None, None)
+    if attr in FIELD_DEFAULTS[cls]:
+        return (key, scalar | msgspec.UnsetType, msgspec.UNSET)
+    return (key, scalar)
+
+
 def _payload_struct(cls: type) -> type:
-    """msgspec Struct of an operator payload: one raw field per JSON key, None = missing."""
-    fields = [(key, Raw, None) for _, key, _, _ in HeadReader.OPERATORS[cls]]
-    return msgspec.defstruct(f"{cls.__name__}Fields", fields)
+    """msgspec Struct of an operator payload: one field per JSON key."""
+    fields = [_payload_field(cls, attr, key, kind, option)
+              for attr, key, kind, option in HeadReader.OPERATORS[cls]]
+    return msgspec.defstruct(f"{cls.__name__}Fields", fields, kw_only=True)
 
 
 _PAYLOADS: dict[type, type] = {cls: _payload_struct(cls) for cls in k.OPERATOR_CTOR}
@@ -79,13 +102,22 @@ class _Kernel(msgspec.Struct):
     body: list[_Block]
 
 
-_DECODER = msgspec.json.Decoder(_Kernel)
+SKELETON = msgspec.json.Decoder(_Kernel)  # the statement skeleton of a HEAD document
 _N_CTORS = len(_PAYLOADS)
 
 
 def _field_source(index: int, key: str, kind: str, option: bool, defaulted: bool) -> str:
-    """Source of one constructor argument; `p` is the payload struct, `b` the raw bytes,
-    C_<kind> the memo of the kind (raw -> value) and F_<kind> decodes a raw text not in it."""
+    """Source of one constructor argument; `p` is the payload struct. A scalar: E_<kind> maps
+    an enum member name to the member (KeyError: not a member). A raw field: `b` is its
+    bytes, C_<kind> the memo of the kind (raw -> value), F_<kind> decodes a raw text not in
+    the memo."""
+    if kind in _SCALARS:
+        value = f"E_{kind}[v]" if kind in _ENUMS else "v"
+        if option:
+            return f"None if (v := p.{key}) is None else {value}"
+        if defaulted:
+            return f"D[{index}] if (v := p.{key}) is U else {value}"
+        return f"E_{kind}[p.{key}]" if kind in _ENUMS else f"p.{key}"
     value = f"(h if (h := C_{kind}.get(b, M)) is not M else F_{kind}(b))"
     if option:  # missing or null: None
         return f'None if (v := p.{key}) is None or (b := bytes(v)) == b"null" else {value}'
@@ -102,7 +134,7 @@ def _compile_reader(cls: type) -> Make:
     """`make(C, F)` -> `read(payload_struct) -> cls`, one straight-line constructor call."""
     spec = HeadReader.OPERATORS[cls]
     defaults = FIELD_DEFAULTS[cls]
-    kinds = sorted({kind for _, _, kind, _ in spec})
+    kinds = sorted({kind for _, _, kind, _ in spec if kind not in _SCALARS})
     args = [_field_source(i, key, kind, option, attr in defaults)
             for i, (attr, key, kind, option) in enumerate(spec)]
     source = ("def make(C, F):\n"
@@ -110,7 +142,8 @@ def _compile_reader(cls: type) -> Make:
                         for kind in kinds)
               + "    def read(p):\n        return cls(\n            "
               + ",\n            ".join(args) + ")\n    return read\n")
-    scope: dict[str, Any] = {"cls": cls, "M": _MISS,
+    scope: dict[str, Any] = {"cls": cls, "M": _MISS, "U": msgspec.UNSET,
+                             **{f"E_{name}": members for name, members in _ENUMS.items()},
                              "D": tuple(defaults.get(attr) for attr, _, _, _ in spec)}
     exec(source, scope)  # noqa: S102 (source built from the dataclass fields)
     make: Make = scope["make"]
@@ -130,7 +163,7 @@ def _filler(memo: dict[bytes, Any], read: Callable[[Any], Any]) -> Callable[[byt
 
 def fast_head_kernel(text: str | bytes) -> k.Kernel:
     try:
-        doc = _DECODER.decode(text)
+        doc = SKELETON.decode(text)
         reader = HeadReader()
         memos: dict[str, dict[bytes, Any]] = {kind: {} for kind in reader.kind_readers}
         fillers = {kind: _filler(memos[kind], read)
@@ -155,5 +188,5 @@ def fast_head_kernel(text: str | bytes) -> k.Kernel:
                     op.pos = positions[raw_pos] if raw_pos in positions else pos(raw_pos)
                 append(op)
         return k.Kernel(doc.name, inputs, outputs, body)
-    except (msgspec.MsgspecError, Bad, ValueError, TypeError, RecursionError):
+    except (msgspec.MsgspecError, Bad, ValueError, TypeError, KeyError, RecursionError):
         raise NotFast from None

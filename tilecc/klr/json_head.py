@@ -30,7 +30,7 @@ from tilecc.klr.operator_readers import Factory, compile_fast_reader
 MAX_PARTITIONS = 128
 _MISSING = object()
 KEY_OVERRIDES = {"reducecmd": "reducecmd", "compute_op": "compute_op"}
-_ENUMS: dict[str, type[IntEnum]] = {
+ENUM_KINDS: dict[str, type[IntEnum]] = {  # reader kind -> enum
     e.__name__: e for e in (k.Dtype, k.Memory, k.Engine, k.AluOp, k.ActivationFunc,
                             k.AccumCmd, k.TensorSubDim, k.TensorScalarReverseOps,
                             k.DgeComputeOp)}
@@ -54,7 +54,7 @@ class HeadReader:
             "TensorRef": self.tensor_ref, "Operand": self.operand,
             "Immediate": self.immediate, "DataPattern": self.data_pattern,
             "bool": read_bool, "int": read_nat,
-            **{name: enum_reader(e) for name, e in _ENUMS.items()}}
+            **{name: enum_reader(e) for name, e in ENUM_KINDS.items()}}
         # KLR constructor -> its operator decoder without path tracking (a failure is
         # decoded again by `operator_fields_located`, which locates it)
         self.fast_readers = {k.OPERATOR_CTOR[cls]: make(self.kind_readers)
