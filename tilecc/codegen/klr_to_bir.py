@@ -130,7 +130,9 @@ class KlirToBirCodegen:
         return inst
 
     def name(self, op: Any) -> str:
-        return f"{type(op).__name__}-{self.returned_id()}"
+        i = self.next_id  # returned_id, inlined: one name per operator
+        self.next_id = i + 1
+        return f"{type(op).__name__}-{i}"
 
     # ------------------------------------------------------------ operands
     def location(self, t: k.TensorName) -> b.MemoryLocation:
