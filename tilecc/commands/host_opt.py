@@ -6,6 +6,10 @@ writes the program atomically to -o (default stdout). Bad input or a pass reject
 program prints one line `path:line:col: error: ...` and exits 1; the input is never touched.
 Only host orchestrators inside @pl.program classes are rewritten (pypto's pass sees
 program functions only); a module-level @pl.function is printed unchanged.
+Output keeps the input's text wherever the passes changed nothing
+(tilecc/host/source_splice.py): a program no pass changes is written back byte for byte,
+otherwise only the rewritten functions are printed anew, in the input's line endings
+(LF or CRLF) and after its UTF-8 byte order mark, if it has one.
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ import argparse
 import sys
 
 from tilecc.errors import TileccError
-from tilecc.fileio import read_text, write_text_atomic
+from tilecc.fileio import read_bytes, write_bytes_atomic, write_text_atomic
 from tilecc.host.parser import parse_module
 from tilecc.host.pass_manager import PassPipeline
 from tilecc.host.passes import PASSES, get_pass
-from tilecc.host.printer import print_module
+from tilecc.host.source_splice import print_keeping_source
+
+BOM = "\ufeff"
 
 HELP = "run host DSL passes (SynthesizeAllReduceSignals) on a pypto host program"
 DESCRIPTION = (HELP + ". SynthesizeAllReduceSignals rewrites the host orchestrators (level HOST and "
@@ -47,12 +53,23 @@ def run(args: argparse.Namespace) -> int:
         raise TileccError("host-opt: expected PROGRAM.py (or --list-passes)")
     path = args.program if args.program != "-" else "<stdin>"
     passes = [get_pass(name.strip()) for name in args.passes.split(",") if name.strip()]
-    text = read_text(args.program)
+    raw = read_bytes(args.program)
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise TileccError(f"{path}: cannot read: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    bom = BOM if decoded.startswith(BOM) else ""
+    newline = "\r\n" if "\r\n" in decoded else "\n"
+    text = decoded[len(bom):].replace("\r\n", "\n").replace("\r", "\n")
     try:
         module = parse_module(text, path)
         result = PassPipeline(passes, verify_round_trip=not args.no_verify, path=path).run(module)
     except TileccError as err:   # ParseError, or the pass's error at the call's line:col
         print(err, file=sys.stderr)
         return 1
-    write_text_atomic(args.output, print_module(result))
+    if result is module:
+        write_bytes_atomic(args.output, raw)
+        return 0
+    printed = print_keeping_source(text, module, result, path)
+    write_text_atomic(args.output, bom + printed.replace("\n", newline))
     return 0

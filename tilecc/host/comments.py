@@ -38,6 +38,10 @@ class CommentPool:
             # the ast parser reports malformed source with a position; comments are moot then
             self.by_line = {}
 
+    def first_line(self, first: int, last: int) -> int | None:
+        """The line of the first comment still held on lines first..last (None if none)."""
+        return next((n for n in range(first, last + 1) if n in self.by_line), None) if self.by_line else None
+
     def take(self, first: int, last: int) -> tuple[str, ...]:
         if not self.by_line or last < first:
             return ()

@@ -286,7 +286,8 @@ class Function:
     order (None for a bare `@pl.function`); level / role / function type derive from them.
     `has_self` is False for functions without `self` (module-level functions, pypto's
     self-contained SubWorkers); `params` never include `self`. `decorator_name` is the
-    `pl.` decorator (`function`, or `inline` for pypto's inlined helpers)."""
+    `pl.` decorator (`function`, or `inline` for pypto's inlined helpers). `source_lines`
+    is a source position and never takes part in equality."""
     name: str
     params: tuple[Param, ...]
     returns: Expr | None
@@ -296,6 +297,9 @@ class Function:
     has_self: bool = True
     decorator_name: str = "function"
     comments: tuple[str, ...] = ()   # before the definition (and on its header lines)
+    # (first, last) source line of a parsed definition, its leading comments and
+    # decorators included: where a printer that keeps the rest of the file puts it back
+    source_lines: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     def _decorator_symbol(self, key: str, enum: str) -> str | None:
         """The member named by `key=pl.<enum>.X` (or `key=<enum>.X`, with the enum imported

@@ -98,11 +98,12 @@ class _Parser(ExprParser):
         for node in tree.body:
             self.check_import(node)
             first = first_line(node)
+            start = self.comments.first_line(prev_end + 1, first - 1) or first
             leading = self.comments.take(prev_end + 1, first - 1)
             if isinstance(node, ast.ClassDef) and self.is_program_class(node):
                 items.append(self.program(node, leading))
             elif isinstance(node, ast.FunctionDef) and self.function_decorator(node) is not None:
-                items.append(self.function(node, method=False, leading=leading))
+                items.append(self.function(node, method=False, leading=leading, start=start))
             else:
                 items.append(self.verbatim(node, leading, shares_line=first == prev_end))
             prev_end = node.end_lineno or first
@@ -177,6 +178,7 @@ class _Parser(ExprParser):
         functions: list[ir.Function] = []
         doc = None
         for index, stmt in enumerate(node.body):
+            start = self.comments.first_line(prev_end + 1, first_line(stmt) - 1) or first_line(stmt)
             leading = self.comments.take(prev_end + 1, first_line(stmt) - 1)
             prev_end = stmt.end_lineno or stmt.lineno
             if index == 0 and (text := self.docstring(stmt)) is not None:
@@ -187,7 +189,7 @@ class _Parser(ExprParser):
                 continue
             if not isinstance(stmt, ast.FunctionDef):
                 raise self.error(stmt, "expected a @pl.function method in a @pl.program class")
-            functions.append(self.function(stmt, method=True, leading=leading))
+            functions.append(self.function(stmt, method=True, leading=leading, start=start))
         names = [f.name for f in functions]
         if len(set(names)) != len(names):
             dup = next(n for n in names if names.count(n) > 1)
@@ -220,7 +222,8 @@ class _Parser(ExprParser):
         name = dotted(deco.func if isinstance(deco, ast.Call) else deco)
         return name[3:] if name in FUNCTION_DECORATORS else None
 
-    def function(self, node: ast.FunctionDef, method: bool, leading: tuple[str, ...]) -> ir.Function:
+    def function(self, node: ast.FunctionDef, method: bool, leading: tuple[str, ...], start: int) -> ir.Function:
+        """`start` is the first line of the definition's leading comments (else of its decorators)."""
         decorator_name = self.function_decorator(node)
         if decorator_name is None:
             raise self.error(node, f"expected exactly one @pl.function(...) decorator on `{node.name}`")
@@ -256,7 +259,7 @@ class _Parser(ExprParser):
             body_nodes = body_nodes[1:]
         return ir.Function(node.name, tuple(params), self.expr(node.returns) if node.returns else None,
                            self.body(body_nodes, signature_end), self.decorator_kwargs(deco), doc, has_self,
-                           decorator_name, comments)
+                           decorator_name, comments, (start, node.end_lineno or node.lineno))
 
     # ------------------------------------------------------------ statements
 

@@ -1,0 +1,118 @@
+"""`tilecc host-opt` keeps the input's text where the passes changed nothing: byte for byte
+for an unchanged program (line endings and byte order mark included), and only the
+rewritten functions printed anew otherwise (tilecc/host/source_splice.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tilecc.cli import main
+from tilecc.host import ir
+from tilecc.host.parser import parse_module
+from tilecc.host.printer import print_module
+from tilecc.host.source_splice import print_keeping_source
+
+from .conftest import HEADER, synthesize
+
+UNCHANGED = HEADER + """\
+SIZE = 64  # elements
+
+
+@pl.program
+class NoReduce:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, d: pld.DistributedTensor[[SIZE],   pl.FP32]):
+        return d   # odd spacing stays
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self):
+        buf = pld.alloc_window_buffer(SIZE * 4)
+        d = pld.window(buf, [SIZE], dtype=pl.FP32)
+        return d
+"""
+
+CHANGED = HEADER + """\
+@pl.program
+class Two:
+    # the chip side, formatted by hand
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(
+        self,
+        d: pld.DistributedTensor[[16], pl.FP32],  # the window
+    ):
+        return d
+
+    # the host side
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self):
+        \"\"\"Reduce one window.
+
+        Args: none; the docstring keeps its own indentation.
+        \"\"\"
+        buf = pld.alloc_window_buffer(64)
+        d = pld.window(buf, [16], dtype=pl.FP32)  # view
+        return pld.tensor.allreduce(d)
+    # after the host
+
+
+if __name__ == "__main__":
+    print(Two)   # kept as written
+"""
+
+
+def run_cli(tmp_path, data: bytes) -> tuple[int, bytes]:
+    src = tmp_path / "prog.py"
+    src.write_bytes(data)
+    out = tmp_path / "out.py"
+    code = main(["host-opt", str(src), "-o", str(out)])
+    return code, out.read_bytes() if out.exists() else b""
+
+
+def test_unchanged_program_is_written_byte_for_byte(tmp_path):
+    for data in (UNCHANGED.encode(), UNCHANGED.replace("\n", "\r\n").encode(),
+                 b"\xef\xbb\xbf" + UNCHANGED.encode(), UNCHANGED.replace("    ", "\t").encode()):
+        assert run_cli(tmp_path, data) == (0, data)
+
+
+def test_only_the_rewritten_function_is_printed_anew(tmp_path):
+    code, out = run_cli(tmp_path, CHANGED.encode())
+    assert code == 0
+    text = out.decode()
+    # the chip function, the comments around the host and the main block are as written
+    chip_source = CHANGED[CHANGED.index("    # the chip side"):CHANGED.index("    # the host side")]
+    assert chip_source in text
+    assert text.endswith("    # after the host\n\n\nif __name__ == \"__main__\":\n    print(Two)   # kept as written\n")
+    assert "        return __allreduce_result_1\n" in text
+    # and the whole is the pass's result, its docstring unchanged
+    result = synthesize(CHANGED)
+    assert parse_module(text) == result
+    assert result.programs[0].function("host").doc.startswith("Reduce one window.\n\n        Args")
+
+
+def test_line_endings_byte_order_mark_and_tabs_are_kept_in_rewritten_functions(tmp_path):
+    crlf = CHANGED.replace("\n", "\r\n").encode()
+    code, out = run_cli(tmp_path, b"\xef\xbb\xbf" + crlf)
+    assert code == 0 and out.startswith(b"\xef\xbb\xbf")
+    assert b"\n" not in out.replace(b"\r\n", b"")
+    assert parse_module(out[3:].decode().replace("\r\n", "\n")) == synthesize(CHANGED)
+    tabs = CHANGED.replace("    ", "\t")
+    code, out = run_cli(tmp_path, tabs.encode())
+    assert code == 0
+    assert "\n\t\t__allreduce_signal_0 = pld.tensor.window(" in out.decode()
+    assert parse_module(out.decode()) == synthesize(tabs)
+
+
+def test_a_change_beyond_functions_prints_the_whole_module():
+    before = parse_module(CHANGED)
+    after = synthesize(CHANGED)
+    renamed = ir.Module(tuple(dataclasses.replace(i, name="Renamed") if isinstance(i, ir.Program) else i
+                              for i in after.items))
+    assert print_keeping_source(CHANGED, before, renamed) == print_module(renamed)
+    assert print_keeping_source(CHANGED, before, before) is CHANGED
+
+
+def test_input_that_is_not_utf8_is_a_one_line_error(tmp_path, capsys):
+    code, out = run_cli(tmp_path, b"x = '\xff'\n")
+    assert code == 1 and out == b""
+    err = capsys.readouterr().err
+    assert "not UTF-8 text" in err and err.count("\n") == 1
