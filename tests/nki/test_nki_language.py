@@ -100,13 +100,49 @@ def test_mgrid_and_arange_indices_equal_slices():
     assert ap(copies[3][0]) == (0, 128, 32, ((1, 32),))
 
 
-def test_hbm_rows_must_stay_consecutive():
+def test_hbm_row_step_is_one_dma_per_row():
+    # every other row (a partition step of 2, as a[0:256:2] too): KLR keeps the rows of an
+    # access consecutive, so each row is its own copy (the klr tool traces it so)
     def kernel(a):
         ix, iy = nl.mgrid[0:128, 0:32]
-        return returning(nl.load(a[2 * ix, iy]))   # every other row: partition step 2
+        t = nl.load(a[2 * ix + 1, iy])
+        nl.store(a[0:256:2, 32:64], value=t)
+        return returning(t)
+
+    copies = accesses(kernel, ((512, 64), np.float32))
+    loads, stores = copies[:128], copies[128:256]
+    assert [ap(src) for _, src in loads] == [(2 * k + 1, 1, 0, ((1, 32),)) for k in range(128)]
+    assert [ap(dst) for dst, _ in loads] == [(k, 1, 0, ((1, 32),)) for k in range(128)]
+    assert [ap(dst) for dst, _ in stores] == [(2 * k, 1, 32, ((1, 32),)) for k in range(128)]
+
+
+def test_hbm_free_pattern_leaving_its_row_is_refused():
+    def kernel(a):
+        t = nl.ndarray((128, 100), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a.ap([[64, 128], [1, 100]]))   # 100 elements of 64-element rows
+        return returning(t)
 
     with pytest.raises(nki.KernelError, match="does not keep whole rows of its first dim"):
         accesses(kernel, ((512, 64), np.float32))
+
+
+def test_dma_reaches_any_partition_but_engines_start_on_a_quadrant():
+    def kernel(a):
+        t = nl.load(a)
+        row = nl.ndarray((1, 16), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(row, t[5:6, :])
+        return row
+
+    x = np.arange(128 * 16, dtype=np.float32).reshape(128, 16)
+    for backend in ("bir", "klr"):
+        np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(x), x[5:6])
+
+    def engine_kernel(a):
+        t = nl.load(a)
+        return returning(nisa.tensor_scalar(t[5:6, :], np.add, 1.0))
+
+    with pytest.raises(nki.KernelError, match="starts at partition 5; it must start at 0 / 32 / 64 / 96"):
+        nki.trace_kernel(engine_kernel, nki.ArgSpec((128, 16), np.float32))
 
 
 def test_par_dim_blocks_and_multi_dim_tiles():

@@ -15,6 +15,7 @@ abs_max / abs_min (no KLR AluOp).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from tilecc.klr import ast
 from tilecc.nki import isa_legacy as legacy
@@ -52,26 +53,29 @@ def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oo
                            f"the same number of elements")
     if engine is not _Engine.unknown and dge_mode is not _DgeMode.hwdge:
         raise kernel_error("nisa.dma_copy: engine is only valid with dge_mode=nisa.dge_mode.hwdge")
+    trace = active_trace()
     for dst_piece, src_piece in _row_pieces(d, s):
-        _emit(ast.NcDmaCopy(_ap(dst_piece), _ap(src_piece)))
+        _emit(ast.NcDmaCopy(trace.access(dst_piece, dma=True), trace.access(src_piece, dma=True)))
 
 
 def _row_pieces(d: NkiTensor, s: NkiTensor) -> list[tuple[NkiTensor, NkiTensor]]:
     """One DMA per index of the free dims that step whole HBM rows (`a[i_h + i_kh, i_w]`:
-    overlapping row windows): a KLR access keeps its free elements inside one row of the
-    HBM tensor's first dim, so such a copy is several copies, one per row offset."""
+    overlapping row windows), and one per row when the first dim steps over rows
+    (`a[0:128:2, :]`, as the klr tool traces it): a KLR access keeps its free elements
+    inside one row of the HBM tensor's first dim and its rows consecutive, so such a copy
+    is several copies, one per row offset."""
     hbm = s if not s.alloc.on_chip else d if not d.alloc.on_chip else None
     if hbm is None or d.shape != s.shape:
         return [(d, s)]
     row = hbm.alloc.free_size // (hbm.alloc.shape[0] if len(hbm.alloc.shape) > 1 else 1)
     split = [i for i, dim in enumerate(hbm.dims) if i > 0 and dim.num > 1 and dim.step
              and dim.step % row == 0 and not dim.is_par]
-    if not split:
-        return [(d, s)]
     pieces = [(d, s)]
     for axis in reversed(split):
         pieces = [(_drop_dim(dp, axis, k), _drop_dim(sp, axis, k))
                   for dp, sp in pieces for k in range(hbm.dims[axis].num)]
+    if hbm.dims and (first := hbm.dims[0]).num > 1 and first.step not in (0, row) and first.step % row == 0:
+        pieces = [(_one_row(dp, k), _one_row(sp, k)) for dp, sp in pieces for k in range(first.num)]
     return pieces
 
 
@@ -80,6 +84,17 @@ def _drop_dim(view: NkiTensor, axis: int, index: int) -> NkiTensor:
     dim = view.dims[axis]
     return NkiTensor(view.alloc, view.offset + index * dim.step, view.par_start,
                      view.dims[:axis] + view.dims[axis + 1:])
+
+
+def _one_row(view: NkiTensor, index: int) -> NkiTensor:
+    """`view` cut to entry `index` of its first dim (kept, of size 1): a partition of an
+    on-chip view, a row of an HBM one."""
+    first = view.dims[0]
+    if view.alloc.on_chip and view.par_index == 0:
+        return NkiTensor(view.alloc, view.offset, view.par_start + index * first.step,
+                         (replace(first, num=1), *view.dims[1:]))
+    return NkiTensor(view.alloc, view.offset + index * first.step, view.par_start,
+                     (replace(first, num=1), *view.dims[1:]))
 
 
 @two_forms(legacy.tensor_copy)

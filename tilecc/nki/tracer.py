@@ -161,13 +161,16 @@ class Trace:
             self._tensors[alloc.name] = tensor
         return tensor
 
-    def access(self, view: NkiTensor) -> ast.AccessPattern | ast.TensorName:
+    def access(self, view: NkiTensor, dma: bool = False) -> ast.AccessPattern | ast.TensorName:
+        """The KLR access of `view`; `dma`: a DMA queue's access, which may start on any
+        partition (the quadrant rule binds the compute engines only)."""
         view = view.usable()
         tensor = self.tensor_name(view.alloc)
         if view.alloc.on_chip:
             par = view.par_index
             first, rest = view.dims[par], view.dims[:par] + view.dims[par + 1:]
-            check_start_partition(view.par_start, first.num, view)
+            if not dma:
+                check_start_partition(view.par_start, first.num, view)
             pattern = ast.AccessPattern(tensor, first.num, tuple(ast.APPair(d.step, d.num) for d in rest),
                                         view.par_start, view.offset)
         else:
