@@ -141,3 +141,39 @@ def test_trace_and_run_a_launch_grid_target(tmp_path):
 def test_bad_launch_grid_target_is_one_line_error(target, capsys):
     assert main(["trace", target]) == 1
     assert "expected FILE.py:FUNCTION or FILE.py:FUNCTION[GX,GY]" in capsys.readouterr().err
+
+
+BF16_KERNEL = '''\
+import tilecc.nki.language as nl
+
+
+def halve(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, nl.multiply(nl.load(x), 0.5))
+    return out
+'''
+
+
+def test_run_and_trace_read_bfloat16_npy_inputs(tmp_path, capsys):
+    # numpy saves bfloat16 as raw 2-byte records ('<V2'); they are bfloat16 arguments
+    import ml_dtypes
+    (tmp_path / "k.py").write_text(BF16_KERNEL)
+    x = np.array([[1.5, -3.0, 1e30, -0.0], [2.0, np.inf, -7.25, 3.0]], ml_dtypes.bfloat16)
+    np.save(tmp_path / "x.npy", x)
+    assert np.load(tmp_path / "x.npy").dtype.kind == "V"
+    target = f"{tmp_path / 'k.py'}:halve"
+    assert main(["run", target, "--input", f"x={tmp_path / 'x.npy'}", "--out", str(tmp_path / "o")]) == 0
+    got = np.load(tmp_path / "o" / "out.npy").view(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(got.astype(np.float32), x.astype(np.float32) * 0.5)
+    assert main(["trace", target, "--input", f"x={tmp_path / 'x.npy'}", "-o", str(tmp_path / "k.json")]) == 0
+    assert read_kernel_json((tmp_path / "k.json").read_text(), "k.json").inputs[0].dtype.name == "bfloat16"
+
+
+def test_raw_one_byte_records_are_a_clear_error(tmp_path, capsys):
+    import ml_dtypes
+    (tmp_path / "k.py").write_text(BF16_KERNEL)
+    np.save(tmp_path / "x.npy", np.zeros((2, 4), ml_dtypes.float8_e4m3fn))
+    assert main(["run", f"{tmp_path / 'k.py'}:halve", "--input", f"x={tmp_path / 'x.npy'}",
+                 "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "raw 1-byte records" in err and "Traceback" not in err

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from tilecc.errors import ParseError, TileccError
@@ -83,15 +84,29 @@ def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False
             raise TileccError(f"--input {name}: {target.__name__} has no parameter {name!r} "
                               f"(parameters: {', '.join(params)})")
         try:
-            arrays[name] = np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
+            array = np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
         except (OSError, ValueError) as err:
             raise TileccError(f"--input {name}: cannot read {file}: {err}") from None
+        arrays[name] = _ml_dtypes_view(name, file, array)
     missing = [p.name for p in params.values()
                if p.default is inspect.Parameter.empty and p.name not in arrays
                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     if missing:
         raise TileccError(f"{target.__name__}: no --input for parameter(s) {', '.join(missing)}")
     return arrays
+
+
+def _ml_dtypes_view(name: str, file: str, array: np.ndarray) -> np.ndarray:
+    """numpy saves a bfloat16 array as raw 2-byte records ('<V2'): read it back as bfloat16,
+    the only 2-byte dtype numpy cannot name. Raw 1-byte records are one of three fp8
+    formats, which the file does not say."""
+    if array.dtype.kind != "V" or array.dtype.names is not None:
+        return array
+    if array.dtype.itemsize == 2:
+        return array.view(ml_dtypes.bfloat16)
+    raise TileccError(f"--input {name}: {file} holds raw {array.dtype.itemsize}-byte records "
+                      f"({array.dtype.str}), not a dtype tilecc can tell (bfloat16 files are "
+                      f"2-byte records; fp8 files cannot be told apart: convert to float32)")
 
 
 def kernel_failure(err: BaseException, what: str = "the kernel raised") -> KernelError:
