@@ -105,30 +105,40 @@ def test_a_local_variable_shadows_a_module_constant():
         d = pld.tensor.allreduce(d, core_num=CORES)
         return d
 """
-    with pytest.raises(AllReduceSignalError, match="core_num must be a positive integer constant for signal") as info:
+    with pytest.raises(AllReduceSignalError) as info:
         run(source)
-    assert (info.value.line, info.value.col) == (14, 13)
+    assert str(info.value) == ("prog.py:14:13: error: pld.tensor.allreduce core_num must be a positive integer "
+                               "constant for signal synthesis (`CORES` is a variable of the function, not a "
+                               "Python int)")
 
 
 @pytest.mark.parametrize("module_code", [
-    "CORES = 4\nCORES = 8\n",            # bound twice: not a constant
+    "CORES = 4\nCORES = 8\n",            # bound twice: not a constant tilecc folds
     "CORES = 4\nCORES += 1\n",
     "from somewhere import CORES\n",
     "CORES = 2 ** 100000\n",             # too big to fold
 ])
-def test_names_that_are_not_module_constants_are_rejected(module_code):
+def test_names_pypto_reads_at_decoration_are_kept_as_written(module_code):
+    # pypto reads CORES as a Python int when it decorates the class; tilecc cannot fold it,
+    # so the signal is sized with the name itself
     source = HEADER + module_code + "\n@pl.program\nclass P:\n" + CHIP + """\
     @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
     def host_orch(self, d: pld.DistributedTensor[[256], pl.FP32]):
         d = pld.tensor.allreduce(d, core_num=CORES)
+        pld.tensor.allreduce(d)
         return d
 """
-    with pytest.raises(AllReduceSignalError, match="core_num must be a positive integer constant for signal"):
-        run(source)
+    printed = print_module(run(source))
+    assert ("__allreduce_signal_buf_0: pl.Ptr = pld.tensor.alloc_window_buffer("
+            "__allreduce_signal_world_size_0 * CORES * pl.INT32.get_byte())") in printed
+    assert "pld.tensor.window(__allreduce_signal_buf_0, [__allreduce_signal_world_size_0, CORES]" in printed
+    assert printed.count("__allreduce_signal_0") == 3
 
 
-def test_builder_parameter_shadows_a_module_constant():
-    # inside a builder function `n` is the builder's parameter, whatever the module binds
+def test_builder_parameter_is_kept_as_written_and_shadows_a_module_constant():
+    # inside a builder `n` is the builder's parameter (a Python int when pypto builds the
+    # program), whatever the module binds; `n + 1` on another call of the buffer is not
+    # comparable with it before the program is built
     source = HEADER + """\
 n = 4
 
@@ -142,9 +152,15 @@ def build(n):
             return d
     return P
 """
-    with pytest.raises(AllReduceSignalError, match="for signal synthesis") as info:
-        run(source)
-    assert (info.value.line, info.value.col) == (12, 17)
+    printed = print_module(run(source))
+    assert "pld.tensor.window(__allreduce_signal_buf_0, [__allreduce_signal_world_size_0, n], dtype=pl.INT32)" \
+        in printed
+    with pytest.raises(AllReduceSignalError) as info:
+        run(source.replace("            return d\n", "            d = pld.tensor.allreduce(d, core_num=n + 1)\n"
+                                                     "            return d\n"))
+    assert str(info.value) == ("prog.py:13:17: error: pld.tensor.allreduce core_num=n + 1 and core_num=n of one "
+                               "buffer's implicit allreduces cannot be compared before the program is built; give "
+                               "them the same core_num or pass an explicit signal")
 
 
 def test_a_constant_bound_after_the_program_is_not_visible_in_it():
@@ -158,7 +174,8 @@ def test_a_constant_bound_after_the_program_is_not_visible_in_it():
 
 CORES = 4
 """
-    with pytest.raises(AllReduceSignalError, match="core_num must be a positive integer constant for signal"):
+    with pytest.raises(AllReduceSignalError, match="for signal synthesis \\(`CORES` is not bound where the "
+                                                   "program is defined\\)"):
         run(source)
     assert "core_num=CORES" in print_module(run(source.replace("\n\nCORES = 4\n", "\n").replace(
         "@pl.program", "CORES = 4\n\n\n@pl.program")))

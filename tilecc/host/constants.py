@@ -4,11 +4,13 @@ Contract: a module constant is a name bound exactly once at module level, by
 `NAME = <int expr>` or `NAME: T = <int expr>`, where <int expr> is an int literal or an
 arithmetic expression over int literals and earlier such names (pypto's parser evaluates
 a name that is not a DSL variable in the function's globals, so `core_num=CORES` reaches
-the pass as an int). `program_constants(module)` gives the constants each program of
-`module.programs` can see (see its docstring for order and builder shadowing). `fold_int(expr, constants, local)` folds an IR expression the same
-way and gives None for anything that is not a compile-time int; names in `local` (the
-function's own variables) are never constants. bool is not an int here (pypto rejects
-`core_num=True`).
+the pass as an int). `program_scopes(module)` gives the constants and bound names each
+program of `module.programs` can see (see its docstring for order and builder shadowing);
+`decoration_time_int` tells an int expression over such names that tilecc cannot fold
+(a builder's parameter, an imported name) from one over the function's own variables.
+`fold_int(expr, constants, local)` folds an IR expression the same way and gives None
+for anything that is not a compile-time int; names in `local` (the function's own
+variables) are never constants. bool is not an int here (pypto rejects `core_num=True`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import ast
 import operator
 from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from tilecc.host import ir
 
@@ -83,11 +86,21 @@ def _verbatim_tree(item: ir.Verbatim) -> ast.Module | None:
         return None
 
 
-def program_constants(module: ir.Module) -> list[dict[str, int]]:
-    """The constants visible in each program of `module.programs`: a top-level program sees
-    those bound before it (pypto folds at decoration time); a program nested in a builder
-    function sees all of them (the builder runs after the module is loaded) except the
-    names the builder binds itself (its parameters and locals shadow the globals)."""
+@dataclass(frozen=True)
+class Scope:
+    """What a program's functions can read at decoration time besides their own variables:
+    `constants`, the int constants tilecc folds, and `names`, every name bound where the
+    program is defined (module bindings, and a builder's parameters and locals), whose
+    values pypto's parser reads when it decorates the class."""
+    constants: Mapping[str, int] = field(default_factory=dict)
+    names: frozenset[str] = frozenset()
+
+
+def program_scopes(module: ir.Module) -> list[Scope]:
+    """The scope of each program of `module.programs`: a top-level program sees the
+    constants and names bound before it (pypto folds at decoration time); a program nested
+    in a builder function sees all of them (the builder runs after the module is loaded),
+    its builder's parameters and locals shadowing the module's constants."""
     trees = {id(item): _verbatim_tree(item) for item in module.items if isinstance(item, ir.Verbatim)}
     bindings: Counter[str] = Counter(item.name for item in module.items
                                      if isinstance(item, (ir.Program, ir.Function)))
@@ -96,12 +109,17 @@ def program_constants(module: ir.Module) -> list[dict[str, int]]:
             bindings.update([stmt.name] if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                             else _bound_names(stmt, nested=False))
     constants: dict[str, int] = {}
-    seen: list[tuple[ir.Program, dict[str, int]]] = []   # top-level programs with a snapshot
+    names: set[str] = set()
+    seen: list[Scope] = []   # top-level programs: a snapshot when they are reached
     for item in module.items:
         if isinstance(item, ir.Program):
-            seen.append((item, dict(constants)))
+            seen.append(Scope(dict(constants), frozenset(names)))
+        if isinstance(item, (ir.Program, ir.Function)):
+            names.add(item.name)
         tree = trees.get(id(item))
         for stmt in tree.body if tree else ():
+            names.update([stmt.name] if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                         else _bound_names(stmt, nested=False))
             target, value = None, None
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                 target, value = stmt.targets[0], stmt.value
@@ -111,15 +129,16 @@ def program_constants(module: ir.Module) -> list[dict[str, int]]:
                 folded = _fold_ast(value, constants)
                 if folded is not None:
                     constants[target.id] = folded
-    out: list[dict[str, int]] = []
+    out: list[Scope] = []
     snapshots = iter(seen)
     for item in module.items:
         if isinstance(item, ir.Program):
-            out.append(next(snapshots)[1])
+            out.append(next(snapshots))
         elif isinstance(item, ir.Verbatim) and item.programs:
             tree = trees[id(item)]
-            shadowed = set(_bound_names(tree)) if tree else set(constants)
-            out.extend({k: v for k, v in constants.items() if k not in shadowed} for _ in item.programs)
+            local = set(_bound_names(tree)) if tree else set(constants)
+            scope = Scope({k: v for k, v in constants.items() if k not in local}, frozenset(names | local))
+            out.extend(scope for _ in item.programs)
     return out
 
 
@@ -135,3 +154,26 @@ def fold_int(expr: ir.Expr, constants: Mapping[str, int], local: set[str]) -> in
         value = fold_int(expr.operand, constants, local)
         return None if value is None else UNARY[expr.op](value)
     return None
+
+
+def decoration_time_int(expr: ir.Expr, names: frozenset[str], local: set[str]) -> bool:
+    """True for an int expression over names of the program's scope (`core_num=cores` with
+    `cores` a builder parameter): pypto reads it as a Python int when it decorates the
+    class, so it is a compile-time int whose value tilecc does not know. A function's own
+    variables are DSL values, never such names."""
+    has_name = False
+    for node in ir.walk_expr(expr):
+        if isinstance(node, ir.Var):
+            if node.name in local or node.name not in names:
+                return False
+            has_name = True
+        elif isinstance(node, ir.Const):
+            if type(node.value) is not int:
+                return False
+        elif isinstance(node, ir.Attr):
+            if not isinstance(node.value, (ir.Var, ir.Attr)):
+                return False
+        elif not ((isinstance(node, ir.BinOp) and node.op in BINARY)
+                  or (isinstance(node, ir.UnaryOp) and node.op in UNARY)):
+            return False
+    return has_name

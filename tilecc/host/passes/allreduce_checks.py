@@ -1,9 +1,11 @@
 """The checks SynthesizeAllReduceSignals makes on every `pld.tensor.allreduce` call, and
 its error class.
 
-Contract: `check_call(call, constants, local)` returns the call's core_num (an int, or None
-when the call passes an explicit signal and core_num is not a compile-time int, e.g. a
-builder's parameter) or raises AllReduceSignalError at the call's line:col for what the
+Contract: `check_call(call, scope, local)` returns the call's core_num (an int; the
+expression itself when it is an int expression over names of the program's scope that
+tilecc cannot fold, e.g. a builder's parameter, which pypto reads as a Python int when it
+decorates the class; or None when the call passes an explicit signal and core_num is not
+a compile-time int) or raises AllReduceSignalError at the call's line:col for what the
 spec and pypto's user-facing `pld.tensor.allreduce(target, signal=<missing>, *, op,
 mode="mesh", core_num=1)` reject (reference/pld.md):
 - a positional argument count other than target or target, signal (spec 002, Checks;
@@ -23,11 +25,9 @@ filled in by the pipeline that knows the file (`located`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from tilecc.errors import PassError
 from tilecc.host import ir
-from tilecc.host.constants import fold_int
+from tilecc.host.constants import Scope, decoration_time_int, fold_int
 
 MODES = ("mesh", "ring")
 
@@ -60,7 +60,7 @@ def check_arg_count(call: ir.OpCall) -> None:
                           "(op=, mode= and core_num= are keyword-only)")
 
 
-def check_call(call: ir.OpCall, constants: Mapping[str, int], local: set[str]) -> int | None:
+def check_call(call: ir.OpCall, scope: Scope, local: set[str]) -> int | ir.Expr | None:
     check_arg_count(call)
     implicit = len(call.args) == 1
     if not implicit and isinstance(call.args[1], (ir.Const, ir.Symbol)):
@@ -68,10 +68,13 @@ def check_call(call: ir.OpCall, constants: Mapping[str, int], local: set[str]) -
         raise _fail(call, f"signal must be an INT32 window tensor, got the constant `{shown}` "
                           "(pass the reduce op as op=)")
     core_num_expr = call.kwarg("core_num")
-    core_num = 1 if core_num_expr is None else fold_int(core_num_expr, constants, local)
+    core_num = 1 if core_num_expr is None else fold_int(core_num_expr, scope.constants, local)
+    if core_num_expr is not None and core_num is None and decoration_time_int(core_num_expr, scope.names, local):
+        return core_num_expr   # a builder's parameter, say: an int pypto knows, tilecc does not
     if (core_num is None and implicit) or (core_num is not None and core_num <= 0):
         raise _fail(call, "core_num must be a positive integer constant"
-                          + (" for signal synthesis" if core_num is None else f", got {core_num}"))
+                          + (" for signal synthesis" + _unbound_names(core_num_expr, scope, local)
+                             if core_num is None else f", got {core_num}"))
     mode = call.kwarg("mode")
     if isinstance(mode, ir.Const):
         if mode.value not in MODES:
@@ -82,3 +85,13 @@ def check_call(call: ir.OpCall, constants: Mapping[str, int], local: set[str]) -
         if mode.value == "ring" and core_num is not None and core_num != 1:
             raise _fail(call, f"mode=\"ring\" requires core_num == 1, got {core_num}")
     return core_num
+
+
+def _unbound_names(expr: ir.Expr | None, scope: Scope, local: set[str]) -> str:
+    """Why the names of a core_num expression are not compile-time ints, if they are why."""
+    for node in ir.walk_expr(expr) if expr is not None else ():
+        if isinstance(node, ir.Var) and node.name in local:
+            return f" (`{node.name}` is a variable of the function, not a Python int)"
+        if isinstance(node, ir.Var) and node.name not in scope.names:
+            return f" (`{node.name}` is not bound where the program is defined)"
+    return ""

@@ -29,7 +29,10 @@ Contract, step by step as the spec:
    2nd argument: pypto's window-as-result convention), so lineage follows that argument,
    as pypto's ResolveLineageKey does.
 4. One signal per group, core_num = the group's maximum (module-level int constants and
-   constant expressions folded, tilecc/host/constants.py), bindings hoisted to the top of
+   constant expressions folded, tilecc/host/constants.py; an int expression over names
+   pypto reads when it builds the program, such as a builder's parameter, is kept as
+   written and must be the same on every call of its group that asks for more than one
+   lane), bindings hoisted to the top of
    the body in order of first appearance, after a leading `pl.func_attr({...})` (the
    docstring is kept first); implicit calls (in loops too) get their group's signal as
    2nd positional argument, all kwargs kept; explicit calls are left alone.
@@ -43,14 +46,16 @@ Contract, step by step as the spec:
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import itertools
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterator
 from typing import TypeGuard
 
 from tilecc.host import ir
-from tilecc.host.constants import program_constants
+from tilecc.host.constants import Scope, program_scopes
 from tilecc.host.parser import ALLOC_WINDOW_BUFFER, ALLREDUCE
+from tilecc.host.printer import expr_node
 from tilecc.host.pass_manager import HostPass, PassProperties
 from tilecc.host.passes.allreduce_checks import AllReduceSignalError, check_arg_count, check_call
 from tilecc.host.passes.signal_names import NameSource, assigned_names, reserved_names
@@ -81,27 +86,43 @@ def local_names(func: ir.Function) -> set[str]:
     return names
 
 
-def check_function(func: ir.Function, constants: Mapping[str, int]) -> None:
+def check_function(func: ir.Function, scope: Scope) -> None:
     """pypto's argument checks on every allreduce call of `func` (allreduce_checks.py)."""
     local = local_names(func)
     for stmt in ir.walk_stmts(func.body):
         for top in ir.stmt_exprs(stmt):
             for expr in ir.walk_expr(top):
                 if is_allreduce(expr):
-                    check_call(expr, constants, local)
+                    check_call(expr, scope, local)
+
+
+def widest_core_num(a: int | ir.Expr, b: int | ir.Expr, call: ir.OpCall) -> int | ir.Expr:
+    """The larger of two core_nums of one group. An expression tilecc cannot fold (a
+    builder's parameter) is at least 1, so it absorbs 1 and itself; against any other
+    value which is wider is unknown until pypto decorates the class."""
+    if isinstance(a, int) and isinstance(b, int):
+        return max(a, b)
+    if a == b or b == 1:
+        return a
+    if a == 1:
+        return b
+    shown = [str(ast.unparse(expr_node(x))) if not isinstance(x, int) else str(x) for x in (a, b)]
+    raise AllReduceSignalError(f"pld.tensor.allreduce core_num={shown[1]} and core_num={shown[0]} of one buffer's "
+                               "implicit allreduces cannot be compared before the program is built; "
+                               "give them the same core_num or pass an explicit signal", call.line, call.col)
 
 
 class _LineageScan:
     """Pre-scan of one host function (steps 3 and 6): validates every allreduce and
     assigns each implicit call, in visit order, to a lineage group."""
 
-    def __init__(self, constants: Mapping[str, int], local: set[str]) -> None:
-        self.constants = constants
+    def __init__(self, scope: Scope, local: set[str]) -> None:
+        self.scope = scope
         self.local = local
         self.env: dict[str, Hashable] = {}
         self.fresh = itertools.count()
         self.group_of_key: dict[Hashable, int] = {}
-        self.group_core_num: list[int] = []
+        self.group_core_num: list[int | ir.Expr] = []
         self.call_groups: list[int] = []     # group of each implicit call, in visit order
         self.lifted_returns = 0
 
@@ -140,9 +161,9 @@ class _LineageScan:
         if group is None:
             group = self.group_of_key[key] = len(self.group_core_num)
             self.group_core_num.append(1)
-        core_num = check_call(call, self.constants, self.local)
+        core_num = check_call(call, self.scope, self.local)
         assert core_num is not None   # check_call rejects an implicit call without one
-        self.group_core_num[group] = max(self.group_core_num[group], core_num)
+        self.group_core_num[group] = widest_core_num(self.group_core_num[group], core_num, call)
         self.call_groups.append(group)
 
     def visit_body(self, body: tuple[ir.Stmt, ...]) -> None:
@@ -288,13 +309,15 @@ class _Rewriter:
         return [stmt]
 
 
-def signal_bindings(names: tuple[str, str, str], core_num: int) -> list[ir.Stmt]:
-    """The three hoisted bindings of one signal (spec 002, Algorithm step 3)."""
+def signal_bindings(names: tuple[str, str, str], core_num: int | ir.Expr) -> list[ir.Stmt]:
+    """The three hoisted bindings of one signal (spec 002, Algorithm step 3); a core_num
+    tilecc cannot fold is written as the user wrote it (pypto would print its value)."""
     world_size_name, buf_name, signal_name = names
     world_size = ir.Var(world_size_name)
-    size = ir.BinOp("*", ir.BinOp("*", world_size, ir.Const(core_num)), ir.OpCall("pl.INT32.get_byte"))
+    lanes = ir.Const(core_num) if isinstance(core_num, int) else core_num
+    size = ir.BinOp("*", ir.BinOp("*", world_size, lanes), ir.OpCall("pl.INT32.get_byte"))
     alloc = ir.OpCall(ALLOC_WINDOW_BUFFER, (size,), (("name", ir.Const(buf_name)),))
-    window = ir.OpCall("pld.tensor.window", (ir.Var(buf_name), ir.ListExpr((world_size, ir.Const(core_num)))),
+    window = ir.OpCall("pld.tensor.window", (ir.Var(buf_name), ir.ListExpr((world_size, lanes))),
                        (("dtype", ir.Symbol("pl.INT32")),))
     return [ir.Assign(world_size, ir.OpCall("pld.system.world_size")),
             ir.Assign(ir.Var(buf_name), alloc, ir.Symbol("pl.Ptr")),
@@ -312,11 +335,11 @@ def hoist_index(body: tuple[ir.Stmt, ...]) -> int:
     return 0
 
 
-def synthesize_function(func: ir.Function, names: NameSource, constants: Mapping[str, int]) -> ir.Function:
-    check_function(func, constants)
+def synthesize_function(func: ir.Function, names: NameSource, scope: Scope) -> ir.Function:
+    check_function(func, scope)
     if not func.is_host_orchestrator:
         return func
-    scan = _LineageScan(constants, local_names(func))
+    scan = _LineageScan(scope, local_names(func))
     scan.visit_body(func.body)
     if not scan.call_groups and not scan.lifted_returns:
         return func
@@ -331,11 +354,11 @@ def synthesize_function(func: ir.Function, names: NameSource, constants: Mapping
     return dataclasses.replace(func, body=body[:at] + tuple(hoisted) + body[at:])
 
 
-def synthesize_allreduce_signals(program: ir.Program, constants: Mapping[str, int] | None = None) -> ir.Program:
-    """The pass on one program; `constants` are the module-level int constants visible in
-    it (tilecc/host/constants.py), none when the program is run on its own."""
+def synthesize_allreduce_signals(program: ir.Program, scope: Scope | None = None) -> ir.Program:
+    """The pass on one program; `scope` holds the module-level int constants and names
+    visible in it (tilecc/host/constants.py), none when the program is run on its own."""
     names = NameSource(reserved_names(program))
-    rewritten = {f.name: synthesize_function(f, names, constants or {})
+    rewritten = {f.name: synthesize_function(f, names, scope or Scope())
                  for f in sorted(program.functions, key=lambda f: f.name)}
     functions = tuple(rewritten[f.name] for f in program.functions)
     if all(a is b for a, b in zip(functions, program.functions)):
@@ -353,7 +376,7 @@ class SynthesizeAllReduceSignals(HostPass):
         return synthesize_allreduce_signals(program)
 
     def run_module(self, module: ir.Module) -> ir.Module:
-        """Every program of the module, with the module-level constants it can see; a
+        """Every program of the module, with the constants and names it can see; a
         module-level @pl.function is left alone (pypto's pass only sees program functions)."""
-        return module.replace_programs([synthesize_allreduce_signals(p, constants) for p, constants
-                                        in zip(module.programs, program_constants(module))])
+        return module.replace_programs([synthesize_allreduce_signals(p, scope) for p, scope
+                                        in zip(module.programs, program_scopes(module))])
