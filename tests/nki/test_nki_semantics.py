@@ -255,3 +255,56 @@ def test_tile_assignment_copies_and_fills_and_out_parameters():
     want = np.full_like(X, 0.5)
     want[0:64, 0:8] = X[0:64, 8:16]
     np.testing.assert_array_equal(got, want)
+
+
+def test_mod_is_pythons_modulus_and_fmod_keeps_the_dividends_sign():
+    x = np.array([[-7.0, 7.0, -6.0, 6.0, -0.0, 0.5, -0.5, 19.25]], np.float32).repeat(4, axis=0)
+    y = np.array([[3.0, -3.0, -3.0, 3.0, 3.0, -2.0, 2.0, -4.5]], np.float32).repeat(4, axis=0)
+    x[1:] *= RNG.uniform(1, 5, size=(3, 8)).astype(np.float32)
+
+    def kernel(a, b):
+        ta, tb = nl.load(a), nl.load(b)
+        return (store(nl.mod(ta, 3.0)), store(nl.mod(ta, -2.5)), store(nl.mod(ta, tb)),
+                store(nl.fmod(ta, 3.0)), store(nl.mod(ta, 0.0)))
+
+    for backend in ("bir", "klr"):
+        by_three, by_neg, by_tile, fmod, by_zero = nki.simulate(kernel, backend=backend)(x, y)
+        np.testing.assert_array_equal(by_three, np.mod(x, np.float32(3)))
+        np.testing.assert_array_equal(by_neg, np.mod(x, np.float32(-2.5)))
+        np.testing.assert_array_equal(by_tile, np.mod(x, y))
+        np.testing.assert_array_equal(fmod, np.fmod(x, np.float32(3)))
+        assert np.isnan(by_zero).all()
+    assert np.signbit(np.mod(x, y)[0, 4]) == np.signbit(by_tile[0, 4])   # -0 mod 3 is +0
+
+
+def test_mod_of_negative_int32_tiles():
+    k = np.array([[-7, 7, -6, 6, -1, 0, 13, -13]], np.int32).repeat(2, axis=0)
+
+    def kernel(a):
+        return store(nl.mod(nl.load(a), 4))
+
+    for backend in ("bir", "klr"):
+        np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(k), np.mod(k, 4))
+
+
+def test_tensor_tensor_of_two_sbuf_dtypes_computes_in_float32():
+    # BIR refuses two SBUF inputs of different dtypes (spec 003); the bf16 input is copied
+    # to float32 first, the conversion the engine makes when it reads it
+    a = RNG.normal(size=(32, 8)).astype(ml_dtypes.bfloat16)
+    b = RNG.normal(size=(32, 8)).astype(np.float32)
+    k = RNG.integers(-2**20, 2**20, size=(32, 8)).astype(np.int32)
+
+    def kernel(x, y, z):
+        tx, ty, tz = nl.load(x), nl.load(y), nl.load(z)
+        return (store(nisa.tensor_tensor(tx, ty, op=np.subtract)), store(nl.multiply(tz, tx)),
+                store(nisa.tensor_tensor(tz, tx, op=np.add, dtype=nl.int32)))
+
+    traced = nki.trace_kernel(kernel, a, b, k).kernel
+    copies = [s for s in traced.body if type(s).__name__ == "NcCopy"]
+    assert len(copies) == 5   # each input that is not float32, once per instruction
+    for backend in ("bir", "klr"):
+        diff, prod, total = nki.simulate(kernel, backend=backend)(a, b, k)
+        assert diff.dtype == np.float32 and prod.dtype == np.float32 and total.dtype == np.int32
+        np.testing.assert_array_equal(diff, a.astype(np.float32) - b)
+        np.testing.assert_array_equal(prod, k.astype(np.float32) * a.astype(np.float32))
+        np.testing.assert_array_equal(total, np.rint(k.astype(np.float32) + a.astype(np.float32)).astype(np.int32))

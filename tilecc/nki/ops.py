@@ -8,7 +8,9 @@ of the public NKI docstrings (nki/api/nki/isa/__init__.py); instructions check a
 
 Shifts follow KLR's own NKI frontend (the klr 0.0.12 tool traces np.left_shift /
 np.right_shift to logical_shift_left / logical_shift_right, shared/klr-0.0.12 k05): a right
-shift fills with zeros whatever the dtype's signedness.
+shift fills with zeros whatever the dtype's signedness. nl.fmod and nl.mod are both the ALU
+mod (C fmod: the sign of the dividend) when an instruction takes them as its op; the
+tile-level nl.mod(x, y) is Python's modulus, as NKI documents it (tile_ops.floor_mod).
 
 Calling an Op as a function (`nl.add(a, b)`, `nl.exp(x)`) is NKI's tile-level API: it
 computes a new tile with one instruction (tilecc/nki/tile_ops.py).
@@ -51,7 +53,7 @@ ALL_OPS: dict[str, Op] = {op.name: op for op in [
     # arithmetic ALU ops
     _alu("add", "add"), _alu("subtract", "subtract"), _alu("multiply", "mult"),
     _alu("divide", "divide"), _alu("maximum", "max"), _alu("minimum", "min"),
-    _alu("power", "pow"), _alu("fmod", "mod"), _alu("average", "average"),
+    _alu("power", "pow"), _alu("fmod", "mod"), _alu("mod", "mod"), _alu("average", "average"),
     _alu("bypass", "bypass", unary=True),
     _alu("equal", "is_equal"), _alu("not_equal", "not_equal"), _alu("greater", "is_gt"),
     _alu("greater_equal", "is_ge"), _alu("less", "is_lt"), _alu("less_equal", "is_le"),
@@ -70,12 +72,11 @@ ALL_OPS: dict[str, Op] = {op.name: op for op in [
         "softplus", "sqrt", "square", "sin", "arctan", "sign", "copy", "reciprocal"]],
 ]}
 ALL_OPS["bitwise_not"] = ALL_OPS["invert"]
-ALL_OPS["mod"] = ALL_OPS["fmod"]
 
 _NUMPY_OPS: dict[object, str] = {
     np.add: "add", np.subtract: "subtract", np.multiply: "multiply", np.divide: "divide",
     np.maximum: "maximum", np.minimum: "minimum", np.power: "power", np.fmod: "fmod",
-    np.mod: "fmod", np.equal: "equal", np.not_equal: "not_equal", np.greater: "greater",
+    np.mod: "mod", np.equal: "equal", np.not_equal: "not_equal", np.greater: "greater",
     np.greater_equal: "greater_equal", np.less: "less", np.less_equal: "less_equal",
     np.logical_and: "logical_and", np.logical_or: "logical_or", np.logical_xor: "logical_xor",
     np.bitwise_and: "bitwise_and", np.bitwise_or: "bitwise_or", np.bitwise_xor: "bitwise_xor",

@@ -1,8 +1,8 @@
 """NKI's tile-level API: `nl.exp(x)`, `nl.subtract(a, b)`, `nl.sum(x, axis=1)`, `a / b` ...
 
 Contract: each call computes a new SBUF tile (named after the variable it is assigned to)
-with exactly one nki.isa instruction, so the KLR it traces is what the same kernel written
-with nki.isa would give:
+with exactly one nki.isa instruction (nl.mod excepted, below), so the KLR it traces is what
+the same kernel written with nki.isa would give:
 - unary activation functions (nl.exp, nl.square, nl.rsqrt ...) -> activation; nl.invert ->
   tensor_scalar;
 - binary ALU ops: two tiles of one shape -> tensor_tensor; a tile and a number or a [P, 1]
@@ -11,6 +11,11 @@ with nki.isa would give:
 - reductions nl.sum / nl.max / nl.min / nl.prod / nl.mean -> tensor_reduce over the given
   trailing free axes (mean then scales by 1/n with tensor_scalar); the result keeps the
   partition dim, and a [P, 1] column when every free axis is reduced.
+- nl.mod(x, y) is Python's modulus (the sign of the divisor, NKI docs "equivalent to the
+  Python modulus x % y"), while the ALU mod is C fmod (the sign of the dividend): the fmod
+  remainder r gets the divisor added where it is nonzero and of the other sign, numpy.mod's
+  own adjustment. With a number divisor, whose sign is known while tracing, that is
+  r + (r < 0) * y (y > 0; r > 0 for y < 0): three instructions; a tile divisor takes eight.
 The result dtype is `dtype`, else the tile operand's (float32 when two tiles differ);
 comparisons default to nl.bool_ (uint8) as NKI's. A `mask=` that keeps the leading
 entries of grid axes (a partial last tile) cuts every tile operand to them; operands must be on chip:
@@ -104,6 +109,10 @@ def apply(op: Op, args: tuple[object, ...], kwargs: dict[str, object], name: str
     if kwargs:
         raise kernel_error(f"{what}: unexpected argument(s) {', '.join(kwargs)}")
     cut = tuple(mask_tile(what, a, mask) for a in args)
+    if len(cut) == 2 and op.name == "mod":
+        out = floor_mod(cut[0], cut[1], dtype, name)
+        out.alloc.partial = out.alloc.partial or _partial_result(out, *args).alloc.partial
+        return out
     if len(cut) == 1 and (op.unary or op.act is not None):
         return _partial_result(unary(op, cut[0], dtype, name), *args)
     if len(cut) == 2 and op.alu is not None and not op.unary:
@@ -157,6 +166,25 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
     out = new_tile(data.shape, _dtype(what, dtype, default), name)
     isa.tensor_scalar(dst=out, data=data, op0=op, operand0=operand, reverse0=reverse)
     return _partial_result(out, data, operand)
+
+
+def floor_mod(x: object, y: object, dtype: object, name: str) -> NkiTensor:
+    """nl.mod(x, y): the fmod remainder, plus y where it is nonzero and its sign differs
+    from y's (module docstring)."""
+    rem = binary(ALL_OPS["fmod"], x, y, dtype, f"{name}_fmod" if name else "")
+    if isinstance(y, NkiTensor):
+        def flag(op: str, a: object, b: object) -> NkiTensor:
+            return binary(ALL_OPS[op], a, b, "float32", "")
+        flip = flag("not_equal", flag("less", rem, 0.0), flag("less", y, 0.0))
+        take = flag("multiply", flip, flag("not_equal", rem, 0.0))
+        step = binary(ALL_OPS["multiply"], take, y, rem.dtype, "")
+    elif isinstance(y, (int, float)) and y != 0 and y == y:
+        step = new_tile(rem.shape, rem.dtype, "")
+        isa.tensor_scalar(dst=step, data=rem, op0=ALL_OPS["less" if y > 0 else "greater"], operand0=0.0,
+                          op1=ALL_OPS["multiply"], operand1=y)
+    else:   # x mod 0 or NaN: the remainder is already NaN
+        return rem
+    return binary(ALL_OPS["add"], rem, step, dtype, name)
 
 
 def _reduce_axes(what: str, tile: NkiTensor, axis: object) -> list[int]:
