@@ -149,13 +149,19 @@ def iota(dst: object, pattern: list[list[int]], offset: int = 0, channel_multipl
 @two_forms(legacy.tensor_tensor)
 def tensor_tensor(dst: object, data1: object, data2: object, op: object, engine: engine = engine.unknown,
                   name: str | None = None) -> None:
-    """dst = data1 op data2, element-wise (same partitions and elements per partition)."""
+    """dst = data1 op data2, element-wise (same partitions and elements per partition).
+    Two SBUF inputs of different dtypes are illegal in BIR (spec 003: the verifier's
+    checkTensorTensorInputType), while NKI computes in float32 whatever the input dtypes:
+    the input that is not float32 is first copied to a float32 tile (exact: it is the
+    conversion the engine makes when it reads it)."""
     fn = "tensor_tensor"
     d, a, b = chk.tile(fn, "dst", dst), chk.tile(fn, "data1", data1), chk.tile(fn, "data2", data2)
     chk.same_elements(fn, ("data1", a), ("data2", b), ("dst", d))
     alu = chk.alu_op(fn, "op", op, binary=True)
     chk.integer_dtypes(fn, alu, ("data1", a), ("data2", b), ("dst", d))
     chk.not_both_psum(fn, ("data1", a), ("data2", b))
+    if a.dtype != b.dtype and a.buffer == b.buffer == "sbuf":
+        a, b = (_as_float32(t) for t in (a, b))
     eng = klr_engine(fn, engine, (_Engine.vector, _Engine.gpsimd, _Engine.unknown))
     in_psum = "psum" in (a.buffer, b.buffer, d.buffer)
     if alu is ast.AluOp.pow and eng is ast.Engine.dve:
@@ -165,6 +171,15 @@ def tensor_tensor(dst: object, data1: object, data2: object, op: object, engine:
     if eng is ast.Engine.unassigned:
         eng = _tensor_tensor_engine(alu, (a, b, d), in_psum)
     _emit(ast.TensorTensor(_ap(d), _ap(a), _ap(b), alu, klr_dtype(d.dtype), eng))
+
+
+def _as_float32(tile: NkiTensor) -> NkiTensor:
+    """`tile`, or a float32 SBUF copy of it."""
+    if tile.dtype == "float32":
+        return tile
+    copy = active_trace().allocate(tile.shape, "float32", "sbuf", f"{tile.name}_f32")
+    _emit(ast.NcCopy(_ap(copy), _ap(tile), ast.Dtype.float32, ast.Engine.unassigned))
+    return copy
 
 
 def _tensor_tensor_engine(alu: ast.AluOp, tiles: tuple[NkiTensor, ...], in_psum: bool) -> ast.Engine:
