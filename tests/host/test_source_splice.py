@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from tilecc.cli import main
 from tilecc.host import ir
 from tilecc.host.parser import parse_module
@@ -83,6 +85,10 @@ def test_only_the_rewritten_function_is_printed_anew(tmp_path):
     assert chip_source in text
     assert text.endswith("    # after the host\n\n\nif __name__ == \"__main__\":\n    print(Two)   # kept as written\n")
     assert "        return __allreduce_result_1\n" in text
+    # the host's header and docstring are as written too: only its body is printed anew
+    assert ('    def host(self):\n        """Reduce one window.\n\n        Args: none; the docstring keeps its own '
+            'indentation.\n        """\n        __allreduce_signal_world_size_0 = pld.system.world_size()\n') in text
+    assert "        # view\n        d = pld.tensor.window(buf, [16], dtype=pl.FP32)\n" in text
     # and the whole is the pass's result, its docstring unchanged
     result = synthesize(CHANGED)
     assert parse_module(text) == result
@@ -100,6 +106,20 @@ def test_line_endings_byte_order_mark_and_tabs_are_kept_in_rewritten_functions(t
     assert code == 0
     assert "\n\t\t__allreduce_signal_0 = pld.tensor.window(" in out.decode()
     assert parse_module(out.decode()) == synthesize(tabs)
+
+
+@pytest.mark.parametrize("header", [
+    "    def host(\n        self,\n    ):  # a comment on the header's last line\n",
+    "    def host(self): pld.tensor.allreduce(d_global)\n",
+    "    def host(self):\n\n        # a comment after a blank line\n\n",
+])
+def test_headers_the_body_cannot_be_cut_from_still_give_the_pass_result(header):
+    source = HEADER + "@pl.program\nclass H:\n    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)\n" + header
+    if not header.endswith(")\n"):
+        source += "        d = pld.tensor.allreduce(d_global)\n        return d\n"
+    before = parse_module(source)
+    after = synthesize(source)
+    assert parse_module(print_keeping_source(source, before, after)) == after
 
 
 def test_a_change_beyond_functions_prints_the_whole_module():

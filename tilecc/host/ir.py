@@ -297,9 +297,11 @@ class Function:
     has_self: bool = True
     decorator_name: str = "function"
     comments: tuple[str, ...] = ()   # before the definition (and on its header lines)
-    # (first, last) source line of a parsed definition, its leading comments and
-    # decorators included: where a printer that keeps the rest of the file puts it back
-    source_lines: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+    # (first, body, last) source lines of a parsed definition: its first line (leading
+    # comments and decorators included), the first line of its body (0 if the body does not
+    # start on a line of its own) and its last line; where a printer that keeps the rest of
+    # the file puts a rewritten function or body back
+    source_lines: tuple[int, int, int] | None = field(default=None, compare=False, repr=False)
 
     def _decorator_symbol(self, key: str, enum: str) -> str | None:
         """The member named by `key=pl.<enum>.X` (or `key=<enum>.X`, with the enum imported

@@ -259,7 +259,23 @@ class _Parser(ExprParser):
             body_nodes = body_nodes[1:]
         return ir.Function(node.name, tuple(params), self.expr(node.returns) if node.returns else None,
                            self.body(body_nodes, signature_end), self.decorator_kwargs(deco), doc, has_self,
-                           decorator_name, comments, (start, node.end_lineno or node.lineno))
+                           decorator_name, comments,
+                           (start, self.body_first_line(body_nodes, signature_end), node.end_lineno or node.lineno))
+
+    def body_first_line(self, nodes: list[ast.stmt], after_line: int) -> int:
+        """The first line of a function body that starts on a line of its own, the comment
+        lines just above it included (they are the body's); 0 if it shares a line with the
+        header (`def f(self): return x`) or is empty."""
+        if not nodes or nodes[0].lineno <= after_line:
+            return 0
+        first = nodes[0].lineno
+        if self.lines[first - 1][:nodes[0].col_offset].strip():
+            return 0
+        while first - 1 > after_line and (self.lines[first - 2].strip() or "#").startswith("#"):
+            first -= 1   # comment and blank lines above the first statement
+        while not self.lines[first - 1].strip():
+            first += 1   # blank lines after the header stay with it
+        return first
 
     # ------------------------------------------------------------ statements
 

@@ -74,6 +74,11 @@ def print_function(func: ir.Function) -> str:
     return _unparse([marker(c) for c in func.comments] + [function_node(func)])
 
 
+def print_body(body: tuple[ir.Stmt, ...]) -> str:
+    """A function body (comments included) at column 0; `pass` for an empty one."""
+    return _unparse(_block(body))
+
+
 def program_node(program: ir.Program) -> ast.ClassDef:
     body: list[ast.stmt] = []
     for func in program.functions:

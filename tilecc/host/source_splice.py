@@ -6,9 +6,12 @@ where `before = parse_module(text)` and `after` is what passes made of it:
   "If nothing changes the program is returned unchanged", and so is its file);
 - only functions were replaced (programs, their function names and every other item as
   before, which is what SynthesizeAllReduceSignals does): `text` with the source lines of
-  each replaced function (its leading comments, decorators and body: `Function.source_lines`)
-  swapped for that function printed by tilecc/host/printer.py at the indentation of its
-  first decorator line; every other line, comment and blank line stays as written;
+  each replaced function's body (`Function.source_lines`) swapped for the new body printed
+  by tilecc/host/printer.py at the indentation of its first statement, or, if more than
+  the body changed or the body shares a line with the header, the whole function's lines
+  (leading comments and decorators included) swapped for the function printed at the
+  indentation of its first decorator; every other line, comment and blank line stays as
+  written;
 - anything else, or a splice that does not parse back to `after` (a file indented with
   tabs, say): `print_module(after)`, the whole module printed.
 The result always parses back to a module equal to `after`.
@@ -16,13 +19,14 @@ The result always parses back to a module equal to `after`.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import tokenize
 
 from tilecc.errors import TileccError
 from tilecc.host import ir
 from tilecc.host.parser import parse_module
-from tilecc.host.printer import print_function, print_module
+from tilecc.host.printer import print_body, print_function, print_module
 
 
 def print_keeping_source(text: str, before: ir.Module, after: ir.Module, path: str = "<string>") -> str:
@@ -33,9 +37,11 @@ def print_keeping_source(text: str, before: ir.Module, after: ir.Module, path: s
         return print_module(after)
     lines = text.split("\n")
     for old, new in sorted(replaced, key=lambda pair: -_lines_of(pair[0])[0]):
-        first, last = _lines_of(old)
-        indent = _definition_indent(lines[first - 1:last])
-        lines[first - 1:last] = _indented(print_function(new), indent)
+        first, body, last = _lines_of(old)
+        if body and same_header(old, new):
+            lines[body - 1:last] = _indented(print_body(new.body), _definition_indent(lines[body - 1:last]))
+        else:
+            lines[first - 1:last] = _indented(print_function(new), _definition_indent(lines[first - 1:last]))
     spliced = "\n".join(lines)
     try:
         if parse_module(spliced, path) == after:
@@ -45,7 +51,12 @@ def print_keeping_source(text: str, before: ir.Module, after: ir.Module, path: s
     return print_module(after)
 
 
-def _lines_of(func: ir.Function) -> tuple[int, int]:
+def same_header(old: ir.Function, new: ir.Function) -> bool:
+    """True if only the body differs: the decorator, signature and docstring are kept as written."""
+    return dataclasses.replace(old, body=new.body) == new
+
+
+def _lines_of(func: ir.Function) -> tuple[int, int, int]:
     assert func.source_lines is not None, "replaced_functions only pairs parsed functions"
     return func.source_lines
 
@@ -78,7 +89,8 @@ def replaced_functions(before: ir.Module, after: ir.Module) -> list[tuple[ir.Fun
 
 
 def _definition_indent(lines: list[str]) -> str:
-    """The indentation of the first line that is not blank or a comment (the decorator)."""
+    """The indentation of the first line that is not blank or a comment (the decorator, or
+    the first statement of a body)."""
     for line in lines:
         stripped = line.lstrip()
         if stripped and not stripped.startswith("#"):
