@@ -177,3 +177,30 @@ def test_raw_one_byte_records_are_a_clear_error(tmp_path, capsys):
                  "--out", str(tmp_path / "o")]) == 1
     err = capsys.readouterr().err
     assert "raw 1-byte records" in err and "Traceback" not in err
+
+
+VECTOR_KERNEL = '''\
+import numpy as np
+import tilecc.nki.isa as nisa
+import tilecc.nki.language as nl
+
+
+def affine(v):
+    out = nl.ndarray(v.shape, dtype=v.dtype, buffer=nl.shared_hbm)
+    nl.store(out, nisa.tensor_scalar(nl.load(v), np.multiply, -3.0, op1=np.add, operand1=1.0))
+    return out
+'''
+
+
+def test_trace_codegen_sim_of_a_1d_argument(tmp_path, capsys):
+    # KLR gives a 1-d tensor of n elements the shape [1, n]; `tilecc sim` takes the 1-d .npy
+    (tmp_path / "k.py").write_text(VECTOR_KERNEL)
+    v = np.random.default_rng(5).normal(size=(100,)).astype(np.float32)
+    np.save(tmp_path / "v.npy", v)
+    spec = f"v={tmp_path / 'v.npy'}"
+    assert main(["trace", f"{tmp_path / 'k.py'}:affine", "--input", spec, "-o", str(tmp_path / "k.json")]) == 0
+    assert main(["codegen", str(tmp_path / "k.json"), "-o", str(tmp_path / "b.json")]) == 0
+    assert main(["sim", str(tmp_path / "b.json"), "--input", spec, "--out", str(tmp_path / "o")]) == 0
+    got = np.load(tmp_path / "o" / "out.npy")
+    assert got.shape == (1, 100)
+    np.testing.assert_array_equal(got[0], v * np.float32(-3) + np.float32(1))

@@ -5,7 +5,9 @@ is the input's name; a tensor that is both input and output is given as an input
 the values the kernel does not write), runs the simulator and writes `DIR/<name>.npy` for
 each kernel output in the output's dtype, atomically (DIR is created if missing). numpy
 stores bfloat16 / fp8 arrays as raw records ('<V2' / '|V1'): such a file is accepted as an
-input of that dtype and read back with `np.load(f).view(ml_dtypes.bfloat16)`. A wrong
+input of that dtype and read back with `np.load(f).view(ml_dtypes.bfloat16)`. A 1-d array
+of n elements is accepted for an input of shape [1, n] (KLR's shape of a 1-d tensor, as
+`tilecc trace` writes it for a 1-d argument). A wrong
 name, shape or dtype, an unreadable file or a simulator fault is one line on stderr and
 exit code 1.
 """
@@ -33,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder that receives <output name>.npy per kernel output")
 
 
-def parse_inputs(specs: list[str], expected: dict[str, np.dtype]) -> dict[str, np.ndarray]:
+def parse_inputs(specs: list[str], expected: dict[str, np.dtype],
+                 shapes: dict[str, tuple[int, ...]] | None = None) -> dict[str, np.ndarray]:
     inputs: dict[str, np.ndarray] = {}
     for spec in specs:
         name, path = split_input_spec(spec)
@@ -47,6 +50,8 @@ def parse_inputs(specs: list[str], expected: dict[str, np.dtype]) -> dict[str, n
         # numpy writes ml_dtypes arrays as raw records of the same size
         if value.dtype.kind == "V" and value.dtype.itemsize == want.itemsize:
             value = value.view(want)
+        if shapes is not None and value.ndim == 1 and shapes[name] == (1, value.size):
+            value = value.reshape(shapes[name])
         inputs[name] = value
     return inputs
 
@@ -54,6 +59,7 @@ def parse_inputs(specs: list[str], expected: dict[str, np.dtype]) -> dict[str, n
 def run(args: argparse.Namespace) -> int:
     program = read_program_json(read_text(args.program), args.program)
     expected = {t.name: numpy_dtype(t.dtype) for t in program.inputs}
-    outputs = simulate(program, parse_inputs(args.input, expected))
+    shapes = {t.name: tuple(t.shape) for t in program.inputs}
+    outputs = simulate(program, parse_inputs(args.input, expected, shapes))
     write_npy_outputs(args.out, outputs.items())
     return 0
