@@ -12,7 +12,8 @@ from tilecc.errors import InterpError
 from tilecc.host.parser import parse_module
 from tilecc.host.passes.synthesize_allreduce_signals import SynthesizeAllReduceSignals
 from tilecc.host.runtime.collectives import allreduce
-from tilecc.host.runtime.interpreter import module_constants, run_host
+from tilecc.host.runtime.interpreter import run_host
+from tilecc.host.runtime.module_values import module_constants
 from tilecc.host.runtime.world import World
 
 from .conftest import EXAMPLES, HEADER

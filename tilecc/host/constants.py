@@ -1,7 +1,7 @@
 """Compile-time integer constants of a host module, as pypto's parser folds them.
 
 Contract: a module constant is a name bound exactly once at module level, by
-`NAME = <int expr>` or `NAME: T = <int expr>`, where <int expr> is an int literal or an
+`NAME = <int expr>`, `NAME: T = <int expr>` or `A, B = <int expr>, <int expr>`, where <int expr> is an int literal or an
 arithmetic expression over int literals and earlier such names (pypto's parser evaluates
 a name that is not a DSL variable in the function's globals, so `core_num=CORES` reaches
 the pass as an int). `program_scopes(module)` gives the constants and bound names each
@@ -79,6 +79,21 @@ def _bound_names(tree: ast.AST, *, nested: bool = True) -> list[str]:
     return names
 
 
+def _assigned_pairs(stmt: ast.stmt) -> list[tuple[str, ast.expr]]:
+    """(name, value) of `NAME = v`, `NAME: T = v` and `A, B = a, b` (equal lengths)."""
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        return [(stmt.target.id, stmt.value)]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return []
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts)
+            and all(isinstance(e, ast.Name) for e in target.elts)):
+        return [(e.id, v) for e, v in zip(target.elts, value.elts) if isinstance(e, ast.Name)]
+    return []
+
+
 def _verbatim_tree(item: ir.Verbatim) -> ast.Module | None:
     try:
         return ast.parse(item.source)
@@ -120,15 +135,9 @@ def program_scopes(module: ir.Module) -> list[Scope]:
         for stmt in tree.body if tree else ():
             names.update([stmt.name] if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                          else _bound_names(stmt, nested=False))
-            target, value = None, None
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                target, value = stmt.targets[0], stmt.value
-            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-                target, value = stmt.target, stmt.value
-            if isinstance(target, ast.Name) and value is not None and bindings[target.id] == 1:
-                folded = _fold_ast(value, constants)
-                if folded is not None:
-                    constants[target.id] = folded
+            for target, value in _assigned_pairs(stmt):
+                if bindings[target] == 1 and (folded := _fold_ast(value, constants)) is not None:
+                    constants[target] = folded
     out: list[Scope] = []
     snapshots = iter(seen)
     for item in module.items:

@@ -12,6 +12,11 @@ every rank with its own copy of the same data window and signal window. Per lane
    all zero, which is what makes one signal reusable back to back and in loops.
 Signal: INT32, shape [world_size, lanes] with lanes >= core_num, or [world_size] when
 core_num == 1. Target: FP16 or FP32. Ops: Sum, Max, Min, Prod. Only mode "mesh" runs.
+
+`reference_allreduce` computes the same result without a signal: a rendezvous of all ranks
+(World.rendezvous) before reading and another before writing back. It runs a program as
+written, before SynthesizeAllReduceSignals gives its allreduces their signals, so the
+results of the program and of its rewrite can be compared.
 """
 
 from __future__ import annotations
@@ -25,14 +30,18 @@ REDUCE_OPS = {"Sum": np.add, "Max": np.maximum, "Min": np.minimum, "Prod": np.mu
 TARGET_DTYPES = (np.dtype(np.float16), np.dtype(np.float32))
 
 
-def check_allreduce(world: World, data: Window, signal: Window, op: str, mode: str, core_num: int) -> int:
-    """Validate operands; returns the number of lanes of the signal."""
+def check_operands(data: Window, op: str, mode: str) -> None:
     if mode != "mesh":
         raise InterpError(f"pld.tensor.allreduce mode={mode!r}: the runtime executes mode 'mesh' only")
     if op not in REDUCE_OPS:
         raise InterpError(f"pld.tensor.allreduce op {op!r} is not one of {sorted(REDUCE_OPS)}")
     if data.dtype not in TARGET_DTYPES:
         raise InterpError(f"pld.tensor.allreduce target must be FP16 or FP32, got {data.dtype}")
+
+
+def check_allreduce(world: World, data: Window, signal: Window, op: str, mode: str, core_num: int) -> int:
+    """Validate operands; returns the number of lanes of the signal."""
+    check_operands(data, op, mode)
     if signal.dtype != np.dtype(np.int32):
         raise InterpError(f"pld.tensor.allreduce signal must be INT32, got {signal.dtype}")
     if core_num < 1:
@@ -46,11 +55,32 @@ def check_allreduce(world: World, data: Window, signal: Window, op: str, mode: s
                       f"{world.world_size} and core_num={core_num} (expected [world_size, lanes >= core_num])")
 
 
+def reduce_in_rank_order(world: World, data: Window, op: str, lo: int, hi: int) -> np.ndarray:
+    """Elements lo:hi of every rank's copy of `data` combined in rank order 0..N-1, in fp32."""
+    combine = REDUCE_OPS[op]
+    acc = data.local(world, 0).reshape(-1)[lo:hi].astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):   # IEEE results: +-inf, NaN
+        for source in range(1, world.world_size):
+            acc = combine(acc, data.local(world, source).reshape(-1)[lo:hi].astype(np.float32))
+    return acc
+
+
+def reference_allreduce(world: World, rank: int, data: Window, op: str = "Sum", mode: str = "mesh") -> Window:
+    """The allreduce of `data` with rendezvous instead of a signal (every rank calls this)."""
+    check_operands(data, op, mode)
+    world.rendezvous(rank, "an allreduce (publish)")
+    mine = data.local(world, rank).reshape(-1)
+    acc = reduce_in_rank_order(world, data, op, 0, mine.size)
+    world.rendezvous(rank, "an allreduce (read)")
+    with np.errstate(over="ignore"):
+        mine[:] = acc.astype(data.dtype)
+    return data
+
+
 def allreduce(world: World, rank: int, data: Window, signal: Window, op: str = "Sum",
               mode: str = "mesh", core_num: int = 1) -> Window:
     """Reduce `data` across all ranks in place (every rank calls this); returns `data`."""
     check_allreduce(world, data, signal, op, mode, core_num)
-    combine = REDUCE_OPS[op]
     peers = [p for p in range(world.world_size) if p != rank]
     mine = data.local(world, rank).reshape(-1)
     for lane, part in enumerate(np.array_split(np.arange(mine.size), core_num)):
@@ -61,9 +91,7 @@ def allreduce(world: World, rank: int, data: Window, signal: Window, op: str = "
             world.notify(peer, signal, cell(rank), 1)
         world.wait_at_least(rank, signal, [cell(p) for p in peers], 1)
         lo, hi = (int(part[0]), int(part[-1]) + 1) if part.size else (0, 0)
-        acc = data.local(world, 0).reshape(-1)[lo:hi].astype(np.float32)
-        for source in range(1, world.world_size):
-            acc = combine(acc, data.local(world, source).reshape(-1)[lo:hi].astype(np.float32))
+        acc = reduce_in_rank_order(world, data, op, lo, hi)
         for peer in peers:
             world.notify(peer, signal, cell(rank), 1)
         world.wait_at_least(rank, signal, [cell(p) for p in peers], 2)

@@ -5,13 +5,16 @@ rank with the same host arguments (numpy arrays are shared host memory) and retu
 per-rank return values. Semantics of the pieces:
 - `self.f(..., device=r)` runs chip-level function f only on the rank whose id is r (so
   `for r in pl.range(pld.world_size())` dispatches each rank's own work); windows passed to
-  it become that rank's numpy views.
-- `pld.tensor.alloc_window_buffer` / `pld.tensor.window` allocate and view symmetric window
-  memory (world.py); `pld.tensor.allreduce(data, signal, ...)` is the credit-barrier mesh
-  allreduce (collectives.py). An allreduce without a signal is refused: the signal comes
-  from SynthesizeAllReduceSignals.
-- Loops: `pl.range` / `pl.parallel` / `pl.unroll` with (stop) or (start, stop[, step]);
-  `init_values=` binds the loop-carried names, and `pl.yield_(...)` gives their next values.
+  it become that rank's numpy views, and the value of the call is the same on every rank
+  (dispatch.py). Arguments bind by position, keyword and default.
+- `pld.tensor.alloc_window_buffer(size)` / `pld.tensor.window(buf, shape, dtype=)` allocate
+  and view symmetric window memory (world.py); `pld.tensor.allreduce(data, signal, ...)` is
+  the credit-barrier mesh allreduce (collectives.py). An allreduce without a signal is
+  refused (the signal comes from SynthesizeAllReduceSignals) unless the run asks for the
+  signal-free reference collective, which runs a program as written.
+- Loops: `pl.range` / `pl.parallel` / `pl.unroll` with (stop) or (start, stop[, step]),
+  and pypto's SSA while `pl.while_` ended by `pl.cond(c)`; `init_values=` binds the
+  loop-carried names, and `pl.yield_(...)` gives their next values.
 - Chip / InCore ops: pl.load, pl.store, pl.tensor.create and elementwise pl.add / sub / mul
   / div / maximum / minimum (result in the first tensor operand's dtype).
 - Module constants (`SIZE = 64` outside the program) are visible to every function.
@@ -20,9 +23,9 @@ Anything else raises InterpError naming the op; a failure on one rank aborts all
 
 from __future__ import annotations
 
-import ast
+import itertools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import ml_dtypes
@@ -30,7 +33,9 @@ import numpy as np
 
 from tilecc.errors import InterpError, TileccError
 from tilecc.host import ir
-from tilecc.host.runtime.collectives import allreduce
+from tilecc.host.runtime.collectives import allreduce, reference_allreduce
+from tilecc.host.runtime.dispatch import NotOnThisRank, dispatch_result, returned_arguments
+from tilecc.host.runtime.module_values import module_constants
 from tilecc.host.runtime.world import BufferPtr, Window, World
 
 DTYPES = {"FP32": np.float32, "FP16": np.float16, "BF16": ml_dtypes.bfloat16, "INT8": np.int8,
@@ -39,6 +44,7 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "pl.add": np.add, "pl.sub": np.subtract, "pl.mul": np.multiply, "pl.div": np.divide,
     "pl.maximum": np.maximum, "pl.minimum": np.minimum}
 LOOPS = ("pl.range", "pl.parallel", "pl.unroll")
+WHILE = "pl.while_"
 BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
     "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a ** b,
@@ -59,40 +65,13 @@ class _Continue(Exception):
     pass
 
 
+class _StopWhile(Exception):
+    """`pl.cond(c)` with c false: the pl.while_ loop ends."""
+
+
 class _Return(Exception):
     def __init__(self, value: Any) -> None:
         self.value = value
-
-
-def module_constants(module: ir.Module) -> dict[str, Any]:
-    """Top-level `NAME = <int / float / str expression of earlier constants>` assignments."""
-    constants: dict[str, Any] = {}
-
-    def evaluate(node: ast.expr) -> Any:
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Name) and node.id in constants:
-            return constants[node.id]
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -evaluate(node.operand)
-        if isinstance(node, ast.BinOp):
-            token = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
-                     ast.Div: "/", ast.Pow: "**"}.get(type(node.op))
-            if token is not None:
-                return BINARY[token](evaluate(node.left), evaluate(node.right))
-        raise ValueError("not a constant expression")
-
-    for item in module.items:
-        if not isinstance(item, ir.Verbatim):
-            continue
-        body = ast.parse(item.source).body
-        if len(body) == 1 and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
-                and isinstance(body[0].targets[0], ast.Name):
-            try:
-                constants[body[0].targets[0].id] = evaluate(body[0].value)
-            except (ValueError, ArithmeticError):
-                continue
-    return constants
 
 
 def _local(value: Any, world: World, rank: int) -> Any:
@@ -102,12 +81,15 @@ def _local(value: Any, world: World, rank: int) -> Any:
 class RankInterpreter:
     """Runs functions of one program on one rank."""
 
-    def __init__(self, program: ir.Program, world: World, rank: int, constants: dict[str, Any]) -> None:
+    def __init__(self, program: ir.Program, world: World, rank: int, constants: dict[str, Any],
+                 reference_collectives: bool = False) -> None:
         self.program = program
         self.world = world
         self.rank = rank
         self.constants = constants
+        self.reference_collectives = reference_collectives
         self.yielded: tuple[Any, ...] | None = None
+        self.returned: dict[str, tuple[int | None, ...] | None] = {}   # returned_arguments by function
 
     # ------------------------------------------------------------ functions
 
@@ -167,29 +149,43 @@ class RankInterpreter:
             raise _Continue()
 
     def exec_for(self, stmt: ir.For, env: dict[str, Any]) -> None:
+        """pl.range-like loops over their bounds, and pypto's SSA while
+        `for (a, b) in pl.while_(init_values=...)`, whose body's `pl.cond(c)` ends the loop
+        when c is false. After the loop the names a body's `... = pl.yield_(...)` binds
+        hold the carried values (the init values if the body never ran)."""
         call = stmt.iterable
-        if not isinstance(call, ir.OpCall) or call.op not in LOOPS:
+        if not isinstance(call, ir.OpCall) or call.op not in LOOPS + (WHILE,):
             raise InterpError(f"cannot execute a loop over {getattr(call, 'op', call)!r}")
-        bounds = [int(self.eval(a, env)) for a in call.args]
-        if not 1 <= len(bounds) <= 3:
-            raise InterpError(f"{call.op} takes 1 to 3 bounds, got {len(bounds)}")
-        if (index := stmt.index) is None:   # only pl.while_ loops have none, and they are not LOOPS
-            raise InterpError(f"a {call.op} loop needs an index variable")
         init = call.kwarg("init_values")
         if stmt.iter_args is not None:
             values = tuple(self.eval(init, env)) if init is not None else ()
             self.bind(ir.TupleExpr(stmt.iter_args), values, env)
-        for i in range(*bounds):
-            env[index.name] = i
+        if call.op == WHILE:
+            steps: Iterable[int | None] = itertools.repeat(None)
+        elif stmt.index is None:   # the parser gives every pl.range-like loop an index
+            raise InterpError(f"a {call.op} loop needs an index variable")
+        else:
+            bounds = [int(self.eval(a, env)) for a in call.args]
+            if not 1 <= len(bounds) <= 3:
+                raise InterpError(f"{call.op} takes 1 to 3 bounds, got {len(bounds)}")
+            steps = range(*bounds)
+        for i in steps:
+            if stmt.index is not None:
+                env[stmt.index.name] = i
             self.yielded = None
             try:
                 self.exec_body(stmt.body, env)
-            except _Break:
+            except (_Break, _StopWhile):
                 break
             except _Continue:
                 pass
             if stmt.iter_args is not None and self.yielded is not None:
                 self.bind(ir.TupleExpr(stmt.iter_args), self.yielded, env)
+        if stmt.iter_args is not None:
+            carried = tuple(env[v.name] for v in stmt.iter_args)
+            for inner in stmt.body:
+                if isinstance(inner, ir.Assign) and isinstance(inner.value, ir.OpCall) and inner.value.op == "pl.yield_":
+                    self.bind(inner.target, carried[0] if isinstance(inner.target, ir.Var) else carried, env)
 
     # ------------------------------------------------------------ expressions
 
@@ -253,24 +249,47 @@ class RankInterpreter:
         return path
 
     def dispatch(self, call: ir.FuncCall, env: dict[str, Any]) -> Any:
-        kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
-        if set(kwargs) - {"device"}:
-            raise InterpError(f"`self.{call.func}(...)`: unsupported keywords {sorted(set(kwargs) - {'device'})}")
-        if "device" in kwargs and int(kwargs["device"]) != self.rank:
-            return None
+        """A call of a program function; with `device=r` it runs on rank r only and gives
+        every rank the same value (dispatch.py)."""
         try:
             func = self.program.function(call.func)
         except KeyError:
             raise InterpError(f"program `{self.program.name}` has no function `{call.func}`") from None
-        args = [self.eval(a, env) for a in call.args]
-        if not func.is_host_orchestrator:
-            args = [_local(a, self.world, self.rank) for a in args]
-        return self.call(func, args)
+        kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
+        device = kwargs.pop("device", None)
+        args = self.bind_arguments(func, [self.eval(a, env) for a in call.args], kwargs)
+        executed = device is None or int(device) == self.rank
+        actual = None
+        if executed:
+            local = args if func.is_host_orchestrator else [_local(a, self.world, self.rank) for a in args]
+            actual = self.call(func, local)
+            if device is None:
+                return actual
+        if func.name not in self.returned:
+            self.returned[func.name] = returned_arguments(self.program, func)
+        return dispatch_result(self.returned[func.name], args, actual, executed, func.name, int(device))
+
+    def bind_arguments(self, func: ir.Function, args: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+        """Positional arguments, then keywords by parameter name, then defaults."""
+        if len(args) > len(func.params):
+            raise InterpError(f"`{func.name}` takes {len(func.params)} arguments, got {len(args)}")
+        for param in func.params[len(args):]:
+            if param.name in kwargs:
+                args.append(kwargs.pop(param.name))
+            elif param.default is not None:
+                args.append(self.eval(param.default, {}))
+            else:
+                raise InterpError(f"`{func.name}` is missing argument `{param.name}`")
+        if kwargs:
+            raise InterpError(f"`{func.name}` got unexpected keywords {sorted(kwargs)}")
+        return args
 
     def op(self, call: ir.OpCall, env: dict[str, Any]) -> Any:
         args = [self.eval(a, env) for a in call.args]
         kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
         op = call.op
+        if (remote := next((v for v in [*args, *kwargs.values()] if isinstance(v, NotOnThisRank)), None)) is not None:
+            raise InterpError(f"rank {self.rank}: `{op}` cannot use {remote!r}")
         if op == "pld.system.world_size":
             return self.world.world_size
         if op == "pld.system.rank":
@@ -278,12 +297,23 @@ class RankInterpreter:
         if op.endswith(".get_byte") and isinstance(dtype := self.symbol(op[: -len(".get_byte")]), np.dtype):
             return dtype.itemsize
         if op == "pld.tensor.alloc_window_buffer":
-            return self.world.alloc(self.rank, str(kwargs.get("name", "")), int(args[0]))
+            size = args[0] if args else kwargs.get("size")
+            if size is None:
+                raise InterpError("pld.tensor.alloc_window_buffer needs a size in bytes")
+            if isinstance(size, (list, tuple)):   # pypto's earlier (shape, dtype=) form
+                size = int(np.prod([int(d) for d in size], dtype=np.int64)) * kwargs.get("dtype", np.dtype(np.uint8)).itemsize
+            return self.world.alloc(self.rank, str(kwargs.get("name", "")), int(size))
         if op == "pld.tensor.window":
-            if not isinstance(args[0], BufferPtr):
-                raise InterpError(f"pld.tensor.window needs a window buffer, got {type(args[0]).__name__}")
-            return self.world.window(args[0], kwargs["dtype"], tuple(int(d) for d in args[1]))
+            buf, shape = (args + [kwargs.get("buf"), kwargs.get("shape")][len(args):])[:2]
+            if not isinstance(buf, BufferPtr):
+                raise InterpError(f"pld.tensor.window needs a window buffer, got {type(buf).__name__}")
+            return self.world.window(buf, kwargs["dtype"], tuple(int(d) for d in shape))
         if op == "pld.tensor.allreduce":
+            if len(args) == 1 and self.reference_collectives:
+                if not isinstance(args[0], Window):
+                    raise InterpError(f"pld.tensor.allreduce needs a window tensor (pld.tensor.window), got {args[0]!r}")
+                return reference_allreduce(self.world, self.rank, args[0], kwargs.get("op", "Sum"),
+                                           kwargs.get("mode", "mesh"))
             if len(args) != 2:
                 raise InterpError("pld.tensor.allreduce without a signal cannot run: run the "
                                   "synthesize-allreduce-signals pass first (tilecc host-opt)")
@@ -292,6 +322,10 @@ class RankInterpreter:
                 raise InterpError("pld.tensor.allreduce needs window tensors (pld.tensor.window) for data and signal")
             return allreduce(self.world, self.rank, data, signal, kwargs.get("op", "Sum"),
                              kwargs.get("mode", "mesh"), int(kwargs.get("core_num", 1)))
+        if op == "pl.cond":
+            if not args[0]:
+                raise _StopWhile()
+            return None
         if op == "pl.yield_":
             self.yielded = tuple(args)
             return args[0] if len(args) == 1 else tuple(args)
@@ -313,9 +347,12 @@ class RankInterpreter:
 
 
 def run_host(module: ir.Module, program: str, function: str, world_size: int,
-             args: Sequence[Any] = (), timeout: float = 20.0, world: World | None = None) -> list[Any]:
+             args: Sequence[Any] = (), timeout: float = 20.0, world: World | None = None,
+             reference_collectives: bool = False) -> list[Any]:
     """Run `program.function` on `world_size` ranks; returns each rank's return value.
-    Pass `world` to inspect window memory (signals, data) afterwards."""
+    Pass `world` to inspect window memory (signals, data) afterwards. With
+    `reference_collectives`, an allreduce without a signal runs the signal-free reference
+    collective (collectives.py), so the program runs as written, before the pass."""
     prog = module.program(program)
     func = prog.function(function)
     world = world if world is not None else World(world_size, timeout)
@@ -327,7 +364,8 @@ def run_host(module: ir.Module, program: str, function: str, world_size: int,
 
     def run_rank(rank: int) -> None:
         try:
-            results[rank] = RankInterpreter(prog, world, rank, constants).call(func, list(args))
+            interpreter = RankInterpreter(prog, world, rank, constants, reference_collectives)
+            results[rank] = interpreter.call(func, list(args))
         except BaseException as err:  # noqa: BLE001 - reported below, after every rank stopped
             errors[rank] = err
             world.fail(f"rank {rank} failed: {err}")

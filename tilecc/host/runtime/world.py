@@ -11,6 +11,8 @@ Invariants:
   after waking.
 - A failure on one rank (`fail`) wakes every waiter, which then raises instead of hanging;
   a wait that outlives `timeout` seconds raises InterpError naming the rank and the cells.
+- `rendezvous` is a plain barrier of all ranks, outside window memory: the reference
+  collective (collectives.py) synchronises with it, never with signal cells.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class World:
         self._names: list[str] = []
         self._alloc_count = [0] * world_size
         self._failure: str | None = None
+        self._barrier = threading.Barrier(world_size)
 
     # ------------------------------------------------------------ allocation
 
@@ -122,8 +125,21 @@ class World:
                 raise InterpError(f"rank {rank}: timed out after {self.timeout}s waiting for signal cells "
                                   f"{cells} to reach {count} (values {[int(view[c]) for c in cells]})")
 
+    def rendezvous(self, rank: int, what: str) -> None:
+        """Block until every rank reached a rendezvous (InterpError on failure or timeout)."""
+        try:
+            self._barrier.wait(self.timeout)
+        except threading.BrokenBarrierError:
+            with self._cond:
+                failure = self._failure
+            if failure is not None:
+                raise InterpError(f"rank {rank}: aborted, {failure}") from None
+            raise InterpError(f"rank {rank}: timed out after {self.timeout}s waiting for every rank "
+                              f"to reach {what}") from None
+
     def fail(self, message: str) -> None:
         with self._cond:
             if self._failure is None:
                 self._failure = message
             self._cond.notify_all()
+        self._barrier.abort()

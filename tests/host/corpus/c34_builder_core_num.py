@@ -1,0 +1,25 @@
+"""A builder whose core_num is its parameter: pypto reads it as an int when it builds the program."""
+
+import pypto.language as pl
+import pypto.language.distributed as pld
+
+SIZE = 64
+
+
+def build(nr: int, cores: int):
+    """A builder: nr and cores are compile-time Python ints."""
+
+    @pl.program
+    class Built:
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def chip(self, d: pld.DistributedTensor[[nr, SIZE], pl.FP32]):
+            return d
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host(self):
+            buf = pld.alloc_window_buffer([nr, SIZE], dtype=pl.FP32)
+            d = pld.window(buf, [nr, SIZE], dtype=pl.FP32)
+            d = pld.tensor.allreduce(d, op=pld.ReduceOp.Sum, core_num=cores)
+            return d
+
+    return Built
