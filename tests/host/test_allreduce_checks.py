@@ -44,6 +44,12 @@ CASES = [
      "synthesis only supports mesh mode"),
     ("x = pld.tensor.allreduce(d, s, mode=\"ring\", core_num=2)",
      "15:13: error: pld.tensor.allreduce mode=\"ring\" requires core_num == 1, got 2"),
+    ("x = pld.tensor.allreduce(d, op=pld.ReduceOp.Avg)",
+     "15:13: error: pld.tensor.allreduce op must be pld.ReduceOp.Sum, .Max, .Min or .Prod, got `pld.ReduceOp.Avg`"),
+    ("x = pld.tensor.allreduce(d, s, op=\"sum\")",
+     "15:13: error: pld.tensor.allreduce op must be pld.ReduceOp.Sum, .Max, .Min or .Prod, got `'sum'`"),
+    ("x = pld.tensor.allreduce(d, op=pl.FP32)",
+     "15:13: error: pld.tensor.allreduce op must be pld.ReduceOp.Sum, .Max, .Min or .Prod, got `pl.FP32`"),
     ("x = pld.tensor.allreduce(d, mode=\"tree\")",
      "15:13: error: pld.tensor.allreduce mode must be \"mesh\" or \"ring\", got 'tree'"),
     ("x = pld.tensor.allreduce(d, s, core_num=0)",
@@ -179,3 +185,13 @@ CORES = 4
         run(source)
     assert "core_num=CORES" in print_module(run(source.replace("\n\nCORES = 4\n", "\n").replace(
         "@pl.program", "CORES = 4\n\n\n@pl.program")))
+
+
+def test_core_num_from_a_tuple_unpacking_module_constant():
+    source = HEADER + "LANES, SPARE = 3, 1\n\n@pl.program\nclass P:\n" + CHIP + """\
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, d: pld.DistributedTensor[[256], pl.FP32]):
+        d = pld.tensor.allreduce(d, core_num=LANES)
+        return d
+"""
+    assert "[__allreduce_signal_world_size_0, 3], dtype=pl.INT32)" in print_module(run(source))

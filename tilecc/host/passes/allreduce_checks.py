@@ -16,6 +16,9 @@ mode="mesh", core_num=1)` reject (reference/pld.md):
   signal the pass sizes with it) anything but a positive compile-time int; module-level
   constants and constant expressions fold as pypto's parser folds them
   (tilecc/host/constants.py);
+- op that is a constant or a `pl` / `pld` symbol other than pld.ReduceOp.Sum / Max / Min /
+  Prod (pypto's ReduceOp has no other member; a name, such as a builder's parameter or
+  an imported `ReduceOp.Sum`, is left to pypto);
 - mode other than "mesh" / "ring"; mode="ring" with core_num != 1; mode="ring" without an
   explicit signal (host signal synthesis only supports mesh mode).
 AllReduceSignalError is both the spec's ValueError and a PassError (so every tilecc
@@ -30,6 +33,7 @@ from tilecc.host import ir
 from tilecc.host.constants import Scope, decoration_time_int, fold_int
 
 MODES = ("mesh", "ring")
+REDUCE_OPS = ("Sum", "Max", "Min", "Prod")   # pld.ReduceOp
 
 
 class AllReduceSignalError(PassError, ValueError):
@@ -75,6 +79,11 @@ def check_call(call: ir.OpCall, scope: Scope, local: set[str]) -> int | ir.Expr 
         raise _fail(call, "core_num must be a positive integer constant"
                           + (" for signal synthesis" + _unbound_names(core_num_expr, scope, local)
                              if core_num is None else f", got {core_num}"))
+    op = call.kwarg("op")
+    if (isinstance(op, ir.Const) or (isinstance(op, ir.Symbol) and op.path not in
+                                     [f"pld.ReduceOp.{name}" for name in REDUCE_OPS])):
+        shown = op.path if isinstance(op, ir.Symbol) else repr(op.value)
+        raise _fail(call, f"op must be pld.ReduceOp.Sum, .Max, .Min or .Prod, got `{shown}`")
     mode = call.kwarg("mode")
     if isinstance(mode, ir.Const):
         if mode.value not in MODES:
