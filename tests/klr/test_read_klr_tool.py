@@ -50,3 +50,27 @@ def test_klr_tool_output_lowers(tmp_path: Path) -> None:
         (AluOpType.mult, AluOpType.bypass, False, False)]
     assert [t.name for t in program.inputs] == ["a"]
     assert [t.name for t in program.outputs] == ["out"]
+
+
+@pytest.mark.oracle
+def test_the_tools_pretty_output_and_binary_files_are_named_errors(tmp_path: Path) -> None:
+    """Without -j the tool prints Lean syntax; KLR's binary files are CBOR: each is one
+    error that says how to get the JSON tilecc reads, not a JSON decoder complaint."""
+    from tilecc.errors import ParseError
+    from tilecc.klr.read import read_kernel_file
+    if not (BIN / "klr").exists():
+        pytest.skip("the klr tool (klr-lang 0.0.12) is not installed beside this python")
+    src = tmp_path / "kern.py"
+    src.write_text(KERNEL)
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run([str(BIN / "klr"), "nki-to-klr", str(src), "kernel"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("{ name := ")
+    (tmp_path / "pretty.klr").write_text(done.stdout)
+    with pytest.raises(ParseError, match=r"pretty.klr:1:1: error: the klr tool's human-readable "
+                                         r"\(--pretty\) output, not JSON: trace with `klr nki-to-klr -j"):
+        read_kernel_file(str(tmp_path / "pretty.klr"))
+    (tmp_path / "kern.klr").write_bytes(b"\xd9\xd9\xf7\x82\x01\xa0")
+    with pytest.raises(ParseError, match=r"kern.klr:\$: error: a binary \(CBOR\) KLR file"):
+        read_kernel_file(str(tmp_path / "kern.klr"))

@@ -36,10 +36,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from enum import IntEnum
+from pathlib import Path
 from typing import Any
 
-from tilecc.errors import ParseError
+from tilecc.errors import ParseError, TileccError
 from tilecc.fileio import parse_json_text, read_text
 from tilecc.klr import ast as k
 from tilecc.klr.json_fast import NotFast, fast_head_kernel
@@ -50,7 +52,20 @@ from tilecc.klr.json_text import share_tensor_texts
 
 
 def read_kernel_file(path: str) -> k.Kernel:
-    return read_kernel_json(read_text(path), path)
+    try:
+        text = read_text(path)
+    except TileccError:
+        if path != "-" and Path(path).is_file() and Path(path).read_bytes()[:3] == _CBOR_SELF_DESCRIBED:
+            raise ParseError(path, 0, 0, "a binary (CBOR) KLR file: tilecc reads KLR as JSON, as "
+                             "`klr nki-to-klr -j FILE.py KERNEL` writes it", field="$") from None
+        raise
+    return read_kernel_json(text, path)
+
+
+# KLR's binary files open with CBOR's self-described tag 55799 (klr-bir.md, On disk)
+_CBOR_SELF_DESCRIBED = b"\xd9\xd9\xf7"
+# The klr tool's default (--pretty) output is Lean syntax: `{ name := "m.kernel", ...`
+_LEAN_PRETTY = re.compile(r"\s*\{\s*\w+ :=")
 
 
 def read_kernel_json(text: str, path: str = "<string>") -> k.Kernel:
@@ -67,6 +82,10 @@ def read_kernel_json(text: str, path: str = "<string>") -> k.Kernel:
             return decode_kernel(json.loads(shared[0]), shared[1])
         except (ValueError, RecursionError, Bad):
             pass  # decode the original text below, to report the error where it is
+    if _LEAN_PRETTY.match(text):
+        raise ParseError(path, 1, 1, "the klr tool's human-readable (--pretty) output, not JSON: "
+                         "trace with `klr nki-to-klr -j FILE.py KERNEL`",
+                         source_line=text.split("\n", 1)[0])
     return read_kernel_doc(parse_json_text(text, path), path)
 
 
