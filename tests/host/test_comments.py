@@ -4,14 +4,21 @@ characters they hold."""
 
 from __future__ import annotations
 
+import dataclasses
+import io
+import random
+import tokenize
+
 import pytest
 
 from tilecc.host import ir
 from tilecc.host.comments import CommentPool, restore
 from tilecc.host.parser import parse_module
 from tilecc.host.printer import print_module
+from tilecc.host.source_splice import print_keeping_source
 
-from .conftest import HEADER, host_program, synthesized_source
+from .conftest import HEADER, host_program, synthesize, synthesized_source
+from .test_corpus import CORPUS
 
 NASTY = [
     "# plain",
@@ -106,3 +113,83 @@ def test_comment_pool_ignores_hashes_in_strings_and_takes_each_comment_once():
 
 def test_restore_leaves_other_strings_alone():
     assert restore("x = '#not-a-marker#'\n'plain'") == "x = '#not-a-marker#'\n'plain'"
+
+
+def test_comments_of_a_program_nested_in_a_builder_are_read_back_as_its_own():
+    # a comment on the decorator line is printed above the class: read back, it must be the
+    # program's leading comment again, not a line of the builder's kept text
+    source = HEADER + """\
+def build(n):
+    x = n  # kept with the builder
+
+    # above the program
+    @pl.program  # on the decorator
+    class P:  # on the class line
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host(self, d: pld.DistributedTensor[[16], pl.FP32]):
+            return d
+
+    return P
+"""
+    module = parse_module(source)
+    program = module.programs[0]
+    assert program.comments == ("# above the program", "# on the decorator", "# on the class line")
+    printed = print_module(module)
+    assert "    x = n  # kept with the builder\n\n    # above the program\n    # on the decorator\n" in printed
+    assert parse_module(printed) == module
+    assert print_module(parse_module(printed)) == printed
+
+
+SEEDS = range(2)
+
+
+def sprinkle_comments(text: str, seed: int) -> str:
+    """`text` with comments added at the ends of code lines and on lines of their own."""
+    rng = random.Random(seed)
+    in_strings: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+            in_strings.update(range(tok.start[0], tok.end[0] + 1))
+    out: list[str] = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        out.append(line)
+        if n in in_strings or not line.strip() or "#" in line or line.rstrip().endswith("\\"):
+            continue
+        if rng.random() < 0.3:
+            out[-1] = f"{line}  # end {n}"
+        if rng.random() < 0.15:
+            out.append(f"{line[:len(line) - len(line.lstrip())]}# own line {n}")
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_comments_anywhere_in_the_corpus_change_nothing_else(seed):
+    """Comments sprinkled over every corpus program: it parses to the same program once
+    comments are dropped, the pass gives the same result, printing is a fixed point and the
+    source-keeping output parses back to the pass result."""
+    for path in sorted(CORPUS.glob("c*.py")):
+        text = path.read_text()
+        plain = synthesize(text)
+        sprinkled = sprinkle_comments(text, seed)
+        module = parse_module(sprinkled, path.name)
+        result = synthesize(sprinkled)
+        assert without_comments(result) == without_comments(plain), path.name
+        printed = print_module(result)
+        assert parse_module(printed) == result and print_module(parse_module(printed)) == printed, path.name
+        assert parse_module(print_keeping_source(sprinkled, module, result)) == result, path.name
+
+
+def without_comments(module: ir.Module) -> list[ir.Program]:
+    def body(stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
+        for stmt in stmts:
+            if isinstance(stmt, (ir.For, ir.While, ir.With)):
+                stmt = dataclasses.replace(stmt, body=body(stmt.body))
+            elif isinstance(stmt, ir.If):
+                stmt = dataclasses.replace(stmt, then=body(stmt.then), orelse=body(stmt.orelse))
+            if not isinstance(stmt, ir.Comment):
+                out.append(stmt)
+        return tuple(out)
+
+    return [dataclasses.replace(p, comments=(), functions=tuple(dataclasses.replace(f, comments=(), body=body(f.body))
+                                                               for f in p.functions)) for p in module.programs]

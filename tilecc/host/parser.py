@@ -131,11 +131,19 @@ class _Parser(ExprParser):
         replaced: list[tuple[int, int, str]] = []
         for inner in preorder(node):
             if inner is not node and isinstance(inner, ast.ClassDef) and self.is_program_class(inner):
-                programs.append(self.program(inner, ()))
+                # the comment lines right above the class are its leading comments: the
+                # printer puts them (and those of its header lines) there, so they must be
+                # read back as the program's, not as the builder's text
+                above = first_line(inner)
+                while offset is not None and above - 1 > first and (above - 1) in self.comments.by_line \
+                        and self.lines[above - 2].lstrip().startswith("#"):
+                    above -= 1
+                programs.append(self.program(inner, self.comments.take(above, first_line(inner) - 1)))
                 if offset is not None:
-                    start = first_line(inner) - offset
-                    indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]   # tabs stay tabs
-                    replaced.append((start, (inner.end_lineno or inner.lineno) - offset, indent + PROGRAM_PLACEHOLDER))
+                    header = first_line(inner) - offset
+                    indent = lines[header][:len(lines[header]) - len(lines[header].lstrip())]   # tabs stay tabs
+                    replaced.append((above - offset, (inner.end_lineno or inner.lineno) - offset,
+                                     indent + PROGRAM_PLACEHOLDER))
         if offset is None and programs:
             raise self.error(node, "a statement holding a @pl.program must not share its lines with another")
         for start, end, placeholder in reversed(replaced):
