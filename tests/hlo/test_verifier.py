@@ -50,6 +50,12 @@ VALID = [
     "c = c64[4,8] complex(f, f)\n  ROOT x = f32[4,8] real(c)",  # the component type
     "c = c128[4] parameter(4)\n  ROOT x = f64[4] imag(c)",
     "ROOT x = f32[4,8] imag(f)",  # of a float: the same type (XLA's shape inference)
+    # bitcast-convert between widths (XLA's InferBitcastConvertShape; jax.random's rbg keys)
+    "ROOT x = f32[4,8] bitcast-convert(p)",
+    "ROOT x = u8[4,8,4] bitcast-convert(p)",
+    "ROOT x = u16[4,8,2] bitcast-convert(f)",
+    "y = s16[4,8,2] bitcast-convert(p)\n  ROOT x = f32[4,8] bitcast-convert(y)",
+    "ROOT x = s8[4] bitcast-convert(s)",
 ]
 
 INVALID = [
@@ -83,6 +89,9 @@ INVALID = [
     ("c = c64[4,8] complex(f, f)\n  ROOT x = f64[4,8] real(c)", "should have element type f32"),
     ("c = c128[4] parameter(4)\n  ROOT x = c128[4] imag(c)", "should have element type f64"),
     ("ROOT x = s32[4,8] real(p)", "is not a float or complex"),
+    ("ROOT x = u8[4,8] bitcast-convert(p)", "has dims [4, 8, 4], result is u8[4,8]"),
+    ("ROOT x = u64[4] bitcast-convert(p)", "operand's last dimension must be 2"),
+    ("ROOT x = u64[] bitcast-convert(s)", "operand's last dimension must be 2"),
 ]
 
 

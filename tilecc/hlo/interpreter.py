@@ -53,7 +53,7 @@ from tilecc.hlo.interp_reduce import (TREE_REDUCTION_WINDOW, generic_reduce, par
                                       reduce_with_init, reducer_opcode, window_view)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
-from tilecc.hlo.types import numpy_dtype
+from tilecc.hlo.types import bit_width, numpy_dtype, primitive_type_name
 
 
 _CONVERSIONS = frozenset({Op.CONVERT, Op.BITCAST_CONVERT, Op.IS_FINITE})
@@ -261,14 +261,22 @@ class Interpreter(CollectiveSteps):
         return lambda a, d: ew.convert(a[0], source, target)  # type: ignore[arg-type]
 
     def _bitcast_convert(self, inst: HloInstruction) -> Step:
-        dtype = numpy_dtype(inst.shape.element_type)
+        # The raw bytes reinterpreted in memory order, as XLA CPU does on this little-endian
+        # host: u32 -> u8[..., 4] puts the least significant byte first, u8[..., 4] -> u32
+        # reads it back. Sub-byte types have no packed numpy layout to view.
+        source, target = inst.operands[0].shape.element_type, inst.shape.element_type
+        dtype = numpy_dtype(target)
+        if min(bit_width(source), bit_width(target)) < 8 and \
+                bit_width(source) != bit_width(target):
+            raise InterpError(f"{inst.name}: bitcast-convert between "
+                              f"{primitive_type_name(source)} and {primitive_type_name(target)}"
+                              " (sub-byte widths) is not supported by the interpreter")
+        dims = inst.shape.dims
 
         def step(a: list[Value], d: Lanes) -> Value:
             x = np.ascontiguousarray(a[0])
-            if dtype.itemsize != x.dtype.itemsize:
-                raise InterpError(f"{inst.name}: bitcast-convert between types of different "
-                                  "widths is not supported by the interpreter")
-            return x.view(dtype)
+            lanes = x.shape[0]
+            return x.view(dtype).reshape((lanes,) + dims)
         return step
 
     def _is_finite(self, inst: HloInstruction) -> Step:

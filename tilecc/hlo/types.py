@@ -124,6 +124,21 @@ def is_array_type(t: PrimitiveType) -> bool:
                      PrimitiveType.PRIMITIVE_TYPE_INVALID)
 
 
+_SUB_BYTE_BITS = {PrimitiveType.S2: 2, PrimitiveType.U2: 2, PrimitiveType.S4: 4,
+                  PrimitiveType.U4: 4, PrimitiveType.F4E2M1FN: 4}
+
+
+def bit_width(t: PrimitiveType) -> int:
+    """Bits of one element (XLA's primitive_util::BitWidth): pred 8, s4 4, c64 64.
+
+    Raises ValueError for TUPLE / TOKEN / OPAQUE, which have no element values.
+    """
+    t = PrimitiveType(t)
+    if t in _SUB_BYTE_BITS:
+        return _SUB_BYTE_BITS[t]
+    return numpy_dtype(t).itemsize * 8
+
+
 _NUMPY_NAMES = {
     PrimitiveType.PRED: "bool", PrimitiveType.S8: "int8", PrimitiveType.S16: "int16",
     PrimitiveType.S32: "int32", PrimitiveType.S64: "int64", PrimitiveType.U8: "uint8",

@@ -23,7 +23,8 @@ from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import (ASYNC, ELEMENTWISE_BINARY, ELEMENTWISE_UNARY,
                                 TYPE_PRESERVING_BINARY, TYPE_PRESERVING_UNARY, HloOpcode)
 from tilecc.hlo.replica_groups import participants_per_group
-from tilecc.hlo.types import PrimitiveType, Shape, compatible, is_complex, is_floating
+from tilecc.hlo.types import (PrimitiveType, Shape, bit_width, compatible, is_complex,
+                              is_floating, primitive_type_name)
 
 O = HloOpcode
 
@@ -95,6 +96,38 @@ def _same_dims(inst: HloInstruction, a: Shape, b: Shape, what: str) -> None:
         raise _fail(inst, f"{what}: {a.to_text()} and {b.to_text()} have different dimensions")
 
 
+def bitcast_convert_dims(operand: Shape, result_type: PrimitiveType) -> tuple[int, ...]:
+    """Result dims of bitcast-convert (XLA's InferBitcastConvertShape): equal bit widths keep
+    the dims; a wider operand gains a trailing dim of width ratio; a narrower operand's last
+    dim must be the ratio and is dropped. ValueError when the widths do not divide."""
+    src, dst = bit_width(operand.element_type), bit_width(result_type)
+    if src == dst:
+        return operand.dims
+    if max(src, dst) % min(src, dst):
+        raise ValueError(f"bit widths {src} and {dst} do not divide each other")
+    if src > dst:
+        return operand.dims + (src // dst,)
+    if not operand.dims or operand.dims[-1] != dst // src:
+        raise ValueError(f"the operand's last dimension must be {dst // src} (= {dst} / "
+                         f"{src} bits)")
+    return operand.dims[:-1]
+
+
+def _verify_bitcast_convert(inst: HloInstruction, operand: Shape, shape: Shape) -> None:
+    if not (operand.is_array and shape.is_array):
+        raise _fail(inst, f"bitcast-convert needs arrays, got {operand.to_text()} -> "
+                          f"{shape.to_text()}")
+    try:
+        dims = bitcast_convert_dims(operand, shape.element_type)
+    except ValueError as err:
+        raise _fail(inst, f"cannot bitcast-convert {operand.to_text()} to "
+                          f"{shape.to_text()}: {err}") from None
+    if shape.dims != dims:
+        raise _fail(inst, f"bitcast-convert of {operand.to_text()} to "
+                          f"{primitive_type_name(shape.element_type)} has dims {list(dims)}, "
+                          f"result is {shape.to_text()}")
+
+
 def _component_type(t: PrimitiveType) -> PrimitiveType:
     """The element type of a complex's real and imaginary parts; any other type itself."""
     return {PrimitiveType.C64: PrimitiveType.F32, PrimitiveType.C128: PrimitiveType.F64}.get(t, t)
@@ -144,7 +177,9 @@ def _verify_shape(inst: HloInstruction, module: HloModule) -> None:
     shape = inst.shape
     if op.arity is not None and len(ops) != op.arity:
         raise _fail(inst, f"takes {op.arity} operands, has {len(ops)}")
-    if op in ELEMENTWISE_UNARY:
+    if op is O.BITCAST_CONVERT:
+        _verify_bitcast_convert(inst, ops[0].shape, shape)
+    elif op in ELEMENTWISE_UNARY:
         _same_dims(inst, shape, ops[0].shape, "result and operand")
         operand_type = ops[0].shape.element_type
         if op in TYPE_PRESERVING_UNARY:
