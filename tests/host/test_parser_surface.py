@@ -216,3 +216,27 @@ def test_kept_source_of_a_builder_stays_valid_python():
     builder = module.items[2]
     assert [p.name for p in builder.programs] == ["A", "B"]
     ast.parse(builder.source)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("from pypto.language.distributed import tensor as t",
+     "prog.py:1:1: error: `tensor` imported from pypto.language.distributed: tilecc reads ops by their full names; "
+     "use `import pypto.language.distributed as pld` and write `pld.tensor`"),
+    ("import pypto.language.distributed.system",
+     "prog.py:1:1: error: `system` imported from pypto.language.distributed: tilecc reads ops by their full names; "
+     "use `import pypto.language.distributed as pld` and write `pld.system`"),
+    ("from pypto.language import range as prange",
+     "prog.py:1:1: error: `range` imported from pypto.language: tilecc reads ops by their full names; "
+     "use `import pypto.language as pl` and write `pl.range`"),
+])
+def test_ops_imported_under_other_names_are_refused(line, message):
+    # `t.allreduce(d)` would be a call tilecc does not know, left without a signal
+    with pytest.raises(ParseError) as info:
+        parse_module(line + "\n" + HEADER, "prog.py")
+    assert str(info.value).startswith(message)
+
+
+def test_classes_and_enums_may_be_imported_by_name():
+    source = ("from pypto.language import FunctionType, Level, Role\n"
+              "from pypto.language.distributed import ReduceOp\nfrom pypto import language as pl\n")
+    assert len(parse_module(source).items) == 3

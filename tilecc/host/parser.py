@@ -161,6 +161,13 @@ class _Parser(ExprParser):
             if expected is not None and alias != expected:
                 raise self.error(node, f"expected `import {module} as {expected}` "
                                        f"(tilecc prints programs with `{expected}.`), got alias `{alias}`")
+            # an op or op namespace under another name (`from pypto.language.distributed
+            # import tensor`) would hide its calls from the passes; classes and enums
+            # (CamelCase: ReduceOp, Level) are fine
+            parent, _, last = module.rpartition(".")
+            if expected is None and last[:1].islower() and (prefix := MODULE_ALIASES.get(parent)) is not None:
+                raise self.error(node, f"`{last}` imported from {parent}: tilecc reads ops by their full "
+                                       f"names; use `import {parent} as {prefix}` and write `{prefix}.{last}`")
 
     def program_decorator(self, node: ast.ClassDef) -> ast.expr | None:
         for deco in node.decorator_list:
