@@ -175,3 +175,16 @@ def test_module_values_tuple_annotated_and_augmented():
     module = parse_module(HEADER + "ROWS, COLS = 4, -16\nSCALE: float = 0.5\nN = ROWS * 2\nN += 1\n"
                           "BAD = 2 ** 100000\nBAD2 = 1\nBAD2 += UNKNOWN\nNAME = 'x'\n")
     assert module_constants(module) == {"ROWS": 4, "COLS": -16, "SCALE": 0.5, "N": 9, "NAME": "x"}
+
+
+def test_host_parameters_take_their_defaults():
+    source = HEADER + """\
+@pl.program
+class Defaults:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, a: pl.Scalar[pl.INT32], b: int = -2, *, c: int = 0o3):
+        return a * b + c
+"""
+    assert run_host(parse_module(source), "Defaults", "host", 2, [5]) == [-7, -7]
+    with pytest.raises(InterpError, match="`host` is missing argument `a`"):
+        run_host(parse_module(source), "Defaults", "host", 1, [])

@@ -365,7 +365,7 @@ def run_host(module: ir.Module, program: str, function: str, world_size: int,
     def run_rank(rank: int) -> None:
         try:
             interpreter = RankInterpreter(prog, world, rank, constants, reference_collectives)
-            results[rank] = interpreter.call(func, list(args))
+            results[rank] = interpreter.call(func, interpreter.bind_arguments(func, list(args), {}))
         except BaseException as err:  # noqa: BLE001 - reported below, after every rank stopped
             errors[rank] = err
             world.fail(f"rank {rank} failed: {err}")
