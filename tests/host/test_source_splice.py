@@ -132,7 +132,18 @@ def test_a_change_beyond_functions_prints_the_whole_module():
 
 
 def test_input_that_is_not_utf8_is_a_one_line_error(tmp_path, capsys):
-    code, out = run_cli(tmp_path, b"x = '\xff'\n")
-    assert code == 1 and out == b""
-    err = capsys.readouterr().err
-    assert "not UTF-8 text" in err and err.count("\n") == 1
+    for data, reason in ((b"x = '\xff'\n", "not UTF-8 text, and no `# -*- coding: ... -*-` line declares"),
+                         (b"# -*- coding: klingon -*-\n", "unknown encoding: klingon"),
+                         (b"a = 1\nb = 2\nx = '\xff'\n", "not utf-8 text (invalid start byte at byte 17)")):
+        code, out = run_cli(tmp_path, data)
+        assert code == 1 and out == b""
+        err = capsys.readouterr().err
+        assert reason in err and err.count("\n") == 1
+
+
+def test_a_declared_encoding_is_read_and_written(tmp_path):
+    source = "# -*- coding: latin-1 -*-\n" + CHANGED.replace("the host side", "the h\xf4te side")
+    code, out = run_cli(tmp_path, source.encode("latin-1"))
+    assert code == 0
+    text = out.decode("latin-1")
+    assert "    # the h\xf4te side\n" in text and parse_module(text) == synthesize(source)

@@ -9,22 +9,23 @@ program functions only); a module-level @pl.function is printed unchanged.
 Output keeps the input's text wherever the passes changed nothing
 (tilecc/host/source_splice.py): a program no pass changes is written back byte for byte,
 otherwise only the rewritten functions are printed anew, in the input's line endings
-(LF or CRLF) and after its UTF-8 byte order mark, if it has one.
+(LF or CRLF) and encoding (UTF-8, with its byte order mark if it has one, or what a
+`# -*- coding: ... -*-` line declares, as Python reads source).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+import tokenize
 
 from tilecc.errors import TileccError
-from tilecc.fileio import read_bytes, write_bytes_atomic, write_text_atomic
+from tilecc.fileio import read_bytes, write_bytes_atomic
 from tilecc.host.parser import parse_module
 from tilecc.host.pass_manager import PassPipeline
 from tilecc.host.passes import PASSES, get_pass
 from tilecc.host.source_splice import print_keeping_source
-
-BOM = "\ufeff"
 
 HELP = "run host DSL passes (SynthesizeAllReduceSignals) on a pypto host program"
 DESCRIPTION = (HELP + ". SynthesizeAllReduceSignals rewrites the host orchestrators (level HOST and "
@@ -54,13 +55,7 @@ def run(args: argparse.Namespace) -> int:
     path = args.program if args.program != "-" else "<stdin>"
     passes = [get_pass(name.strip()) for name in args.passes.split(",") if name.strip()]
     raw = read_bytes(args.program)
-    try:
-        decoded = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise TileccError(f"{path}: cannot read: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    bom = BOM if decoded.startswith(BOM) else ""
-    newline = "\r\n" if "\r\n" in decoded else "\n"
-    text = decoded[len(bom):].replace("\r\n", "\n").replace("\r", "\n")
+    text, encoding, newline = decode_source(raw, path)
     try:
         module = parse_module(text, path)
         result = PassPipeline(passes, verify_round_trip=not args.no_verify, path=path).run(module)
@@ -71,5 +66,22 @@ def run(args: argparse.Namespace) -> int:
         write_bytes_atomic(args.output, raw)
         return 0
     printed = print_keeping_source(text, module, result, path)
-    write_text_atomic(args.output, bom + printed.replace("\n", newline))
+    write_bytes_atomic(args.output, printed.replace("\n", newline).encode(encoding))
     return 0
+
+
+def decode_source(raw: bytes, path: str) -> tuple[str, str, str]:
+    """(text with "\n" line ends, encoding, line ending) of Python source bytes, decoded as
+    Python does: UTF-8, after a byte order mark (kept by the "utf-8-sig" codec) or in the
+    encoding a `# -*- coding: ... -*-` line declares."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        decoded = raw.decode(encoding)
+    except SyntaxError as err:
+        reason = ("not UTF-8 text, and no `# -*- coding: ... -*-` line declares another encoding"
+                  if "invalid or missing encoding declaration" in str(err) else str(err))
+        raise TileccError(f"{path}: cannot read: {reason}") from None
+    except UnicodeDecodeError as err:
+        raise TileccError(f"{path}: cannot read: not {err.encoding} text ({err.reason} at byte {err.start})") from None
+    newline = "\r\n" if "\r\n" in decoded else "\n"
+    return decoded.replace("\r\n", "\n").replace("\r", "\n"), encoding, newline
