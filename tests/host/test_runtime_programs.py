@@ -27,7 +27,10 @@ DIFFERENTIAL = {
     "c39_ssa_while": ("host", lambda ranks, x, z: []),
     "c40_elif_chain": ("host", lambda ranks, x, z: [ranks % 4]),
     "c36_keyword_forms": ("host", lambda ranks, x, z: []),
+    "c34_builder_core_num": ("host", lambda ranks, x, z: []),
 }
+# what the builder of c34 is called with
+VALUES = {"nr": 2, "cores": 3}
 
 
 def snapshot(value, world: World, rank: int):
@@ -53,7 +56,8 @@ def run(module, name: str, host: str, ranks: int, make_args, reference: bool):
     args = make_args(ranks, x, z)
     world = World(ranks, timeout=10)
     program = module.programs[0].name
-    results = run_host(module, program, host, ranks, args, world=world, reference_collectives=reference)
+    results = run_host(module, program, host, ranks, args, world=world, reference_collectives=reference,
+                       values=VALUES)
     return [snapshot(r, world, k) for k, r in enumerate(results)], [snapshot(a, world, 0) for a in args]
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import ml_dtypes
@@ -348,17 +348,19 @@ class RankInterpreter:
 
 def run_host(module: ir.Module, program: str, function: str, world_size: int,
              args: Sequence[Any] = (), timeout: float = 20.0, world: World | None = None,
-             reference_collectives: bool = False) -> list[Any]:
+             reference_collectives: bool = False, values: Mapping[str, Any] | None = None) -> list[Any]:
     """Run `program.function` on `world_size` ranks; returns each rank's return value.
     Pass `world` to inspect window memory (signals, data) afterwards. With
     `reference_collectives`, an allreduce without a signal runs the signal-free reference
-    collective (collectives.py), so the program runs as written, before the pass."""
+    collective (collectives.py), so the program runs as written, before the pass. `values`
+    gives the names a program reads from where it is defined that are not module
+    constants, such as the parameters of the builder function that makes it."""
     prog = module.program(program)
     func = prog.function(function)
     world = world if world is not None else World(world_size, timeout)
     if world.world_size != world_size:
         raise InterpError(f"world of {world.world_size} ranks given for a run on {world_size}")
-    constants = module_constants(module)
+    constants = {**module_constants(module), **(values or {})}
     results: list[Any] = [None] * world_size
     errors: list[BaseException | None] = [None] * world_size
 
