@@ -1,6 +1,7 @@
 """Execute a BIR Program on the simulated machine: one function per BIR opcode.
 
-Contract: `simulate(program, inputs)` places every MemoryLocation, copies each kernel input
+Contract: `simulate(program, inputs)` places every MemoryLocation (side by side, or by
+lifetime when they do not all fit: sim/placement.py), copies each kernel input
 (by IOTensor name; shape and dtype must match) into its HBM tensor, runs the instructions
 in order and returns every kernel output as a numpy array of its IOTensor shape and dtype
 (bf16 / fp8 as ml_dtypes arrays). A tensor that is both input and output keeps the values
@@ -39,6 +40,7 @@ from tilecc.sim.activation import apply_activation
 from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.machine import Machine
+from tilecc.sim.placement import plan_columns
 from tilecc.sim.operands import (accumulate, lanes, read, rows_of, scalar, stage, write,
                                  write_stage)
 
@@ -340,8 +342,9 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
     """Run `program` on `inputs` (by kernel input name); outputs by kernel output name."""
     m = machine if machine is not None else default_machine()
     m.reset()
+    plan = plan_columns(program)
     for loc in program.memory_locations:
-        m.place(loc)
+        m.place(loc, None if plan is None else plan.base.get(loc.name))
     known = {t.name for t in program.inputs}
     if unknown := sorted(set(inputs) - known):
         raise SimError(f"unknown input {unknown[0]!r}; the kernel's inputs are "
@@ -357,8 +360,14 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
         hbm = hbm_elements(m, tensor.name, value.size)
         hbm[...] = value.reshape(hbm.shape)
     with np.errstate(all="ignore"):  # inf / NaN results are the machine's semantics
-        for inst in program.instructions:
-            execute(m, inst)
+        if plan is None or not plan.fresh:
+            for inst in program.instructions:
+                execute(m, inst)
+        else:
+            for index, inst in enumerate(program.instructions):
+                for name in plan.fresh.get(index, ()):
+                    m.forget(name)
+                execute(m, inst)
     outputs: dict[str, np.ndarray] = {}
     for tensor in program.outputs:
         size = int(np.prod(tensor.shape))

@@ -3,8 +3,9 @@
 Invariants:
 - SBUF is 128 partitions x 192 KiB (0x30000 bytes) and PSUM 128 x 16 KiB of bytes; every
   SB / PSUM MemoryLocation of a program is placed at partition 0 and a column (byte) range
-  of its own in every partition (a bump allocator, 64-byte aligned); a program that does
-  not fit raises SimError. Each memory is one flat numpy byte array stored column-block
+  of every partition: its own (a bump allocator, 64-byte aligned), or one given by the
+  caller that locations living at other times share (sim/placement.py); a location that
+  does not fit raises SimError. Each memory is one flat numpy byte array stored column-block
   major: the bytes of columns base..end of all 128 partitions are one contiguous
   [128, end - base] block, so a tile is as compact in host memory as a numpy array of its
   shape (partition rows 192 KiB apart would thrash the host's caches and TLB). HBM
@@ -103,8 +104,10 @@ class Machine:
 
     # ------------------------------------------------------------------ placement
 
-    def place(self, loc: MemoryLocation) -> Placement:
-        """Give `loc` its bytes (SB / PSUM: the next free column range of every partition)."""
+    def place(self, loc: MemoryLocation, base: int | None = None) -> Placement:
+        """Give `loc` its bytes (SB / PSUM: the next free column range of every partition,
+        or the range from column `base`, which locations living at other times may share:
+        sim/placement.py)."""
         if loc.name in self.placements:
             raise SimError(f"memory location {loc.name!r} is declared twice")
         itemsize = numpy_dtype(loc.dtype).itemsize
@@ -119,13 +122,14 @@ class Machine:
             flat, flat_written, capacity = (
                 (self.sbuf, self.sbuf_written, SBUF_BYTES) if loc.kind == MemoryKind.SB
                 else (self.psum, self.psum_written, PSUM_BYTES))
-            base = self._next_free[loc.kind]
+            if base is None:
+                base = self._next_free[loc.kind]
             end = base + loc.bytes_per_partition
             if end > capacity:
                 raise SimError(f"memory location {loc.name!r} ({loc.bytes_per_partition} bytes "
                                f"per partition) does not fit in {loc.kind.name}: bytes "
                                f"{base}..{end - 1} of {capacity}")
-            self._next_free[loc.kind] = -(-end // ALIGN) * ALIGN
+            self._next_free[loc.kind] = max(self._next_free[loc.kind], -(-end // ALIGN) * ALIGN)
             # columns base..end of all 128 partitions, stored as one [128, bytes] block
             block = slice(PARTITIONS * base, PARTITIONS * end)
             shape = (PARTITIONS, loc.bytes_per_partition)
@@ -133,6 +137,13 @@ class Machine:
                                   flat_written[block].reshape(shape), base, itemsize, row)
         self.placements[loc.name] = placement
         return placement
+
+    def forget(self, name: str) -> None:
+        """Mark the bytes of SB / PSUM location `name` unwritten: it starts living on bytes
+        an earlier location used."""
+        placement = self.placement(name)
+        assert placement.written is not None
+        placement.written[...] = 0
 
     def placement(self, name: str) -> Placement:
         if (placement := self.placements.get(name)) is None:
@@ -146,7 +157,8 @@ class Machine:
 
         Reading a never-written byte raises SimError; `write=True` marks the bytes written
         (the caller assigns through the view right after). Views are cached per access
-        object until reset; since bytes only ever go from unwritten to written, an access
+        object until reset; since bytes only go back to unwritten when a location starts
+        living on bytes an earlier one used (`forget`, before any access of it), an access
         found (or made) fully written is not checked again.
         """
         entry = self._views.get(id(ap))
