@@ -308,3 +308,25 @@ def test_tensor_tensor_of_two_sbuf_dtypes_computes_in_float32():
         np.testing.assert_array_equal(diff, a.astype(np.float32) - b)
         np.testing.assert_array_equal(prod, k.astype(np.float32) * a.astype(np.float32))
         np.testing.assert_array_equal(total, np.rint(k.astype(np.float32) + a.astype(np.float32)).astype(np.int32))
+
+
+def test_a_loop_over_a_large_tensor_fits_because_its_tiles_live_one_iteration():
+    # 256 iterations x three [128, 64] float32 tiles = 192 KiB: more than SBUF side by side;
+    # the tiles of one iteration are dead in the next, as on the machine. Tracing stays linear
+    # in the number of tiles named alike.
+    def kernel(x):
+        out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(x.shape[0] // 128):
+            for j in nl.affine_range(x.shape[1] // 64):
+                t = nl.load(x[i * 128:(i + 1) * 128, j * 64:(j + 1) * 64])
+                u = nisa.tensor_scalar(t, np.multiply, 2.0, op1=np.add, operand1=-1.0)
+                v = nisa.activation(op=nl.abs, data=u)
+                nl.store(out[i * 128:(i + 1) * 128, j * 64:(j + 1) * 64], v)
+        return out
+
+    x = RNG.normal(size=(4096, 512)).astype(np.float32)
+    names = {s.dst.name for s in nki.trace_kernel(kernel, x).kernel.body if hasattr(s.dst, "name")}
+    assert {"t", "t_1", "t_255", "v_255"} <= names
+    for backend in ("bir", "klr"):
+        np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(x),
+                                      np.abs(x * np.float32(2) - np.float32(1)))

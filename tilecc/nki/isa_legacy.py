@@ -29,9 +29,15 @@ _OP_ROLES = ("op", "op0", "op1")
 _TILE_ROLES = ("data", "data0", "data1", "data2", "src")
 
 
+@functools.cache
+def _signature(fn: Callable[..., object]) -> inspect.Signature:
+    """inspect.signature, once per function: it costs more than tracing the call."""
+    return inspect.signature(fn)
+
+
 def _is_dst_form(fn: Callable[..., None], args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+        bound = _signature(fn).bind(*args, **kwargs).arguments
     except TypeError:
         return False
     if not isinstance(bound.get("dst"), NkiTensor):
@@ -49,7 +55,7 @@ def two_forms(legacy: Callable[..., NkiTensor]) -> Callable[[Callable[..., None]
             if "dst" in kwargs or _is_dst_form(fn, args, kwargs):
                 return fn(*args, **kwargs)
             try:
-                inspect.signature(legacy).bind(fn, *args, **kwargs)
+                _signature(legacy).bind(fn, *args, **kwargs)
             except TypeError as err:
                 raise kernel_error(f"nisa.{fn.__name__}: {err}; expected {fn.__name__}"
                                    f"({_plain_signature(fn, 0)}) or the tile-returning form "

@@ -84,6 +84,7 @@ class Trace:
         self.inputs: list[Allocation] = []
         self._tensors: dict[str, ast.TensorName] = {}
         self._allocations: dict[str, Allocation] = {}
+        self._name_suffix: dict[str, int] = {}
         self.program: tuple[int, ...] = ()
         self.grid: tuple[int, ...] = ()
         self._shared_hbm: list[Allocation] = []   # HBM allocations of the first instance
@@ -142,11 +143,16 @@ class Trace:
         return view
 
     def _unique_name(self, base: str) -> str:
+        """`base`, else `base_N` with the smallest N free. Names are never released, so the
+        search for a base resumes where its last one stopped (a loop of 10k iterations
+        naming its tile `t` each time stays linear)."""
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "t"
-        name, n = base, 0
+        n = self._name_suffix.get(base, 0)
+        name = base if n == 0 else f"{base}_{n}"
         while name in self._allocations:
             n += 1
             name = f"{base}_{n}"
+        self._name_suffix[base] = n
         return name
 
     # ---------------------------------------------------------------- KLR building
