@@ -190,7 +190,10 @@ ENTRY e {
 
 def test_replica_group_forms_survive_printing() -> None:
     forms = ["{}", "{{0,1},{2,3}}", "[2,2]<=[4]", "[4,2]<=[2,2,2]T(2,1,0)",
-             "mesh['axis_0'=2,'axis_1'=4] {'axis_1'}"]
+             "mesh['axis_0'=2,'axis_1'=4] {'axis_1'}",
+             # a device order after the mesh (auto-partitioned jit dumps), iota and explicit
+             "mesh['axis_0'=4,'axis_1'=1,'axis_2'=2], device_ids=([2,4]T(1,0)) {'axis_0'}",
+             "mesh['a'=2,'b'=4], device_ids=(7,6,5,4,3,2,1,0) {'a','b'}"]
     for form in forms:
         text = f"""HloModule g, replica_count=8
 add {{

@@ -83,6 +83,20 @@ def test_replica_groups_forms() -> None:
     assert stage.groups() == [[0, 1, 2, 3], [4, 5, 6, 7]] and stage.first_group_size() == 4
     both = ReplicaGroups.mesh([("a", 2), ("b", 3)], ["b", "a"])
     assert both.groups() == [[0, 3, 1, 4, 2, 5]]
+    # device_ids: the device at each row-major mesh position (XLA's Mesh device assignment);
+    # [2,4]T(1,0) orders the 8 devices 0,4,1,5,2,6,3,7 over the [4,1,2] mesh
+    ordered = ReplicaGroups.mesh([("axis_0", 4), ("axis_1", 1), ("axis_2", 2)], ["axis_0"],
+                                 "[2,4]T(1,0)")
+    assert ordered.groups() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert ordered.to_text() == ("mesh['axis_0'=4,'axis_1'=1,'axis_2'=2], "
+                                 "device_ids=([2,4]T(1,0)) {'axis_0'}")
+    across = ReplicaGroups.mesh([("a", 4), ("b", 2)], ["b"], "[2,4]T(1,0)")
+    assert across.groups() == [[0, 4], [1, 5], [2, 6], [3, 7]]
+    listed = ReplicaGroups.mesh([("a", 2), ("b", 2)], ["a"], "3,1,2,0")
+    assert listed.groups() == [[3, 2], [1, 0]]
+    for bad in ("0,1,2", "[4]T(1,0)", "0,1,1,2", "[2,2]x"):
+        with pytest.raises(ValueError):
+            ReplicaGroups.mesh([("a", 2), ("b", 2)], ["a"], bad)
     assert ReplicaGroups.empty().groups() is None and ReplicaGroups.empty().to_text() == "{}"
     assert ReplicaGroups.empty().first_group_size() is None
     explicit = ReplicaGroups.from_groups([[0, 1], [2, 3]])

@@ -134,3 +134,33 @@ def test_time_jobs_report_wall_and_cpu_and_reuse_their_executable() -> None:
         assert isinstance(ran, list)
         np.testing.assert_array_equal(ran[0], [[-1, 2, -(2**31) + 1, -(2**31)]] * 2)
     assert 0 < xla.time_on_xla(text, [x], 2, repeats=1) < 10
+
+
+MESH_SUM = """HloModule mesh_sum, replica_count=8
+""" + ADD_S32 + """
+ENTRY e {
+  p = s32[] parameter(0)
+  ROOT r = s32[] all-reduce(p), channel_id=1, replica_groups=GROUPS, use_global_device_ids=true, to_apply=add
+}
+"""
+
+
+def test_mesh_groups_run_as_their_expansion() -> None:
+    """jaxlib's StableHLO round trip drops a mesh's device order (the device_ids case sums
+    over {0,1},{2,3},... without the rewrite); the oracle sends the groups as explicit lists,
+    so XLA sums over the groups the text names (checked against numpy)."""
+    values = np.array([1, 2, 4, 8, 16, 32, 64, 128], np.int32)
+    forms = {"mesh['a'=2,'b'=4] {'b'}": [[0, 1, 2, 3], [4, 5, 6, 7]],
+             "mesh['a'=2,'b'=4] {'a'}": [[0, 4], [1, 5], [2, 6], [3, 7]],
+             "mesh['a'=4,'b'=2], device_ids=([2,4]T(1,0)) {'b'}": [[0, 4], [1, 5], [2, 6],
+                                                                  [3, 7]]}
+    jobs = [XlaJob("run", MESH_SUM.replace("GROUPS", form), [values], 8) for form in forms]
+    for (form, groups), result in zip(forms.items(), run_many_on_xla(jobs)):
+        assert not isinstance(result, Exception), f"{form}: {result}"
+        want = np.zeros(8, np.int32)
+        for g in groups:
+            want[g] = values[g].sum()
+        np.testing.assert_array_equal(result[0], want, err_msg=form)
+    assert xla.explicit_mesh_groups(
+        "x, replica_groups=mesh['a'=4,'b'=2], device_ids=([2,4]T(1,0)) {'b'}, to_apply=add") == \
+        "x, replica_groups={{0,4},{1,5},{2,6},{3,7}}, to_apply=add"

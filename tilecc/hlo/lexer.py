@@ -34,7 +34,11 @@ _IOTA_GROUPS = re.compile(
     r"\[\s*(\d+)\s*,\s*(\d+)\s*\]\s*<=\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]"
     r"(?:\s*T\(\s*(\d+(?:\s*,\s*\d+)*)\s*\))?")
 _MESH_GROUPS = re.compile(
-    r"mesh\[\s*((?:'[^']*'\s*=\s*\d+\s*,?\s*)*)\]\s*\{\s*((?:'[^']*'\s*,?\s*)*)\}")
+    r"mesh\[\s*((?:'[^']*'\s*=\s*\d+\s*,?\s*)*)\]"
+    r"(?:\s*,\s*device_ids=\(\s*([^()]*(?:\([^()]*\))?)\s*\))?"
+    r"\s*\{\s*((?:'[^']*'\s*,?\s*)*)\}")
+# `mesh[...]` followed by its device order, which XLA prints after a comma
+_MESH_DEVICE_IDS = re.compile(r",\s*device_ids=(?=\()")
 _MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
 _MESH_NAME = re.compile(r"'([^']*)'")
 _GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
@@ -168,7 +172,13 @@ class Cursor:
         if m is not None and text[m.end():m.end() + 1] not in "{[(\"":
             self.pos = m.end()
             return m.group(0)
-        return self.scan_balanced_value(key)
+        value = self.scan_balanced_value(key)
+        if key == "replica_groups" and value.startswith("mesh[") and \
+                (ids := _MESH_DEVICE_IDS.match(text, self.pos)) is not None:
+            # `mesh['a'=2,'b'=4], device_ids=([4,2]T(1,0)) {'a'}`: the comma belongs to the value
+            self.pos = ids.end()
+            value += ids.group(0) + self.scan_balanced_value(key)
+        return value
 
     def scan_balanced_value(self, key: str) -> str:
         """A value with nested brackets: scan bracket by bracket until a ',' or line end at depth 0."""
@@ -301,6 +311,7 @@ def replica_groups_from_text(value: str) -> ReplicaGroups:
         return ReplicaGroups.iota(int(m.group(1)), int(m.group(2)), dims, perm)
     if (m := _MESH_GROUPS.fullmatch(v)) is not None:
         axes = [(a.group(1), int(a.group(2))) for a in _MESH_AXIS.finditer(m.group(1))]
-        return ReplicaGroups.mesh(axes, [a.group(1) for a in _MESH_NAME.finditer(m.group(2))])
+        selected = [a.group(1) for a in _MESH_NAME.finditer(m.group(3))]
+        return ReplicaGroups.mesh(axes, selected, m.group(2))
     raise ValueError(f"unrecognised replica_groups '{value}' (expected {{{{0,1}},{{2,3}}}}, "
-                     "[G,S]<=[dims]T(perm) or mesh[...] {...})")
+                     "[G,S]<=[dims]T(perm) or mesh[...][, device_ids=(...)] {...})")

@@ -9,12 +9,17 @@ prints back in that same spelling (XLA's printer keeps the form it read):
 - mesh `mesh['a'=2,'b'=4] {'b'}` (`kind == "mesh"`): devices are numbered row-major over
   the mesh axes; a group holds the devices that differ only along the listed axes (ordered
   by the listed axes, first listed = most significant), groups ordered row-major over the
-  remaining axes.
+  remaining axes. XLA prints a mesh whose devices are not in iota order with its device
+  order, `mesh['a'=4,'b'=2], device_ids=([2,4]T(1,0)) {'a'}` (an iota list
+  `[dims]T(perm)` = iota(prod(dims)).reshape(dims).transpose(perm), or explicit ids
+  `0,4,1,5,...`): the device at row-major mesh position k is the k-th id of that list
+  (XLA's Mesh / MeshAxesReplicaGroupList, replica_group.cc); the text is kept verbatim.
 `groups()` expands any non-empty form to explicit lists of ids.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from math import prod
 
@@ -30,6 +35,8 @@ class ReplicaGroups:
     iota_perm: tuple[int, ...] | None = None
     mesh_axes: tuple[tuple[str, int], ...] = ()
     mesh_selected: tuple[str, ...] = ()
+    mesh_device_ids: tuple[int, ...] = ()  # device at each row-major mesh position; () = iota
+    mesh_device_text: str = ""  # the device_ids=(...) text as written, printed back
 
     @staticmethod
     def from_groups(groups: list[list[int]] | tuple[tuple[int, ...], ...]) -> ReplicaGroups:
@@ -59,8 +66,11 @@ class ReplicaGroups:
 
     @staticmethod
     def mesh(axes: list[tuple[str, int]] | tuple[tuple[str, int], ...],
-             selected: list[str] | tuple[str, ...]) -> ReplicaGroups:
-        """`mesh['a'=2,'b'=4] {'b'}`; ValueError for a selected axis the mesh lacks."""
+             selected: list[str] | tuple[str, ...],
+             device_text: str | None = None) -> ReplicaGroups:
+        """`mesh['a'=2,'b'=4] {'b'}` (with `device_text`, the inside of `device_ids=(...)`);
+        ValueError for a selected axis the mesh lacks or a device list that is not a
+        permutation of the mesh's devices."""
         names = [name for name, _ in axes]
         if len(set(names)) != len(names):
             raise ValueError(f"mesh axis names repeat: {names}")
@@ -69,8 +79,16 @@ class ReplicaGroups:
                 raise ValueError(f"mesh has no axis '{name}' (axes: {', '.join(names)})")
         if len(set(selected)) != len(selected):
             raise ValueError(f"mesh axes listed twice: {list(selected)}")
+        device_ids: tuple[int, ...] = ()
+        if device_text is not None:
+            device_ids = _device_order(device_text.strip())
+            count = prod(int(s) for _, s in axes)
+            if sorted(device_ids) != list(range(count)):
+                raise ValueError(f"device_ids=({device_text}) is not an order of the mesh's "
+                                 f"{count} devices")
         return ReplicaGroups("mesh", mesh_axes=tuple((n, int(s)) for n, s in axes),
-                             mesh_selected=tuple(selected))
+                             mesh_selected=tuple(selected), mesh_device_ids=device_ids,
+                             mesh_device_text=device_text.strip() if device_text else "")
 
     def groups(self) -> list[list[int]] | None:
         """Explicit id lists, or None for the empty form (all participants)."""
@@ -88,7 +106,8 @@ class ReplicaGroups:
     def _mesh_groups(self) -> list[list[int]]:
         names = [n for n, _ in self.mesh_axes]
         sizes = [s for _, s in self.mesh_axes]
-        ids = np.arange(prod(sizes)).reshape(sizes)
+        order = self.mesh_device_ids if self.mesh_device_ids else range(prod(sizes))
+        ids = np.array(order, dtype=np.int64).reshape(sizes)
         rest = [names.index(n) for n in names if n not in self.mesh_selected]
         chosen = [names.index(n) for n in self.mesh_selected]
         group_size = prod(sizes[i] for i in chosen)
@@ -122,12 +141,34 @@ class ReplicaGroups:
             return text
         axes = ",".join(f"'{n}'={s}" for n, s in self.mesh_axes)
         selected = ",".join(f"'{n}'" for n in self.mesh_selected)
-        return f"mesh[{axes}] {{{selected}}}"
+        devices = f", device_ids=({self.mesh_device_text})" if self.mesh_device_text else ""
+        return f"mesh[{axes}]{devices} {{{selected}}}"
 
     def __str__(self) -> str:
         return self.to_text()
 
 
+
+
+_IOTA_ORDER = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\](?:\s*T\(\s*(\d+(?:\s*,\s*\d+)*)\s*\))?")
+
+
+def _device_order(text: str) -> tuple[int, ...]:
+    """The ids of `device_ids=(text)`: `[dims]T(perm)` (iota, transposed) or `i,j,k,...`."""
+    if (m := _IOTA_ORDER.fullmatch(text)) is not None:
+        dims = [int(x) for x in m.group(1).split(",")]
+        ids = np.arange(prod(dims)).reshape(dims)
+        if m.group(2):
+            perm = [int(x) for x in m.group(2).split(",")]
+            if sorted(perm) != list(range(len(dims))):
+                raise ValueError(f"T({m.group(2)}) is not a permutation of {len(dims)} dims")
+            ids = ids.transpose(perm)
+        return tuple(int(i) for i in ids.reshape(-1))
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise ValueError(f"device_ids=({text}) is neither [dims]T(perm) nor a list of "
+                         "device ids") from None
 
 
 def participants_per_group(groups: ReplicaGroups | None, channel_id: int | None,

@@ -19,6 +19,8 @@ Contract:
   partitioner gives every collective of a shard_map body channel_id=1 and the CPU layout
   assignment then fails for same-channel collectives of different ranks (hlo.md,
   pitfall 1). The channel id's value does not change what one module computes.
+- Mesh-form replica groups are spelled as explicit groups before XLA sees the text
+  (`explicit_mesh_groups`: jaxlib's StableHLO round trip reorders the mesh axes).
 - With partitions > 1 the module is compiled with XLA's SPMD partitioner enabled (XLA CPU
   refuses several partitions otherwise). The text is taken as already per-device: its
   `sharding=` attributes are dropped first, so the partitioner keeps every instruction as
@@ -74,6 +76,30 @@ def renumber_channel_ids(text: str) -> str:
     """Give every `channel_id=` in `text` a distinct id 1, 2, ... in text order."""
     counter = iter(range(1, 1 << 62))
     return _CHANNEL_ID.sub(lambda _match: f"channel_id={next(counter)}", text)
+
+
+_MESH_REPLICA_GROUPS = re.compile(
+    r"replica_groups=(mesh\[[^\]]*\](?:\s*,\s*device_ids=\([^()]*(?:\([^()]*\))?\))?"
+    r"\s*\{[^{}]*\})")
+
+
+def explicit_mesh_groups(text: str) -> str:
+    """`text` with every mesh-form `replica_groups=mesh[...] {...}` spelled as explicit groups.
+
+    jaxlib 0.10's HLO -> StableHLO -> HLO path does not keep mesh groups (measured: a
+    mesh's `device_ids=` order is dropped, so `mesh['a'=4,'b'=2], device_ids=([2,4]T(1,0))
+    {'b'}` sums over {0,1},{2,3},... instead of {0,4},{1,5},...; an all-gather over
+    `mesh['axis_0'=2,'axis_1'=4] {'axis_1'}` comes back as `mesh['axis_0'=4,'axis_1'=2]
+    {'axis_1'}`; in both cases unlike jax running the same program). The explicit lists are
+    the same groups, so the module computes what its text says.
+    """
+    from tilecc.hlo.lexer import replica_groups_from_text
+
+    def explicit(match: re.Match[str]) -> str:
+        groups = replica_groups_from_text(match.group(1)).groups() or []
+        return "replica_groups={" + ",".join(
+            "{" + ",".join(map(str, g)) + "}" for g in groups) + "}"
+    return _MESH_REPLICA_GROUPS.sub(explicit, text)
 
 
 def strip_shardings(text: str) -> str:
@@ -177,7 +203,7 @@ class XlaSession:
             self.close()
             self.devices = needed
         proc = self._proc if self._proc is not None else self._start()
-        text = renumber_channel_ids(job.text)
+        text = explicit_mesh_groups(renumber_channel_ids(job.text))
         if job.partitions > 1:
             text = strip_shardings(text)
         frame = pickle.dumps((job.kind, text,
