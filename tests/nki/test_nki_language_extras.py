@@ -99,3 +99,17 @@ def test_one_partition_row_broadcasts_against_a_tile():
     row = rng.normal(size=(1, 5)).astype(np.float32)
     for backend in ("bir", "klr"):
         np.testing.assert_allclose(nki.simulate(kernel, backend=backend)(a, row), row * a - row, rtol=1e-6)
+
+
+def test_device_run_decorators_simulate_like_jit():
+    """@nki.baremetal / @nki.benchmark / @nki.profile (with their options) run a kernel on
+    a device in NKI; here they simulate it, launch grids included."""
+    def double(x):
+        out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+        nl.store(out, nl.multiply(nl.load(x), 2.0))
+        return out
+
+    for decorated in (nki.baremetal(double), nki.baremetal(save_neff_name="k.neff")(double),
+                      nki.benchmark(warmup=2, iters=10)(double), nki.profile(working_directory="/tmp")(double)):
+        np.testing.assert_array_equal(decorated(A), A * 2)
+        np.testing.assert_array_equal(decorated[1](A), A * 2)

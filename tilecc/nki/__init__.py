@@ -19,9 +19,10 @@ A kernel written against the public NKI API runs after changing its imports:
 from __future__ import annotations
 
 from tilecc.nki import compiler, isa, language, typing
-from tilecc.nki.driver import (ArgSpec, JitKernel, TracedKernel, jit, simulate, simulate_kernel, trace,
-                               trace_kernel)
+from tilecc.nki.driver import (ArgSpec, JitKernel, TracedKernel, baremetal, benchmark, jit, profile,
+                               simulate, simulate_kernel, trace, trace_kernel)
 from tilecc.nki.errors import KernelError
 
-__all__ = ["compiler", "isa", "language", "typing", "jit", "trace", "simulate", "simulate_kernel",
-           "trace_kernel", "ArgSpec", "JitKernel", "TracedKernel", "KernelError"]
+__all__ = ["compiler", "isa", "language", "typing", "jit", "trace", "baremetal", "benchmark", "profile",
+           "simulate", "simulate_kernel", "trace_kernel", "ArgSpec", "JitKernel", "TracedKernel",
+           "KernelError"]

@@ -210,3 +210,6 @@ def jit(fn: Callable[..., Any] | None = None, **options: object) -> Any:
 
 
 trace = jit   # NKI 1.x `@nki.trace`, used with simulate_kernel
+# NKI's device-run decorators (`@nki.baremetal(save_neff_name=...)`, `@nki.benchmark(warmup=,
+# iters=)`, `@nki.profile(...)`): there is no device here, so they simulate as @jit does
+baremetal = benchmark = profile = jit
