@@ -128,6 +128,7 @@ def test_a_change_beyond_functions_prints_the_whole_module():
     renamed = ir.Module(tuple(dataclasses.replace(i, name="Renamed") if isinstance(i, ir.Program) else i
                               for i in after.items))
     assert print_keeping_source(CHANGED, before, renamed) == print_module(renamed)
+    assert print_keeping_source(CHANGED, before, after, verify=False) == print_keeping_source(CHANGED, before, after)
     assert print_keeping_source(CHANGED, before, before) is CHANGED
 
 

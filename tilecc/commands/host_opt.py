@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated pass names, run in order (default: %(default)s)")
     parser.add_argument("-o", "--output", default="-", metavar="OUT.py", help="output file (default: stdout)")
     parser.add_argument("--no-verify", action="store_true",
-                        help="skip the print -> parse round-trip check after each pass")
+                        help="skip the print -> parse round-trip checks (after each pass and of the output)")
     parser.add_argument("--list-passes", action="store_true", help="list the host passes and exit")
 
 
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if result is module:
         write_bytes_atomic(args.output, raw)
         return 0
-    printed = print_keeping_source(text, module, result, path)
+    printed = print_keeping_source(text, module, result, path, verify=not args.no_verify)
     write_bytes_atomic(args.output, printed.replace("\n", newline).encode(encoding))
     return 0
 
