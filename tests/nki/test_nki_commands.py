@@ -204,3 +204,38 @@ def test_trace_codegen_sim_of_a_1d_argument(tmp_path, capsys):
     got = np.load(tmp_path / "o" / "out.npy")
     assert got.shape == (1, 100)
     np.testing.assert_array_equal(got[0], v * np.float32(-3) + np.float32(1))
+
+
+PUBLIC_IMPORTS = '''\
+import numpy as np
+{imports}
+
+
+@nki.jit
+def scaled_add(a_input, b_input):
+    c_output = nl.ndarray(a_input.shape, dtype=a_input.dtype, buffer=nl.shared_hbm)
+    a_tile = nl.load(a_input)
+    b_tile = nl.load(b_input)
+    nl.store(c_output, value=nisa.tensor_tensor(a_tile, nl.multiply(b_tile, 2.0), op=np.add))
+    return c_output
+'''
+
+
+@pytest.mark.parametrize("imports", [
+    "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa",
+    "from neuronxcc import nki\nfrom neuronxcc.nki import language as nl, isa as nisa",
+    "import nki\nimport nki.language as nl\nimport nki.isa as nisa",
+])
+def test_published_kernels_run_with_their_own_imports(tmp_path, capsys, imports):
+    import sys
+    names = ("neuronxcc", "neuronxcc.nki", "nki", "nki.language")
+    before = {name: sys.modules.get(name) for name in names}
+    (tmp_path / "k.py").write_text(PUBLIC_IMPORTS.format(imports=imports))
+    rng = np.random.default_rng(6)
+    a, b = (rng.normal(size=(64, 32)).astype(np.float32) for _ in range(2))
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    assert main(["run", f"{tmp_path / 'k.py'}:scaled_add", "--input", f"a_input={tmp_path / 'a.npy'}",
+                 "--input", f"b_input={tmp_path / 'b.npy'}", "--out", str(tmp_path / "o")]) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "c_output.npy"), a + b * np.float32(2))
+    assert {name: sys.modules.get(name) for name in names} == before   # the aliases are gone

@@ -1,7 +1,8 @@
 """Loading a kernel for the command line: `kernel.py:function` and `--input NAME=FILE.npy`.
 
 Contract: `load_kernel(target)` imports the file as a fresh module (its folder first on
-sys.path, so sibling helper modules import) and returns the named function (a @jit kernel
+sys.path, so sibling helper modules import; `neuronxcc.nki` and `nki` imports give
+tilecc's frontend, see nki_import_aliases) and returns the named function (a @jit kernel
 or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid);
 `load_inputs(specs, fn, mmap)` maps each NAME to a numpy array and checks NAME against
 the function's parameters, every parameter without a default needing one.
@@ -18,7 +19,9 @@ import linecache
 import re
 import sys
 import traceback
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +58,8 @@ def load_kernel(target: str) -> Callable[..., Any]:
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(file.resolve().parent))
     try:
-        spec.loader.exec_module(module)
+        with nki_import_aliases():
+            spec.loader.exec_module(module)
     except SyntaxError as err:
         raise ParseError(path, err.lineno or 0, err.offset or 0, f"syntax error: {err.msg}",
                          source_line=err.text) from None
@@ -72,6 +76,34 @@ def load_kernel(target: str) -> Callable[..., Any]:
         from tilecc.nki.driver import JitKernel
         return JitKernel(getattr(kernel, "fn", kernel), grid)
     return kernel
+
+
+@contextmanager
+def nki_import_aliases() -> Iterator[None]:
+    """While a kernel file is imported, the public NKI packages -- `neuronxcc.nki` (1.x) and
+    `nki` (2.x), with their language / isa / typing / compiler modules -- are tilecc's
+    frontend, so a published kernel runs unchanged (tilecc can trace only its own
+    frontend, even where the real package is installed). The previous sys.modules entries
+    are restored afterwards; the kernel module keeps the objects it bound."""
+    import tilecc.nki as frontend
+    parent = types.ModuleType("neuronxcc")
+    parent.__path__ = []
+    parent.nki = frontend  # type: ignore[attr-defined]
+    aliases: dict[str, types.ModuleType] = {"neuronxcc": parent}
+    for package in ("neuronxcc.nki", "nki"):
+        aliases[package] = frontend
+        for sub in ("language", "isa", "typing", "compiler"):
+            aliases[f"{package}.{sub}"] = getattr(frontend, sub)
+    saved = {name: sys.modules.get(name) for name in aliases}
+    sys.modules.update(aliases)
+    try:
+        yield
+    finally:
+        for name, previous in saved.items():
+            if previous is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = previous
 
 
 def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False) -> dict[str, np.ndarray]:
