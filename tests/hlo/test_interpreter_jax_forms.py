@@ -34,6 +34,41 @@ ENTRY e {
 }
 """, 1, 1)
 
+# jnp.argmax's reducer keeps its left operand when both values are NaN, so only an
+# order-keeping reduction finds the first NaN as XLA CPU's left-to-right loop does; the
+# inputs hold about ten NaNs per row.
+CASES["argmax with several NaNs"] = ("""HloModule am
+argmax {
+  a = f32[] parameter(0)
+  b = f32[] parameter(2)
+  gt = pred[] compare(a, b), direction=GT
+  isnan = pred[] compare(a, a), direction=NE
+  pick = pred[] or(gt, isnan)
+  v = f32[] select(pick, a, b)
+  eq = pred[] compare(a, b), direction=EQ
+  ai = s32[] parameter(1)
+  bi = s32[] parameter(3)
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  first = pred[] or(pick, tie)
+  i = s32[] select(first, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[512] parameter(0)
+  y = f32[3,200] parameter(1)
+  ix = s32[512] iota(), iota_dimension=0
+  iy = s32[3,200] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  r = (f32[], s32[]) reduce(x, ix, ninf, zero), dimensions={0}, to_apply=argmax
+  rows = (f32[3], s32[3]) reduce(y, iy, ninf, zero), dimensions={1}, to_apply=argmax
+  ri = s32[] get-tuple-element(r), index=1
+  rr = s32[3] get-tuple-element(rows), index=1
+  ROOT t = (s32[], s32[3]) tuple(ri, rr)
+}
+""", 2, 1)
+
 
 def _inputs(name: str) -> list[np.ndarray]:
     text, replicas, partitions = CASES[name]

@@ -175,13 +175,17 @@ def narrow_fold(op: Callable[[Array, Array], Array], rows: Array, start: Array,
 
 
 def tree_reduce(columns: list[Array], combine: LaneCombiner) -> list[Array]:
-    """Reduce the K columns of each (M, K) array (K >= 1) to (M,) by pairwise combining."""
+    """Reduce the K columns of each (M, K) array (K >= 1) to (M,) by combining neighbours
+    (0 with 1, 2 with 3, ...; an odd last column waits for the next round), so every combine
+    keeps the lower-indexed values on the left: for any associative reducer -- commutative or
+    not, like jnp.argmax's, which keeps its left operand when both are NaN -- the result is
+    that of XLA CPU's left-to-right loop (the first NaN's index for argmax)."""
     while columns[0].shape[1] > 1:
         count = columns[0].shape[1]
         half = count // 2
         lanes = columns[0].shape[0]
-        left = [c[:, :half].reshape(-1) for c in columns]
-        right = [c[:, half:2 * half].reshape(-1) for c in columns]
+        left = [c[:, 0:2 * half:2].reshape(-1) for c in columns]
+        right = [c[:, 1:2 * half:2].reshape(-1) for c in columns]
         merged = [m.reshape(lanes, half) for m in combine(left, right)]
         if count % 2:
             merged = [np.concatenate([m, c[:, 2 * half:]], axis=1)
