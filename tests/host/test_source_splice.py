@@ -1,6 +1,7 @@
 """`tilecc host-opt` keeps the input's text where the passes changed nothing: byte for byte
-for an unchanged program (line endings and byte order mark included), and only the
-rewritten functions printed anew otherwise (tilecc/host/source_splice.py)."""
+for an unchanged program (line endings, encoding and byte order mark included), and
+otherwise only the statements the pass added or rewrote printed anew, in the rewritten
+functions' bodies (tilecc/host/source_splice.py)."""
 
 from __future__ import annotations
 
@@ -88,7 +89,10 @@ def test_only_the_rewritten_function_is_printed_anew(tmp_path):
     # the host's header and docstring are as written too: only its body is printed anew
     assert ('    def host(self):\n        """Reduce one window.\n\n        Args: none; the docstring keeps its own '
             'indentation.\n        """\n        __allreduce_signal_world_size_0 = pld.system.world_size()\n') in text
-    assert "        # view\n        d = pld.tensor.window(buf, [16], dtype=pl.FP32)\n" in text
+    # and in the body, the statements the pass kept are as written, comments on their lines too
+    assert ("\"\"\"\n        __allreduce_signal_world_size_0 = pld.system.world_size()\n" in text
+            and "        buf = pld.alloc_window_buffer(64)\n        d = pld.window(buf, [16], dtype=pl.FP32)  # view\n"
+            "        __allreduce_result_1 = pld.tensor.allreduce(d, __allreduce_signal_0)\n" in text)
     # and the whole is the pass's result, its docstring unchanged
     result = synthesize(CHANGED)
     assert parse_module(text) == result

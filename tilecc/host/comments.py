@@ -43,13 +43,17 @@ class CommentPool:
         return next((n for n in range(first, last + 1) if n in self.by_line), None) if self.by_line else None
 
     def take(self, first: int, last: int) -> tuple[str, ...]:
+        return tuple(text for _, text in self.take_lines(first, last))
+
+    def take_lines(self, first: int, last: int) -> tuple[tuple[int, str], ...]:
+        """As `take`, each comment with its line."""
         if not self.by_line or last < first:
             return ()
         if last - first > len(self.by_line):
             lines = sorted(n for n in self.by_line if first <= n <= last)
         else:
             lines = [n for n in range(first, last + 1) if n in self.by_line]
-        return tuple(self.by_line.pop(n) for n in lines)
+        return tuple((n, self.by_line.pop(n)) for n in lines)
 
 
 def marker(text: str) -> ast.stmt:

@@ -302,6 +302,8 @@ class Function:
     # start on a line of its own) and its last line; where a printer that keeps the rest of
     # the file puts a rewritten function or body back
     source_lines: tuple[int, int, int] | None = field(default=None, compare=False, repr=False)
+    # the (first, last) source lines of each statement of `body` (see parser.statement_chunks)
+    body_chunks: tuple[tuple[int, int], ...] | None = field(default=None, compare=False, repr=False)
 
     def _decorator_symbol(self, key: str, enum: str) -> str | None:
         """The member named by `key=pl.<enum>.X` (or `key=<enum>.X`, with the enum imported

@@ -52,6 +52,31 @@ MODULE_ALIASES = {"pypto.language": "pl", "pypto.language.distributed": "pld"}
 
 
 
+def statement_chunks(items: list[tuple[bool, int, int]], body_first: int) -> tuple[tuple[int, int], ...] | None:
+    """The source lines of each statement of a function body (`Function.body_chunks`): from
+    the line after the previous statement (blank lines included) to its last line; (0, 0)
+    for a comment that sits on the lines of the statement after it. None if two statements
+    share a line (`a = 1; b = 2`), which no line range can tell apart."""
+    following: list[int | None] = []   # first line of the next statement that is not a comment
+    upcoming: int | None = None
+    for is_comment, first, _ in reversed(items):
+        following.append(upcoming)
+        if not is_comment:
+            upcoming = first
+    following.reverse()
+    chunks: list[tuple[int, int]] = []
+    prev_end = body_first - 1
+    for (is_comment, first, last), after in zip(items, following):
+        if is_comment and after is not None and first >= after:
+            chunks.append((0, 0))
+            continue
+        if first <= prev_end:
+            return None
+        chunks.append((prev_end + 1, last))
+        prev_end = last
+    return tuple(chunks)
+
+
 def parse_module(text: str, path: str = "<string>") -> ir.Module:
     return _Parser(text, path).module()
 
@@ -272,10 +297,13 @@ class _Parser(ExprParser):
             signature_end = body_nodes[0].end_lineno or signature_end
             comments += self.comments.take(body_nodes[0].lineno, signature_end)
             body_nodes = body_nodes[1:]
+        items: list[tuple[bool, int, int]] = []
+        body = self.body(body_nodes, signature_end, items)
+        body_first = self.body_first_line(body_nodes, signature_end)
         return ir.Function(node.name, tuple(params), self.expr(node.returns) if node.returns else None,
-                           self.body(body_nodes, signature_end), self.decorator_kwargs(deco), doc, has_self,
-                           decorator_name, comments,
-                           (start, self.body_first_line(body_nodes, signature_end), node.end_lineno or node.lineno))
+                           body, self.decorator_kwargs(deco), doc, has_self, decorator_name, comments,
+                           (start, body_first, node.end_lineno or node.lineno),
+                           statement_chunks(items, body_first) if body_first else None)
 
     def body_first_line(self, nodes: list[ast.stmt], after_line: int) -> int:
         """The first line of a function body that starts on a line of its own, the comment
@@ -294,16 +322,22 @@ class _Parser(ExprParser):
 
     # ------------------------------------------------------------ statements
 
-    def body(self, nodes: list[ast.stmt], after_line: int) -> tuple[ir.Stmt, ...]:
+    def body(self, nodes: list[ast.stmt], after_line: int,
+             items: list[tuple[bool, int, int]] | None = None) -> tuple[ir.Stmt, ...]:
         """Statements after source line `after_line`, each preceded by the comments above
-        it and those on its own (header) lines."""
+        it and those on its own (header) lines. `items` collects (is a comment, first line,
+        last line) of each statement of the body, in order."""
         out: list[ir.Stmt] = []
         prev_end = after_line
         for node in nodes:
-            for text in self.comments.take(prev_end + 1, header_end(node)):
+            for line, text in self.comments.take_lines(prev_end + 1, header_end(node)):
                 out.append(ir.Comment(text))
+                if items is not None:
+                    items.append((True, line, line))
             out.append(self.stmt(node))
             prev_end = node.end_lineno or node.lineno
+            if items is not None:
+                items.append((False, first_line(node), prev_end))
         return tuple(out)
 
     def stmt(self, node: ast.stmt) -> ir.Stmt:

@@ -6,8 +6,9 @@ where `before = parse_module(text)` and `after` is what passes made of it:
   "If nothing changes the program is returned unchanged", and so is its file);
 - only functions were replaced (programs, their function names and every other item as
   before, which is what SynthesizeAllReduceSignals does): `text` with the source lines of
-  each replaced function's body (`Function.source_lines`) swapped for the new body printed
-  by tilecc/host/printer.py at the indentation of its first statement, or, if more than
+  each replaced function's body (`Function.source_lines`) swapped for the new body: the
+  source lines of every statement the passes kept (`Function.body_chunks`), the others
+  printed by tilecc/host/printer.py at the indentation of the first statement; if more than
   the body changed or the body shares a line with the header, the whole function's lines
   (leading comments and decorators included) swapped for the function printed at the
   indentation of its first decorator; every other line, comment and blank line stays as
@@ -41,7 +42,9 @@ def print_keeping_source(text: str, before: ir.Module, after: ir.Module, path: s
     for old, new in sorted(replaced, key=lambda pair: -_lines_of(pair[0])[0]):
         first, body, last = _lines_of(old)
         if body and same_header(old, new):
-            lines[body - 1:last] = _indented(print_body(new.body), _definition_indent(lines[body - 1:last]))
+            indent = _definition_indent(lines[body - 1:last])
+            kept = kept_statements(old, new, lines, indent)
+            lines[body - 1:last] = kept if kept is not None else _indented(print_body(new.body), indent)
         else:
             lines[first - 1:last] = _indented(print_function(new), _definition_indent(lines[first - 1:last]))
     spliced = "\n".join(lines)
@@ -53,6 +56,32 @@ def print_keeping_source(text: str, before: ir.Module, after: ir.Module, path: s
     except TileccError:
         pass
     return print_module(after)
+
+
+def kept_statements(old: ir.Function, new: ir.Function, lines: list[str], indent: str) -> list[str] | None:
+    """The lines of `new`'s body: the source lines of each statement it shares with `old`
+    (the same object: passes rebuild only what they change), the others printed; a
+    comment written on the lines of a statement comes with that statement's lines, or is
+    printed above it if the statement is printed. None without `old.body_chunks`."""
+    chunks = old.body_chunks
+    if chunks is None or len(chunks) != len(old.body):
+        return None
+    where = {id(stmt): index for index, stmt in enumerate(old.body)}
+    present = {id(stmt) for stmt in new.body}
+    out: list[str] = []
+    for stmt in new.body:
+        index = where.get(id(stmt))
+        if index is not None and chunks[index] == (0, 0):
+            carrier = next((s for s in old.body[index + 1:] if not isinstance(s, ir.Comment)), None)
+            if carrier is not None and id(carrier) in present:
+                continue
+            index = None
+        if index is None:
+            out.extend(_indented(print_body((stmt,)), indent))
+        else:
+            first, last = chunks[index]
+            out.extend(lines[first - 1:last])
+    return out
 
 
 def same_header(old: ir.Function, new: ir.Function) -> bool:
