@@ -69,6 +69,25 @@ ENTRY e {
 }
 """, 2, 1)
 
+# jax.checkpoint policies wrap saved values in reduce-precision (often a no-op 8 / 23 on
+# f32); narrower targets round the mantissa, overflow to inf and flush small values.
+CASES["reduce-precision"] = ("""HloModule rp
+ENTRY e {
+  x = f32[64] parameter(0)
+  h = f16[64] parameter(1)
+  b = bf16[64] parameter(2)
+  d = f64[64] parameter(3)
+  same = f32[64] reduce-precision(x), exponent_bits=8, mantissa_bits=23
+  half = f32[64] reduce-precision(x), exponent_bits=5, mantissa_bits=10
+  tiny = f32[64] reduce-precision(x), exponent_bits=2, mantissa_bits=0
+  bfl = f32[64] reduce-precision(x), exponent_bits=8, mantissa_bits=7
+  hh = f16[64] reduce-precision(h), exponent_bits=4, mantissa_bits=3
+  bb = bf16[64] reduce-precision(b), exponent_bits=5, mantissa_bits=2
+  dd = f64[64] reduce-precision(d), exponent_bits=8, mantissa_bits=23
+  ROOT t = (f32[64], f32[64], f32[64], f32[64], f16[64], bf16[64], f64[64]) tuple(same, half, tiny, bfl, hh, bb, dd)
+}
+""", 2, 1)
+
 
 def _inputs(name: str) -> list[np.ndarray]:
     text, replicas, partitions = CASES[name]

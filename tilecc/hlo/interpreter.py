@@ -57,7 +57,7 @@ from tilecc.hlo.types import bit_width, numpy_dtype, primitive_type_name
 
 
 _CONVERSIONS = frozenset({Op.CONVERT, Op.BITCAST_CONVERT, Op.IS_FINITE})
-_UNARY = (ELEMENTWISE_UNARY - _CONVERSIONS) | {Op.COPY}
+_UNARY = (ELEMENTWISE_UNARY - _CONVERSIONS - {Op.REDUCE_PRECISION}) | {Op.COPY}
 _BINARY = ELEMENTWISE_BINARY - {Op.COMPARE}
 
 def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
@@ -279,6 +279,19 @@ class Interpreter(CollectiveSteps):
             return x.view(dtype).reshape((lanes,) + dims)
         return step
 
+    def _reduce_precision(self, inst: HloInstruction) -> Step:
+        t = inst.shape.element_type
+        try:
+            exponent = int(inst.attributes["exponent_bits"])
+            mantissa = int(inst.attributes["mantissa_bits"])
+        except (KeyError, ValueError):
+            raise InterpError(f"{inst.name}: reduce-precision needs integer exponent_bits "
+                              "and mantissa_bits attributes") from None
+        if exponent < 1 or mantissa < 0:
+            raise InterpError(f"{inst.name}: reduce-precision to {exponent} exponent and "
+                              f"{mantissa} mantissa bits (needs >= 1 and >= 0)")
+        return lambda a, d: ew.reduce_precision(t, a[0], exponent, mantissa)  # type: ignore[arg-type]
+
     def _is_finite(self, inst: HloInstruction) -> Step:
         t = inst.operands[0].shape.element_type
         return lambda a, d: ew.is_finite(t, a[0])  # type: ignore[arg-type]
@@ -426,7 +439,8 @@ _BUILDERS: dict[Op, Callable[[Interpreter, HloInstruction], Step]] = {
     Op.REPLICA_ID: I._replica_id, Op.PARTITION_ID: I._partition_id,
     Op.COMPARE: I._compare, Op.SELECT: I._select, Op.CLAMP: I._clamp,
     Op.CONVERT: I._convert, Op.BITCAST_CONVERT: I._bitcast_convert,
-    Op.IS_FINITE: I._is_finite, Op.OPTIMIZATION_BARRIER: lambda s, i: lambda a, d: a[0],
+    Op.IS_FINITE: I._is_finite, Op.REDUCE_PRECISION: I._reduce_precision,
+    Op.OPTIMIZATION_BARRIER: lambda s, i: lambda a, d: a[0],
     **{opcode: I._data_movement for opcode in shapes.HANDLERS},
     Op.RESHAPE: I._reshape, Op.BROADCAST: I._broadcast, Op.TRANSPOSE: I._transpose,
     Op.DOT: I._dot, Op.REDUCE: I._reduce, Op.CONVOLUTION: convolution_step,
