@@ -5,9 +5,11 @@ a device order (auto-partitioned jit)."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
+from tilecc.errors import InterpError
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import random_inputs
@@ -128,3 +130,26 @@ ENTRY e {
 """)
     (out,) = evaluate_module(module, [np.array([0x01020304], np.uint32)], 1)
     assert out.tolist() == [[4, 3, 2, 1]]
+
+
+def test_bitcast_may_change_the_element_type() -> None:
+    """XLA CPU's optimized sort of bf16 keys bitcasts them to s16 (same bytes); a bitcast
+    whose byte counts differ is refused with both shapes named."""
+    module = parse_module("""HloModule b
+ENTRY e {
+  a = bf16[2,3]{0,1} parameter(0)
+  ROOT b = s16[3,2]{1,0} bitcast(a)
+}
+""")
+    values = np.array([[1.0, -2.0, 0.5], [np.inf, -0.0, 3.0]], ml_dtypes.bfloat16)
+    (out,) = evaluate_module(module, [values[None]], 1)
+    # layout {0,1}: dimension 0 is minor, so the bytes run down the columns
+    np.testing.assert_array_equal(out[0], values.T.view(np.int16))
+    bad = parse_module("""HloModule b
+ENTRY e {
+  a = bf16[2,3] parameter(0)
+  ROOT b = s32[2,3] bitcast(a)
+}
+""")
+    with pytest.raises(InterpError, match=r"bitcast between bf16\[2,3\].* and s32\[2,3\]"):
+        evaluate_module(bad, [np.zeros((1, 2, 3), ml_dtypes.bfloat16)], 1)

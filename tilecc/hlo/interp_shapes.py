@@ -17,7 +17,7 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode
-from tilecc.hlo.types import Shape
+from tilecc.hlo.types import Shape, bit_width, numpy_dtype
 
 Array = np.ndarray
 _BRACED_INTS = re.compile(r"-?\d+")
@@ -156,15 +156,20 @@ def _slice(inst: HloInstruction, a: list[Array]) -> Array:
 
 
 def _bitcast(inst: HloInstruction, a: list[Array]) -> Array:
-    """Reinterpret the operand's buffer in the result's layout (XLA's bitcast)."""
+    """Reinterpret the operand's buffer in the result's layout (XLA's bitcast); the element
+    type may change when both sides hold the same bytes (XLA CPU's optimized dumps bitcast
+    bf16 to s16 for sorting)."""
     source, target = inst.operands[0].shape, inst.shape
-    if source.element_type != target.element_type or \
-            source.element_count() != target.element_count():
+    source_bits, target_bits = bit_width(source.element_type), bit_width(target.element_type)
+    if source.element_count() * source_bits != target.element_count() * target_bits or \
+            (source.element_type != target.element_type and min(source_bits, target_bits) < 8):
         raise InterpError(f"{inst.name}: bitcast between {source} and {target} is not "
                           "supported by the interpreter")
     lanes = a[0].shape[0]
     source_order = _major_to_minor(source)
     physical = np.transpose(a[0], [0] + [1 + d for d in source_order]).reshape(lanes, -1)
+    if source.element_type != target.element_type:
+        physical = np.ascontiguousarray(physical).view(numpy_dtype(target.element_type))
     target_order = _major_to_minor(target)
     shaped = physical.reshape((lanes,) + tuple(target.dims[d] for d in target_order))
     return np.transpose(shaped, [0] + [1 + target_order.index(d) for d in range(target.rank)])
