@@ -12,6 +12,8 @@ import pytest
 from tilecc.cli import main
 from tilecc.host import ir
 from tilecc.host.parser import parse_module
+from tilecc.host.pass_manager import PassPipeline
+from tilecc.host.passes import get_pass
 from tilecc.host.printer import print_module
 from tilecc.host.source_splice import print_keeping_source
 
@@ -61,6 +63,10 @@ class Two:
 if __name__ == "__main__":
     print(Two)   # kept as written
 """
+
+
+def run_pass(module: ir.Module) -> ir.Module:
+    return PassPipeline([get_pass("synthesize-allreduce-signals")]).run(module)
 
 
 def run_cli(tmp_path, data: bytes) -> tuple[int, bytes]:
@@ -122,7 +128,7 @@ def test_headers_the_body_cannot_be_cut_from_still_give_the_pass_result(header):
     if not header.endswith(")\n"):
         source += "        d = pld.tensor.allreduce(d_global)\n        return d\n"
     before = parse_module(source)
-    after = synthesize(source)
+    after = run_pass(before)
     assert parse_module(print_keeping_source(source, before, after)) == after
 
 
@@ -152,3 +158,48 @@ def test_a_declared_encoding_is_read_and_written(tmp_path):
     assert code == 0
     text = out.decode("latin-1")
     assert "    # the h\xf4te side\n" in text and parse_module(text) == synthesize(source)
+
+
+LOOPS = HEADER + """\
+@pl.program
+class Loops:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, flag: pl.Scalar[pl.BOOL], n: pl.Scalar[pl.INT32]):
+        buf = pld.alloc_window_buffer(64)
+        d = pld.window(buf,
+                       [16], dtype=pl.FP32)   # kept as written
+
+        for i in pl.range(n):  # the loop
+            x = (i +
+                 1)
+            if flag:   # branch
+                d = pld.tensor.allreduce(d)
+            elif n > 2:
+                pld.tensor.allreduce(d, op=pld.ReduceOp.Max)
+            else:
+                pass  # nothing
+        while n > 0:
+            n = n - 1
+        return d
+"""
+
+
+def test_kept_statements_of_a_rewritten_body_keep_their_text():
+    before = parse_module(LOOPS)
+    result = run_pass(before)
+    out = print_keeping_source(LOOPS, before, result)
+    assert parse_module(out) == result
+    # the output is the input with the three bindings added and the two calls rewritten
+    added = [line for line in out.split("\n") if line not in LOOPS.split("\n")]
+    assert added == [
+        "        __allreduce_signal_world_size_0 = pld.system.world_size()",
+        "        __allreduce_signal_buf_0: pl.Ptr = pld.tensor.alloc_window_buffer(__allreduce_signal_world_size_0 "
+        "* 1 * pl.INT32.get_byte())",
+        "        __allreduce_signal_0 = pld.tensor.window(__allreduce_signal_buf_0, [__allreduce_signal_world_size_0, "
+        "1], dtype=pl.INT32)",
+        "                d = pld.tensor.allreduce(d, __allreduce_signal_0)",
+        "                pld.tensor.allreduce(d, __allreduce_signal_0, op=pld.ReduceOp.Max)",
+    ]
+    removed = [line for line in LOOPS.split("\n") if line not in out.split("\n")]
+    assert removed == ["                d = pld.tensor.allreduce(d)",
+                       "                pld.tensor.allreduce(d, op=pld.ReduceOp.Max)"]

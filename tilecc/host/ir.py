@@ -24,7 +24,7 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import EllipsisType
 from typing import Union
@@ -302,8 +302,9 @@ class Function:
     # start on a line of its own) and its last line; where a printer that keeps the rest of
     # the file puts a rewritten function or body back
     source_lines: tuple[int, int, int] | None = field(default=None, compare=False, repr=False)
-    # the (first, last) source lines of each statement of `body` (see parser.statement_chunks)
-    body_chunks: tuple[tuple[int, int], ...] | None = field(default=None, compare=False, repr=False)
+    # id of a statement list of `body` (nested ones too) -> the (first, last) source lines of
+    # each of its statements (see parser.statement_chunks); the lists are this object's own
+    body_chunks: Mapping[int, tuple[tuple[int, int], ...]] | None = field(default=None, compare=False, repr=False)
 
     def _decorator_symbol(self, key: str, enum: str) -> str | None:
         """The member named by `key=pl.<enum>.X` (or `key=<enum>.X`, with the enum imported

@@ -53,7 +53,7 @@ MODULE_ALIASES = {"pypto.language": "pl", "pypto.language.distributed": "pld"}
 
 
 def statement_chunks(items: list[tuple[bool, int, int]], body_first: int) -> tuple[tuple[int, int], ...] | None:
-    """The source lines of each statement of a function body (`Function.body_chunks`): from
+    """The source lines of each statement of a body (`Function.body_chunks`): from
     the line after the previous statement (blank lines included) to its last line; (0, 0)
     for a comment that sits on the lines of the statement after it. None if two statements
     share a line (`a = 1; b = 2`), which no line range can tell apart."""
@@ -100,6 +100,8 @@ class _Parser(ExprParser):
         self.comments = CommentPool(text)
         # the value of the expression statement being parsed: the only place for `yield`
         self.statement_value: ast.expr | None = None
+        # source lines of the statements of each body of the function being parsed
+        self.chunks: dict[int, tuple[tuple[int, int], ...]] = {}
 
     def error(self, node: ast.AST | None, message: str) -> ParseError:
         line = getattr(node, "lineno", 1) or 1
@@ -297,16 +299,15 @@ class _Parser(ExprParser):
             signature_end = body_nodes[0].end_lineno or signature_end
             comments += self.comments.take(body_nodes[0].lineno, signature_end)
             body_nodes = body_nodes[1:]
-        items: list[tuple[bool, int, int]] = []
-        body = self.body(body_nodes, signature_end, items)
-        body_first = self.body_first_line(body_nodes, signature_end)
+        self.chunks = {}
+        body = self.body(body_nodes, signature_end)
         return ir.Function(node.name, tuple(params), self.expr(node.returns) if node.returns else None,
                            body, self.decorator_kwargs(deco), doc, has_self, decorator_name, comments,
-                           (start, body_first, node.end_lineno or node.lineno),
-                           statement_chunks(items, body_first) if body_first else None)
+                           (start, self.body_first_line(body_nodes, signature_end), node.end_lineno or node.lineno),
+                           self.chunks)
 
     def body_first_line(self, nodes: list[ast.stmt], after_line: int) -> int:
-        """The first line of a function body that starts on a line of its own, the comment
+        """The first line of a body that starts on a line of its own, the comment
         lines just above it included (they are the body's); 0 if it shares a line with the
         header (`def f(self): return x`) or is empty."""
         if not nodes or nodes[0].lineno <= after_line:
@@ -322,23 +323,26 @@ class _Parser(ExprParser):
 
     # ------------------------------------------------------------ statements
 
-    def body(self, nodes: list[ast.stmt], after_line: int,
-             items: list[tuple[bool, int, int]] | None = None) -> tuple[ir.Stmt, ...]:
+    def body(self, nodes: list[ast.stmt], after_line: int) -> tuple[ir.Stmt, ...]:
         """Statements after source line `after_line`, each preceded by the comments above
-        it and those on its own (header) lines. `items` collects (is a comment, first line,
-        last line) of each statement of the body, in order."""
+        it and those on its own (header) lines. The source lines of each statement go to
+        `self.chunks` under the body's id (statement_chunks), for a body that starts on a
+        line of its own (an `elif` is the `else` body holding one `if`, from its line)."""
         out: list[ir.Stmt] = []
+        items: list[tuple[bool, int, int]] = []
         prev_end = after_line
         for node in nodes:
             for line, text in self.comments.take_lines(prev_end + 1, header_end(node)):
                 out.append(ir.Comment(text))
-                if items is not None:
-                    items.append((True, line, line))
+                items.append((True, line, line))
             out.append(self.stmt(node))
             prev_end = node.end_lineno or node.lineno
-            if items is not None:
-                items.append((False, first_line(node), prev_end))
-        return tuple(out)
+            items.append((False, first_line(node), prev_end))
+        body = tuple(out)
+        if body and (first := self.body_first_line(nodes, after_line)):
+            if (chunks := statement_chunks(items, first)) is not None:
+                self.chunks[id(body)] = chunks
+        return body
 
     def stmt(self, node: ast.stmt) -> ir.Stmt:
         if isinstance(node, ast.Assign):

@@ -7,8 +7,9 @@ where `before = parse_module(text)` and `after` is what passes made of it:
 - only functions were replaced (programs, their function names and every other item as
   before, which is what SynthesizeAllReduceSignals does): `text` with the source lines of
   each replaced function's body (`Function.source_lines`) swapped for the new body: the
-  source lines of every statement the passes kept (`Function.body_chunks`), the others
-  printed by tilecc/host/printer.py at the indentation of the first statement; if more than
+  source lines of every statement the passes kept (`Function.body_chunks`), the header
+  and `else:` lines of a for / while / if / with whose bodies alone changed, the other
+  statements printed by tilecc/host/printer.py at the indentation of their body; if more than
   the body changed or the body shares a line with the header, the whole function's lines
   (leading comments and decorators included) swapped for the function printed at the
   indentation of its first decorator; every other line, comment and blank line stays as
@@ -24,11 +25,14 @@ from __future__ import annotations
 import dataclasses
 import io
 import tokenize
+from collections.abc import Mapping
 
 from tilecc.errors import TileccError
 from tilecc.host import ir
 from tilecc.host.parser import parse_module
 from tilecc.host.printer import print_body, print_function, print_module
+
+Chunks = tuple[tuple[int, int], ...]
 
 
 def print_keeping_source(text: str, before: ir.Module, after: ir.Module, path: str = "<string>",
@@ -59,29 +63,100 @@ def print_keeping_source(text: str, before: ir.Module, after: ir.Module, path: s
 
 
 def kept_statements(old: ir.Function, new: ir.Function, lines: list[str], indent: str) -> list[str] | None:
-    """The lines of `new`'s body: the source lines of each statement it shares with `old`
-    (the same object: passes rebuild only what they change), the others printed; a
-    comment written on the lines of a statement comes with that statement's lines, or is
-    printed above it if the statement is printed. None without `old.body_chunks`."""
-    chunks = old.body_chunks
-    if chunks is None or len(chunks) != len(old.body):
+    """The lines of `new`'s body, keeping the source of what it shares with `old` (None
+    if `old` has no source lines for its body)."""
+    if old.body_chunks is None:
         return None
-    where = {id(stmt): index for index, stmt in enumerate(old.body)}
-    present = {id(stmt) for stmt in new.body}
-    out: list[str] = []
-    for stmt in new.body:
+    return _splice_body(old.body, new.body, old.body_chunks, lines, indent)
+
+
+def _splice_body(old: tuple[ir.Stmt, ...], new: tuple[ir.Stmt, ...], chunks_of: Mapping[int, Chunks],
+                 lines: list[str], indent: str, may_print: bool = True) -> list[str] | None:
+    """Each statement of `new` that is one of `old` (the same object: passes rebuild only
+    what they change) as its source lines; a compound statement whose header is one of
+    `old`'s with its header and `else:` lines kept and its bodies spliced the same way; the
+    others printed (None instead with `may_print` false). A comment written on the lines
+    of a statement comes with that statement's lines, or is printed above it if the
+    statement is printed."""
+    chunks = chunks_of.get(id(old))
+    if chunks is None or len(chunks) != len(old):
+        return None
+    where = {id(stmt): index for index, stmt in enumerate(old)}
+    present = {id(stmt) for stmt in new}
+    # (index of the old statement whose kept lines make a segment unneeded, lines)
+    segments: list[tuple[int | None, list[str]]] = []
+    kept_headers: set[int] = set()
+    matched = -1
+    for stmt in new:
         index = where.get(id(stmt))
-        if index is not None and chunks[index] == (0, 0):
-            carrier = next((s for s in old.body[index + 1:] if not isinstance(s, ir.Comment)), None)
-            if carrier is not None and id(carrier) in present:
+        carrier = None
+        if index is not None:
+            matched = index
+            if chunks[index] != (0, 0):
+                first, last = chunks[index]
+                segments.append((None, lines[first - 1:last]))
                 continue
-            index = None
-        if index is None:
-            out.extend(_indented(print_body((stmt,)), indent))
-        else:
-            first, last = chunks[index]
-            out.extend(lines[first - 1:last])
+            carrier = next((j for j in range(index + 1, len(old)) if not isinstance(old[j], ir.Comment)), None)
+            if carrier is not None and id(old[carrier]) in present:
+                continue
+        elif (counterpart := next((j for j in range(matched + 1, len(old)) if same_compound_header(old[j], stmt)),
+                                  None)) is not None and chunks[counterpart] != (0, 0):
+            spliced = _splice_compound(old[counterpart], stmt, chunks[counterpart], chunks_of, lines)
+            if spliced is not None:
+                matched = counterpart
+                kept_headers.add(counterpart)
+                segments.append((None, spliced))
+                continue
+        if not may_print:
+            return None
+        segments.append((carrier, _indented(print_body((stmt,)), indent)))
+    return [line for carrier, seg in segments if carrier is None or carrier not in kept_headers for line in seg]
+
+
+def _splice_compound(old: ir.Stmt, new: ir.Stmt, chunk: tuple[int, int], chunks_of: Mapping[int, Chunks],
+                     lines: list[str]) -> list[str] | None:
+    """The lines of compound statement `new` from those of `old` (same header): the
+    header and `else:` lines as written, each body spliced (None if one cannot be)."""
+    out: list[str] = []
+    position, last = chunk
+    for old_body, new_body in zip(ir.child_bodies(old), ir.child_bodies(new)):
+        if not old_body:
+            if new_body:
+                return None
+            continue
+        body_chunks = [c for c in chunks_of.get(id(old_body), ()) if c != (0, 0)]
+        if not body_chunks:
+            return None
+        start, end = body_chunks[0][0], body_chunks[-1][1]
+        out.extend(lines[position - 1:start - 1])
+        if old_body is new_body:
+            out.extend(lines[start - 1:end])
+            position = end + 1
+            continue
+        # an `elif` (the else body holding one if) keeps its keyword only if nothing in it
+        # is printed: a printed if would be a new statement, not the chain's next branch
+        code = next((line.lstrip() for line in lines[start - 1:end] if line.strip()
+                     and not line.lstrip().startswith("#")), "")
+        elif_ = isinstance(old, ir.If) and old_body is old.orelse and code.startswith("elif")
+        inner = _splice_body(old_body, new_body, chunks_of, lines, _definition_indent(lines[start - 1:end]),
+                             may_print=not elif_)
+        if inner is None:
+            return None
+        out.extend(inner)
+        position = end + 1
+    out.extend(lines[position - 1:last])
     return out
+
+
+def same_compound_header(old: ir.Stmt, new: ir.Stmt) -> bool:
+    """True for two for / while / if / with statements that differ at most in their bodies."""
+    if isinstance(old, ir.For) and isinstance(new, ir.For):
+        return (old.index, old.iter_args, old.iterable) == (new.index, new.iter_args, new.iterable)
+    if isinstance(old, (ir.While, ir.If)) and type(new) is type(old):
+        return old.cond == new.cond
+    if isinstance(old, ir.With) and isinstance(new, ir.With):
+        return (old.context, old.var) == (new.context, new.var)
+    return False
 
 
 def same_header(old: ir.Function, new: ir.Function) -> bool:
