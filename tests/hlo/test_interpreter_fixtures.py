@@ -44,8 +44,6 @@ SKIPPED = {  # program (file name up to the first dot) -> why it is not compared
 SKIPPED_FILES = {  # single files -> why
     "mesh2d_collectives.spmd.hlo": "XLA refuses to run it (partition-id is ambiguous under "
                                    "SPMD partitioning), so there is no oracle",
-    "conv_net_step.optimized.hlo": "uses a variadic reduce-window (XLA's max-pool with its "
-                                   "argmax), which the interpreter refuses",
 }
 OPTIMIZED = [p for p in ALL if p.name.endswith(".optimized.hlo")]
 CUSTOM_CALLS = [p for p in ALL if p not in OPTIMIZED and " custom-call(" in p.read_text()]

@@ -90,6 +90,49 @@ ENTRY e {
 }
 """, 2, 1)
 
+# lax.reduce_window with base / window dilation, negative padding, and the variadic
+# max-pool-with-argmax XLA CPU's optimizer writes for the gradient of a max pool.
+CASES["reduce-window dilations and variadic"] = ("""HloModule rw
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+mins {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] minimum(a, b)
+}
+argmax {
+  a = f32[] parameter(0)
+  b = f32[] parameter(2)
+  ge = pred[] compare(a, b), direction=GE
+  isnan = pred[] compare(a, a), direction=NE
+  pick = pred[] or(ge, isnan)
+  v = f32[] select(pick, a, b)
+  ai = s32[] parameter(1)
+  bi = s32[] parameter(3)
+  i = s32[] select(pick, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[2,7,6,3] parameter(0)
+  i = s32[5,4] parameter(1)
+  zero = f32[] constant(0)
+  big = s32[] constant(2147483647)
+  ninf = f32[] constant(-inf)
+  izero = s32[] constant(0)
+  base = f32[2,6,10,3] reduce-window(x, zero), window={size=1x2x2x1 pad=0_0x0_0x0_0x0_0 lhs_dilate=1x1x2x1}, to_apply=add
+  wdil = f32[2,5,4,3] reduce-window(x, zero), window={size=1x2x2x1 rhs_dilate=1x3x3x1 pad=0_0x1_0x1_0x0_0}, to_apply=add
+  neg = s32[2,2] reduce-window(i, big), window={size=2x2 stride=2x1 pad=-1_0x0_-1}, to_apply=mins
+  pos = s32[2,7,6,3] iota(), iota_dimension=1
+  pool = (f32[2,3,3,3], s32[2,3,3,3]) reduce-window(x, pos, ninf, izero), window={size=1x3x2x1 stride=1x2x2x1}, to_apply=argmax
+  pv = f32[2,3,3,3] get-tuple-element(pool), index=0
+  pi = s32[2,3,3,3] get-tuple-element(pool), index=1
+  ROOT t = (f32[2,6,10,3], f32[2,5,4,3], s32[2,2], f32[2,3,3,3], s32[2,3,3,3]) tuple(base, wdil, neg, pv, pi)
+}
+""", 1, 1)
+
 
 def _inputs(name: str) -> list[np.ndarray]:
     text, replicas, partitions = CASES[name]

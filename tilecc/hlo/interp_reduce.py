@@ -18,7 +18,7 @@ as XLA CPU's collectives do (see its docstring for where that differs from reduc
 `generic_reduce` folds short reductions (<= FOLD_LIMIT elements) left to right from the init
 value instead, XLA CPU's own order.
 `window_view` turns reduce-window into a reduce over the trailing window axes of a strided
-view (size, stride and non-negative padding; dilations are not supported).
+view (size, stride, padding of either sign, base and window dilation).
 """
 
 from __future__ import annotations
@@ -217,13 +217,14 @@ def generic_reduce(xs: list[Array], inits: list[Array], axes: tuple[int, ...],
     return [r.reshape((lanes,) + kept) for r in results]
 
 
-def parse_window(text: str | None, rank: int, where: str) -> tuple[list[int], list[int],
-                                                                   list[tuple[int, int]]]:
+def parse_window(text: str | None, rank: int, where: str, dilations: bool = False
+                 ) -> tuple[list[int], list[int], list[tuple[int, int]]]:
     """`window={size=2x2 stride=2x1 pad=0_1x0_0}` -> (sizes, strides, pads). Dilations other
-    than 1 raise InterpError (not supported)."""
+    than 1 raise InterpError (not supported) unless `dilations` (then read them with
+    `window_dilations`)."""
     if text is None:
         raise InterpError(f"{where}: reduce-window needs the window attribute")
-    fields = dict(item.split("=", 1) for item in text.strip("{} ").split() if "=" in item)
+    fields = _window_fields(text)
     sizes = [int(v) for v in fields.get("size", "").split("x") if v]
     if len(sizes) != rank:
         raise InterpError(f"{where}: window {text} does not have {rank} sizes")
@@ -231,26 +232,58 @@ def parse_window(text: str | None, rank: int, where: str) -> tuple[list[int], li
     pads = [(int(lo), int(hi)) for lo, hi in (p.split("_") for p in fields["pad"].split("x"))] \
         if "pad" in fields else [(0, 0)] * rank
     for key in ("lhs_dilate", "rhs_dilate"):
-        if key in fields and any(int(v) != 1 for v in fields[key].split("x")):
+        if not dilations and key in fields and any(int(v) != 1 for v in fields[key].split("x")):
             raise InterpError(f"{where}: reduce-window with {key} is not supported by the "
                               "interpreter")
     return sizes, strides, pads
 
 
+def window_dilations(text: str, rank: int) -> tuple[list[int], list[int]]:
+    """(base dilation `lhs_dilate`, window dilation `rhs_dilate`) of a window, 1 when absent."""
+    fields = _window_fields(text)
+
+    def ints(key: str) -> list[int]:
+        return [int(v) for v in fields[key].split("x")] if key in fields else [1] * rank
+    return ints("lhs_dilate"), ints("rhs_dilate")
+
+
+def _window_fields(text: str) -> dict[str, str]:
+    return dict(item.split("=", 1) for item in text.strip("{} ").split() if "=" in item)
+
+
 def window_view(x: Array, init: Array, sizes: list[int], strides: list[int],
-                pads: list[tuple[int, int]]) -> Array:
-    """(B, *out dims, *window dims): every window of x padded with the lane's init value."""
+                pads: list[tuple[int, int]], base_dilation: list[int] | None = None,
+                window_dilation: list[int] | None = None) -> Array:
+    """(B, *out dims, *window dims): every window of x padded with the lane's init value.
+
+    XLA's reduce-window order (shape_inference / the evaluator): the base dilation spreads
+    the operand's elements `d` apart (the holes hold the init value), padding then adds
+    (or, negative, removes) elements at each end, and a window dilated by `w` reads every
+    w-th element of a span of (size - 1) * w + 1."""
     lanes = x.shape[0]
+    fill = init.reshape((lanes,) + (1,) * (x.ndim - 1))
+    if base_dilation is not None and any(d != 1 for d in base_dilation):
+        spread = np.empty((lanes,) + tuple((n - 1) * d + 1 if n else 0 for n, d in
+                                           zip(x.shape[1:], base_dilation)), x.dtype)
+        spread[...] = fill
+        spread[(slice(None),) + tuple(slice(None, None, d) for d in base_dilation)] = x
+        x = spread
+    if any(lo < 0 or hi < 0 for lo, hi in pads):
+        x = x[(slice(None),) + tuple(slice(max(-lo, 0), n - max(-hi, 0))
+                                     for n, (lo, hi) in zip(x.shape[1:], pads))]
+        pads = [(max(lo, 0), max(hi, 0)) for lo, hi in pads]
     if any(lo or hi for lo, hi in pads):
-        if any(lo < 0 or hi < 0 for lo, hi in pads):
-            raise InterpError("reduce-window with negative padding is not supported by the "
-                              "interpreter")
         padded = np.empty((lanes,) + tuple(d + lo + hi for d, (lo, hi) in zip(x.shape[1:], pads)),
                           x.dtype)
-        padded[...] = init.reshape((lanes,) + (1,) * (x.ndim - 1))
+        padded[...] = fill
         padded[(slice(None),) + tuple(slice(lo, lo + d) for d, (lo, _) in
                                       zip(x.shape[1:], pads))] = x
         x = padded
+    dilation = window_dilation or [1] * len(sizes)
+    spans = [(s - 1) * w + 1 for s, w in zip(sizes, dilation)]
     axes = tuple(range(1, x.ndim))
-    view = np.lib.stride_tricks.sliding_window_view(x, sizes, axis=axes)
-    return view[(slice(None),) + tuple(slice(None, None, s) for s in strides)]
+    view = np.lib.stride_tricks.sliding_window_view(x, spans, axis=axes)
+    view = view[(slice(None),) + tuple(slice(None, None, s) for s in strides)]
+    if any(w != 1 for w in dilation):
+        view = view[(Ellipsis,) + tuple(slice(None, None, w) for w in dilation)]
+    return view

@@ -50,7 +50,8 @@ from tilecc.hlo.interp_collective_steps import COLLECTIVE_BUILDERS, CollectiveSt
 from tilecc.hlo.interp_values import (Array, Lanes, Step, Value, check_input, leaves,
                                       select_lanes, single_or_tuple)
 from tilecc.hlo.interp_reduce import (TREE_REDUCTION_WINDOW, generic_reduce, parse_window,
-                                      reduce_with_init, reducer_opcode, window_view)
+                                      reduce_with_init, reducer_opcode, window_dilations,
+                                      window_view)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
 from tilecc.hlo.types import bit_width, numpy_dtype, primitive_type_name
@@ -356,23 +357,31 @@ class Interpreter(CollectiveSteps):
         return step
 
     def _reduce_window(self, inst: HloInstruction) -> Step:
-        if len(inst.operands) != 2:
-            raise InterpError(f"{inst.name}: variadic reduce-window is not supported by the "
-                              "interpreter")
+        # operands: N arrays then N init values; N > 1 (variadic, e.g. XLA CPU's max-pool
+        # with its argmax) goes through the generic reducer and yields a tuple
+        count = len(inst.operands) // 2
+        if count < 1 or len(inst.operands) != 2 * count:
+            raise InterpError(f"{inst.name}: reduce-window takes arrays and as many init "
+                              f"values, got {len(inst.operands)} operands")
+        for operand in inst.operands[:count]:
+            ew.check_supported_type(operand.shape.element_type, f"{inst.name} (reduce-window)")
         t = inst.operands[0].shape.element_type
-        ew.check_supported_type(t, f"{inst.name} (reduce-window)")
-        rank = inst.shape.rank
-        sizes, strides, pads = parse_window(inst.attributes.get("window"), rank, inst.name)
+        rank = inst.operands[0].shape.rank
+        window = inst.attributes.get("window")
+        sizes, strides, pads = parse_window(window, rank, inst.name, dilations=True)
+        base, dilation = window_dilations(window or "", rank)
         axes = tuple(range(1 + rank, 1 + 2 * rank))
-        opcode = reducer_opcode(self._called(inst))
+        opcode = reducer_opcode(self._called(inst)) if count == 1 else None
         combine = self._lane_combiner(self._called(inst))
 
         def step(a: list[Value], d: Lanes) -> Value:
-            x, init = a
-            view = window_view(x, init, sizes, strides, pads)  # type: ignore[arg-type]
+            xs, inits = a[:count], a[count:]
+            views = [window_view(x, init, sizes, strides, pads, base,  # type: ignore[arg-type]
+                                 dilation) for x, init in zip(xs, inits)]
             if opcode is not None:
-                return reduce_with_init(opcode, t, view, init, axes)  # type: ignore[arg-type]
-            return generic_reduce([view], [init], axes, combine)[0]  # type: ignore[list-item]
+                return reduce_with_init(opcode, t, views[0], inits[0], axes)  # type: ignore[arg-type]
+            out = generic_reduce(views, list(inits), axes, combine)  # type: ignore[arg-type]
+            return out[0] if count == 1 else tuple(out)
         return step
 
     def _sort(self, inst: HloInstruction) -> Step:
