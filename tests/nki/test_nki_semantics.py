@@ -9,6 +9,7 @@ import numpy as np
 import tilecc.nki as nki
 import tilecc.nki.isa as nisa
 import tilecc.nki.language as nl
+from tilecc.klr import ast
 
 R = nisa.reduce_cmd
 
@@ -330,3 +331,50 @@ def test_a_loop_over_a_large_tensor_fits_because_its_tiles_live_one_iteration():
     for backend in ("bir", "klr"):
         np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(x),
                                       np.abs(x * np.float32(2) - np.float32(1)))
+
+
+def test_compile_time_masks_true_masks_nothing_and_false_skips_the_instruction():
+    # `mask=j + 1 < n` with Python ints is a constant: NKI runs the instruction or skips it
+    x = RNG.normal(size=(32, 48)).astype(np.float32)
+
+    def kernel(a):
+        out = nl.ndarray((32, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        untouched = nl.ndarray((32, 16), dtype=a.dtype, buffer=nl.shared_hbm)
+        carry = nl.zeros((32, 1), dtype=nl.float32)
+        n = 3
+        for j in nl.sequential_range(n):
+            chunk = nl.load(a[:, j * 16:(j + 1) * 16], mask=True)
+            carry[...] = nl.copy(chunk[:, 15], mask=j + 1 < n)     # the last chunk is skipped
+            skipped = nisa.tensor_scalar(chunk, np.add, 1.0, mask=j > 5)
+            nl.store(untouched, skipped)                             # stores nothing
+        nl.store(untouched, nl.load(a[:, 0:16]), mask=False)
+        nl.store(out, carry)
+        return out, untouched
+
+    body = nki.trace_kernel(kernel, x).kernel.body
+    assert sum(isinstance(s, ast.NcCopy) for s in body) == 2
+    assert not any(isinstance(s, ast.TensorScalar) for s in body)
+    for backend in ("bir", "klr"):
+        last, untouched = nki.simulate(kernel, backend=backend)(x)
+        np.testing.assert_array_equal(last, x[:, 31:32])
+        np.testing.assert_array_equal(untouched, np.zeros((32, 16), np.float32))
+
+
+def test_rows_of_a_reshaped_hbm_tensor_cross_its_first_dim():
+    # [2, 70, 64] seen as [140, 64]: the rows of a 128-row tile straddle the first dim, one
+    # DMA per row
+    x = RNG.normal(size=(2, 70, 64)).astype(np.float32)
+
+    def kernel(a):
+        flat = a.reshape((140, 64))
+        out = nl.ndarray((140, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p, i_f = nl.mgrid[0:128, 0:64]
+        for i in nl.affine_range(2):
+            keep = i * 128 + i_p < 140
+            t = nl.load(flat[i * 128 + i_p, i_f], mask=keep)
+            nl.store(out[i * 128 + i_p, i_f], nl.multiply(t, -2.0, mask=keep), mask=keep)
+        return out
+
+    for backend in ("bir", "klr"):
+        np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(x),
+                                      x.reshape(140, 64) * np.float32(-2))

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from tilecc.nki.errors import kernel_error
 
 
@@ -132,8 +134,10 @@ def _leading_count(expr: IndexExpr, op: str, bound: int, what: str) -> tuple[int
 
 def mask_counts(mask: object, what: str) -> dict[int, int]:
     """The cuts of `mask=` (None, or a Mask): grid axis -> leading entries kept."""
-    if mask is None:
+    if mask is None or (isinstance(mask, (bool, np.bool_)) and mask):
         return {}
+    if isinstance(mask, (bool, np.bool_)):
+        raise kernel_error(f"{what}: mask=False (the instruction is skipped) is not supported here")
     if not isinstance(mask, Mask):
         raise kernel_error(f"{what}: mask must be a comparison of nl.arange / nl.mgrid indices, "
                            f"got {mask!r}")

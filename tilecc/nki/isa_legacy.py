@@ -23,7 +23,7 @@ from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.ops import resolve_op
 from tilecc.nki.tensor import NkiTensor, mask_tile
-from tilecc.nki.tracer import active_trace, assigned_name
+from tilecc.nki.tracer import active_trace, assigned_name, masked_off, skip_masked_off
 
 _OP_ROLES = ("op", "op0", "op1")
 _TILE_ROLES = ("data", "data0", "data1", "data2", "src")
@@ -60,6 +60,9 @@ def two_forms(legacy: Callable[..., NkiTensor]) -> Callable[[Callable[..., None]
                 raise kernel_error(f"nisa.{fn.__name__}: {err}; expected {fn.__name__}"
                                    f"({_plain_signature(fn, 0)}) or the tile-returning form "
                                    f"{fn.__name__}({_plain_signature(legacy, 1)})") from None
+            if masked_off(kwargs.get("mask")):
+                rest = {key: value for key, value in kwargs.items() if key != "mask"}
+                return skip_masked_off(lambda: legacy(fn, *args, **rest))
             return legacy(fn, *args, **kwargs)
         return call
     return wrap

@@ -26,7 +26,7 @@ from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.tensor import PMAX, NkiTensor
 from tilecc.nki import tile_ops
-from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype
+from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype, masked_off, skip_masked_off
 
 # ---------------------------------------------------------------- dtypes and buffers
 
@@ -142,6 +142,8 @@ def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor
     mask cuts the access (and the tile) to the part it keeps."""
     if not isinstance(src, NkiTensor):
         raise kernel_error(f"nl.load reads a tensor, got {src!r}")
+    if masked_off(mask):
+        return skip_masked_off(lambda: load(src, dtype))
     full = src.partitions
     src = src.masked(mask, "nl.load")
     tile = ndarray(src.shape, src.dtype if dtype is None else dtype, sbuf)
@@ -157,6 +159,8 @@ def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
     from tilecc.nki import isa
     if not isinstance(dst, NkiTensor):
         raise kernel_error(f"nl.store writes a tensor, got {dst!r}")
+    if masked_off(mask) or (isinstance(value, NkiTensor) and value.alloc.masked_off):
+        return   # the store (or the instruction that made its value) is masked off
     if mask is not None:
         dst = dst.masked(mask, "nl.store")
         if isinstance(value, NkiTensor) and value.grid is not None:

@@ -56,6 +56,9 @@ class Allocation:
     # a partial tile: its partitions were cut by a mask= (a partial last tile of a kernel
     # tiled by 128 rows); it combines with full tiles on its leading partitions
     partial: bool = False
+    # made by an instruction whose mask= was a compile-time False (tracer.masked_off): never
+    # written, and assigning or storing it does nothing, as the skipped instruction would
+    masked_off: bool = False
     strides: tuple[int, ...] = field(init=False)
     free_size: int = field(init=False)   # elements per partition (on chip) / in total (HBM)
 
@@ -224,6 +227,8 @@ class NkiTensor:
         `tile[...] = 0.0` fills (memset), as NKI's assignment to a tile does."""
         from tilecc.nki import isa
         dst = self[key]
+        if isinstance(value, NkiTensor) and value.alloc.masked_off:
+            return
         if isinstance(value, NkiTensor) and value.alloc.partial and value.partitions < dst.partitions:
             dst = dst[0:value.partitions]   # a partial tile writes the partitions its mask kept
         if isinstance(value, NkiTensor):

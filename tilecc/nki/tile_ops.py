@@ -31,7 +31,7 @@ from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.ops import ALL_OPS, Op
 from tilecc.nki.tensor import Dim, NkiTensor, mask_tile
-from tilecc.nki.tracer import active_trace
+from tilecc.nki.tracer import active_trace, masked_off, skip_masked_off
 
 _COMPARISONS = frozenset({"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"})
 _REDUCE_OPS = {"sum": "add", "max": "maximum", "min": "minimum", "prod": "multiply", "mean": "add"}
@@ -105,6 +105,9 @@ def cut_to(value: object, shape: tuple[int, ...]) -> object:
 def apply(op: Op, args: tuple[object, ...], kwargs: dict[str, object], name: str) -> NkiTensor:
     """`nl.<op>(x[, y], dtype=None, mask=None)` on tiles."""
     what = f"nl.{op.name}"
+    if masked_off(kwargs.get("mask")):
+        rest = {key: value for key, value in kwargs.items() if key != "mask"}
+        return skip_masked_off(lambda: apply(op, args, rest, name))
     dtype, mask = kwargs.pop("dtype", None), kwargs.pop("mask", None)
     if kwargs:
         raise kernel_error(f"{what}: unexpected argument(s) {', '.join(kwargs)}")
@@ -216,6 +219,8 @@ def reduce(kind: str, x: object, axis: object, dtype: object, keepdims: bool, ma
     so other axes (nl.max(t, axis=[2, 4])) are moved last first: a free dim of an access
     pattern is a (step, num) pair, and pairs can be listed in any order."""
     what = f"nl.{kind}"
+    if masked_off(mask):
+        return skip_masked_off(lambda: reduce(kind, x, axis, dtype, keepdims, None, name))
     if not isinstance(x, NkiTensor):
         raise kernel_error(f"{what}: expected a tile, got {x!r}")
     tile = _on_chip(what, mask_tile(what, x, mask))

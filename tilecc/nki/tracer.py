@@ -12,7 +12,8 @@ Mapping to KLR (tilecc/klr/ast.py): every tensor becomes a TensorName of shape
 first dim and the rest (a 1-D HBM tensor of n elements is stored as (1, n)). A view becomes
 an AccessPattern (partition offset and count, free element offset, (step, num) pairs),
 or the TensorName itself when it is the whole tensor in its natural order. An on-chip
-access must start on an allowed partition (`check_start_partition`).
+access must start on an allowed partition (`check_start_partition`). An instruction whose
+`mask=` is a compile-time False appends nothing (`skip_masked_off`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+import numpy as np
 
 from tilecc.klr import ast
 from tilecc.nki.dtypes import dtype_info
@@ -59,6 +62,20 @@ def assigned_name() -> str:
     return match.group(1) if match else ""
 
 
+def masked_off(mask: object) -> bool:
+    """`mask=` is a compile-time False (`mask=j + 1 < n_tiles` with Python ints): NKI does
+    not execute the instruction (a compile-time True masks nothing)."""
+    return isinstance(mask, (bool, np.bool_)) and not mask
+
+
+def skip_masked_off(build: Callable[[], NkiTensor]) -> NkiTensor:
+    """The tile `build()` returns, traced without emitting anything and flagged masked_off."""
+    with active_trace().suppressed():
+        out = build()
+    out.alloc.masked_off = True
+    return out
+
+
 def check_start_partition(start: int, count: int, view: NkiTensor) -> None:
     """An instruction's on-chip access starts on a 32-partition quadrant it may use
     (klr-bir.md, NKI semantics): more than 64 partitions start at 0, 33..64 at 0 or 64,
@@ -88,6 +105,7 @@ class Trace:
         self.program: tuple[int, ...] = ()
         self.grid: tuple[int, ...] = ()
         self._shared_hbm: list[Allocation] = []   # HBM allocations of the first instance
+        self._suppressed = 0                      # > 0: instructions are masked off (skip_masked_off)
         self._hbm_count = 0                       # HBM allocations of the current instance
 
     # ---------------------------------------------------------------- SPMD instances
@@ -158,7 +176,17 @@ class Trace:
     # ---------------------------------------------------------------- KLR building
 
     def emit(self, stmt: ast.Stmt) -> None:
-        self.body.append(stmt)
+        if not self._suppressed:
+            self.body.append(stmt)
+
+    @contextmanager
+    def suppressed(self) -> Iterator[None]:
+        """Instructions traced inside are dropped (their tiles are still allocated)."""
+        self._suppressed += 1
+        try:
+            yield
+        finally:
+            self._suppressed -= 1
 
     def tensor_name(self, alloc: Allocation) -> ast.TensorName:
         if (tensor := self._tensors.get(alloc.name)) is None:
