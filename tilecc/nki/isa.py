@@ -61,9 +61,10 @@ def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oo
 def _row_pieces(d: NkiTensor, s: NkiTensor) -> list[tuple[NkiTensor, NkiTensor]]:
     """One DMA per index of the free dims that step whole HBM rows (`a[i_h + i_kh, i_w]`:
     overlapping row windows), and one per row when the first dim steps over rows
-    (`a[0:128:2, :]`, as the klr tool traces it): a KLR access keeps its free elements
-    inside one row of the HBM tensor's first dim and its rows consecutive, so such a copy
-    is several copies, one per row offset."""
+    (`a[0:128:2, :]`, as the klr tool traces it) or, stepping less than a row, leaves the
+    row it starts in (the rows of `a.reshape((140, 5000))` for a [2, 70, 5000] `a`): a KLR
+    access keeps its free elements inside one row of the HBM tensor's first dim and its
+    rows consecutive, so such a copy is several copies, one per row offset."""
     hbm = s if not s.alloc.on_chip else d if not d.alloc.on_chip else None
     if hbm is None or d.shape != s.shape:
         return [(d, s)]
@@ -74,9 +75,18 @@ def _row_pieces(d: NkiTensor, s: NkiTensor) -> list[tuple[NkiTensor, NkiTensor]]
     for axis in reversed(split):
         pieces = [(_drop_dim(dp, axis, k), _drop_dim(sp, axis, k))
                   for dp, sp in pieces for k in range(hbm.dims[axis].num)]
-    if hbm.dims and (first := hbm.dims[0]).num > 1 and first.step not in (0, row) and first.step % row == 0:
+    if (hbm.dims and (first := hbm.dims[0]).num > 1 and first.step not in (0, row)
+            and (first.step % row == 0 or not _inside_one_row(hbm, row))):
         pieces = [(_one_row(dp, k), _one_row(sp, k)) for dp, sp in pieces for k in range(first.num)]
     return pieces
+
+
+def _inside_one_row(view: NkiTensor, row: int) -> bool:
+    """Every element of the HBM `view` lies in the row of the first dim where it starts."""
+    start = view.offset % row
+    low = start + sum(min(0, d.step * (d.num - 1)) for d in view.dims)
+    high = start + sum(max(0, d.step * (d.num - 1)) for d in view.dims)
+    return low >= 0 and high < row
 
 
 def _drop_dim(view: NkiTensor, axis: int, index: int) -> NkiTensor:
