@@ -221,7 +221,7 @@ _ERF = np.frompyfunc(math.erf, 1, 1)
 
 def _erf(x: Array) -> Array:
     """erf correctly rounded from f64 (XLA CPU's f32 polynomial is within an ulp of it)."""
-    return _ERF(x.astype(np.float64)).astype(np.float64).astype(x.dtype)
+    return np.asarray(_ERF(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
 
 
 def _logistic(x: Array) -> Array:
