@@ -283,3 +283,29 @@ def test_explicit_access_pattern_errors():
                             (indirect, "indirect offsets")):
         with pytest.raises(nki.KernelError, match=message):
             accesses(kernel, ((64, 16), np.float32))
+
+
+def test_a_reshape_of_a_whole_hbm_tensor_is_returned_in_its_shape():
+    # published kernels compute in a flattened shape and return `out.reshape(orig_shape)`
+    x = np.random.default_rng(8).normal(size=(2, 3, 8, 4)).astype(np.float32)
+
+    def kernel(a):
+        flat = a.reshape((6, 32)).reshape((6, 8, 4)).reshape((6, 32))
+        out = nl.ndarray((6, 32), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, nl.multiply(nl.load(flat), 3.0))
+        return out.reshape((2, 3, 32)).reshape(a.shape)
+
+    for backend in ("bir", "klr"):
+        got = nki.simulate(kernel, backend=backend)(x)
+        assert got.shape == (2, 3, 8, 4)
+        np.testing.assert_array_equal(got, x * np.float32(3))
+
+    def part(a):
+        out = nl.ndarray((6, 32), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, nl.load(a.reshape((6, 32))))
+        return out[0:3]
+
+    with pytest.raises(nki.KernelError, match=r"return the whole HBM tensor out \(or a reshape of it\)"):
+        nki.trace_kernel(part, x)
+    with pytest.raises(nki.KernelError, match="only a whole HBM tensor .or a reshape of one. can be reshaped"):
+        nki.trace_kernel(lambda a: a[0].reshape((96,)), x)

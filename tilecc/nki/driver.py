@@ -94,7 +94,8 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
             except Exception as err:  # the kernel's own Python failed (assert, AttributeError ...)
                 raise kernel_failure(err) from err
         kernel = trace.finish(result, lambda message: _at_definition(target, message))
-    output_shapes = [trace.allocation(t.name).shape for t in kernel.outputs]
+    output_shapes = [trace.returned_shapes.get(t.name, trace.allocation(t.name).shape)
+                     for t in kernel.outputs]
     if result is None:
         returned = [t.name for t in kernel.outputs]
         return TracedKernel(kernel, output_shapes, returned, len(returned) > 1, returned=False)

@@ -385,14 +385,24 @@ class NkiTensor:
         count = 1
         for size in shape:
             count *= size
-        if count != self.alloc.free_size or self.offset != 0 or self.shape != self.alloc.shape:
-            raise kernel_error(f"cannot reshape {self!r} to {shape}: only a whole HBM tensor can be "
-                               f"reshaped, to the same number of elements")
-        dims, running = [], 1
-        for size in reversed(shape):
-            dims.append(Dim(running, size))
-            running *= size
-        return NkiTensor(self.alloc, 0, 0, tuple(reversed(dims)))
+        if count != self.alloc.free_size or not self.is_whole_row_major():
+            raise kernel_error(f"cannot reshape {self!r} to {shape}: only a whole HBM tensor (or a "
+                               f"reshape of one) can be reshaped, to the same number of elements")
+        return NkiTensor(self.alloc, 0, 0, _row_major_dims(shape))
+
+    def is_whole_row_major(self) -> bool:
+        """This view is its whole HBM tensor in row-major order, in its own shape: the tensor
+        itself or a reshape of it."""
+        return (not self.alloc.on_chip and self.offset == 0 and self.free_elements * self.partitions
+                == self.alloc.free_size and self.dims == _row_major_dims(self.shape))
+
+
+def _row_major_dims(shape: tuple[int, ...]) -> tuple[Dim, ...]:
+    dims, running = [], 1
+    for size in reversed(shape):
+        dims.append(Dim(running, size))
+        running *= size
+    return tuple(reversed(dims))
 
 
 def _clamp_to_partitions(parent: NkiTensor, items: tuple[object, ...], sizes: list[int]) -> None:

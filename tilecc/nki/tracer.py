@@ -105,6 +105,7 @@ class Trace:
         self.program: tuple[int, ...] = ()
         self.grid: tuple[int, ...] = ()
         self._shared_hbm: list[Allocation] = []   # HBM allocations of the first instance
+        self.returned_shapes: dict[str, tuple[int, ...]] = {}   # a returned reshape's shape
         self._suppressed = 0                      # > 0: instructions are masked off (skip_masked_off)
         self._hbm_count = 0                       # HBM allocations of the current instance
 
@@ -246,10 +247,12 @@ class Trace:
         for value in results:
             if not isinstance(value, NkiTensor) or value.alloc.on_chip:
                 raise fail(f"kernel results must be HBM tensors, got {value!r}")
-            if value.shape != value.alloc.shape or value.offset != 0:
-                raise fail(f"return the whole HBM tensor {value.name}, not a view of it")
+            if not value.is_whole_row_major():
+                raise fail(f"return the whole HBM tensor {value.name} (or a reshape of it), not a "
+                           f"view of part of it")
             if (tensor := self.tensor_name(value.alloc)) not in outputs:
                 outputs.append(tensor)
+                self.returned_shapes[value.alloc.name] = value.shape
         # an argument the kernel writes is a result too (NKI 1.x out-parameters)
         outputs += [tensor for tensor in written if tensor not in outputs]
         return ast.Kernel(self.kernel_name, inputs, outputs, list(self.body))
