@@ -122,11 +122,22 @@ def verify_equivalence(before_text: str, after_text: str, replicas: int, seed: i
     partitions = before.num_partitions
     inputs = random_inputs(before, replicas, seed, partitions)
     if oracle == "xla":
+        from tilecc.hlo.interpreter import refusal_hint
         from tilecc.hlo.xla import XlaJob, run_many_on_xla
+        for comp in before.computations:
+            for inst in comp.instructions:
+                if "sharding marker" in (hint := refusal_hint(inst)):
+                    raise TileccError(f"verify on xla: {inst.name}: XLA CPU cannot run this "
+                                      f"module{hint}")
         results = run_many_on_xla([XlaJob("run", before_text, inputs, replicas, partitions),
                                    XlaJob("run", after_text, inputs, replicas, partitions)])
         for result in results:
             if isinstance(result, TileccError):
+                if before.header_attributes.get("is_scheduled") == "true":
+                    raise TileccError(f"{result} (the module is scheduled, XLA's "
+                                      "post-optimization form, which XLA does not compile "
+                                      "again; verify a dump from before optimization, or "
+                                      "use --oracle=interpreter)") from None
                 raise result
         outs_before, outs_after = results
     else:

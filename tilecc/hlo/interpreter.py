@@ -189,7 +189,7 @@ class Interpreter(CollectiveSteps):
             builder = _BUILDERS.get(opcode)
             if builder is None:
                 raise InterpError(f"{inst.name}: opcode {opcode.mnemonic} is not supported "
-                                  "by the interpreter")
+                                  f"by the interpreter{refusal_hint(inst)}")
             return builder(self, inst)
         except Exception as error:  # noqa: BLE001 - re-raised when the instruction runs
             return _deferred(error)
@@ -436,6 +436,24 @@ class Interpreter(CollectiveSteps):
             assert result is not None
             return result
         return step
+
+
+# Custom calls jax writes into modules lowered before SPMD partitioning (Shardy's markers,
+# the GSPMD sharding annotation): such a module describes the global program, not what one
+# device runs.
+_SHARDING_TARGETS = ("xla.sdy.", "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape")
+
+
+def refusal_hint(inst: HloInstruction) -> str:
+    """What to run instead, for the custom calls of jax's unpartitioned modules."""
+    if inst.opcode is not Op.CUSTOM_CALL:
+        return ""
+    target = inst.attributes.get("custom_call_target", "").strip('"')
+    if target.startswith(_SHARDING_TARGETS):
+        return (f" (custom_call_target={target}, a sharding marker of a module lowered "
+                "before SPMD partitioning: run the per-device module XLA dumps after its "
+                "SPMD partitioner, *.spmd-partitioner.*.txt under --xla_dump_to)")
+    return f" (custom_call_target={target})" if target else ""
 
 
 def _unreachable(interp: Interpreter, inst: HloInstruction) -> Step:
