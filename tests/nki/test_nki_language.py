@@ -309,3 +309,13 @@ def test_a_reshape_of_a_whole_hbm_tensor_is_returned_in_its_shape():
         nki.trace_kernel(part, x)
     with pytest.raises(nki.KernelError, match="only a whole HBM tensor .or a reshape of one. can be reshaped"):
         nki.trace_kernel(lambda a: a[0].reshape((96,)), x)
+
+
+def test_bit_reinterpreting_views_are_a_located_error():
+    def kernel(a):
+        bits = nl.ndarray((128, 1), dtype=nl.int32, buffer=nl.sbuf)
+        nisa.memset(dst=bits, value=1 << 30)
+        return returning(nisa.tensor_scalar(nl.load(a), np.greater_equal, bits.view(nl.float32)))
+
+    with pytest.raises(nki.KernelError, match=r"\.view\('float32'\) reinterprets the bits as another dtype"):
+        nki.trace_kernel(kernel, nki.ArgSpec((128, 16), np.float32))

@@ -356,6 +356,13 @@ class NkiTensor:
         raise kernel_error(f"{self.name}.indirect(...) is a gather (tensor indirection), which "
                            f"KLR / BIR (spec 003) cannot express")
 
+    def view(self, dtype: object) -> NkiTensor:
+        """NKI's bit reinterpretation (`int_tile.view(nl.float32)`): refused, since a KLR / BIR
+        access reads its tensor in the tensor's own dtype."""
+        raise kernel_error(f"{self!r}.view({dtype!r}) reinterprets the bits as another dtype; KLR "
+                           f"and BIR accesses read a tensor in its own dtype, so tilecc cannot "
+                           f"express it (nisa.tensor_copy converts values instead)")
+
     def broadcast_to(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:
         """Repeat size-1 dims (step 0) to `shape` (a one-partition tile to P partitions: a copy)."""
         self.usable()
