@@ -68,3 +68,17 @@ def test_token_parameter_is_rejected() -> None:
                           "  ROOT c = s32[] constant(1) }")
     with pytest.raises(InterpError, match="cannot make random values"):
         random_inputs(module, 1, seed=0)
+
+
+def test_complex_parts_are_independent_floats_with_specials() -> None:
+    module = parse_module("HloModule c\nENTRY e { a = c64[2048] parameter(0)\n"
+                          "  b = c128[8] parameter(1)\n"
+                          "  ROOT t = (c64[2048], c128[8]) tuple(a, b) }")
+    a, b = random_inputs(module, 2, seed=4)
+    assert a.dtype == np.complex64 and a.shape == (2, 2048)
+    assert b.dtype == np.complex128 and b.shape == (2, 8)
+    for part in (a.real, a.imag):
+        assert np.isnan(part).any() and np.isinf(part).any() and (part == 0).any()
+    assert not np.array_equal(a.real, a.imag)
+    assert random_inputs(module, 2, seed=4)[0].tobytes() == a.tobytes()
+

@@ -7,8 +7,10 @@ for the same (module parameters, replicas, seed). Devices get independent values
   by extremes (INT_MIN, INT_MIN + 1, INT_MAX, INT_MAX - 1, 0, 1, -1, 2);
 - floats: signed values with random exponents across a wide range (clamped to the type's
   finite range), and about a fifth replaced by specials (NaN, +-inf, +-0, +-max, +-tiny, +-1);
+- complex (c64 / c128): real and imaginary parts drawn independently as floats of the
+  component type (f32 / f64), specials included;
 - pred: fair coin flips.
-Element types without numpy values (tuples, tokens, complex) raise InterpError.
+Element types without numpy values (tuples, tokens) raise InterpError.
 """
 
 from __future__ import annotations
@@ -39,9 +41,17 @@ def random_array(shape: Shape, devices: int, rng: np.random.Generator,
                  what: str = "value") -> np.ndarray:
     """A (devices, *shape.dims) array of `shape`'s element type; see the module contract."""
     t = shape.element_type
-    if not shape.is_array or is_complex(t):
+    if not shape.is_array:
         raise InterpError(f"{what}: cannot make random values of shape {shape}")
     full = (devices,) + shape.dims
+    if is_complex(t):
+        dtype = numpy_dtype(t)
+        part = np.float32 if dtype == np.complex64 else np.float64
+        real = _random_floats(np.dtype(part), full, rng)
+        imag = _random_floats(np.dtype(part), full, rng)
+        values = np.empty(full, dtype)
+        values.real, values.imag = real, imag
+        return values
     if t == PrimitiveType.PRED:
         return rng.integers(0, 2, size=full).astype(np.bool_)
     if is_floating(t):
