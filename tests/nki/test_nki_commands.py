@@ -239,3 +239,31 @@ def test_published_kernels_run_with_their_own_imports(tmp_path, capsys, imports)
                  "--input", f"b_input={tmp_path / 'b.npy'}", "--out", str(tmp_path / "o")]) == 0
     np.testing.assert_array_equal(np.load(tmp_path / "o" / "c_output.npy"), a + b * np.float32(2))
     assert {name: sys.modules.get(name) for name in names} == before   # the aliases are gone
+
+
+POOL_KERNEL = '''\
+import tilecc.nki.language as nl
+
+
+def mean_pool(x, size, gain):
+    rows, cols = x.shape
+    out = nl.ndarray((rows, cols // size), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    windows = t.ap([[cols, rows], [size, cols // size], [1, size]])
+    nl.store(out, nl.multiply(nl.sum(windows, axis=[2]), gain / size))
+    return out
+'''
+
+
+def test_scalar_arguments_are_numbers_or_0d_npy_files(tmp_path, capsys):
+    (tmp_path / "k.py").write_text(POOL_KERNEL)
+    x = np.random.default_rng(9).normal(size=(16, 12)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "gain.npy", np.float32(2.0))   # a 0-d array
+    args = ["--input", f"x={tmp_path / 'x.npy'}", "--input", "size=3", "--input", f"gain={tmp_path / 'gain.npy'}"]
+    assert main(["run", f"{tmp_path / 'k.py'}:mean_pool", *args, "--out", str(tmp_path / "o")]) == 0
+    np.testing.assert_allclose(np.load(tmp_path / "o" / "out.npy"), x.reshape(16, 4, 3).mean(axis=2) * 2,
+                               rtol=1e-6)
+    assert main(["trace", f"{tmp_path / 'k.py'}:mean_pool", *args, "-o", str(tmp_path / "k.json")]) == 0
+    kernel = read_kernel_json((tmp_path / "k.json").read_text(), "k.json")
+    assert [t.name for t in kernel.inputs] == ["x"]

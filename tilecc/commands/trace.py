@@ -3,7 +3,8 @@ kernel written in Python to KLR JSON (KLR HEAD form, tilecc/klr/read.py).
 `kernel.py:fn[2,2]` traces an SPMD launch grid: every program into one KLR kernel.
 
 Contract: imports the file, traces the function once with HBM inputs of the .npy files'
-shapes and dtypes (the data is not read), and writes the KLR kernel atomically to OUT
+shapes and dtypes (the data is not read; `NAME=NUMBER` or a 0-d .npy is a scalar
+argument, passed as a Python number), and writes the KLR kernel atomically to OUT
 (default stdout). A kernel error is one line `kernel.py:LINE:COL: error: ...` with the
 source line, and exit 1.
 """
@@ -25,14 +26,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="kernel.py:function, or kernel.py:function[GX,GY] for an SPMD "
                                        "launch grid")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                        help="shape and dtype of the argument NAME (repeatable)")
+                        help="shape and dtype of the argument NAME, or NAME=NUMBER for a scalar "
+                             "argument (repeatable)")
     parser.add_argument("-o", "--output", default="-", help="KLR JSON output file (default stdout)")
 
 
 def run(args: argparse.Namespace) -> int:
     kernel = load_kernel(args.target)
     arrays = load_inputs(args.input, kernel, mmap=True)
-    specs = {name: ArgSpec(tuple(a.shape), a.dtype) for name, a in arrays.items()}
+    specs = {name: a if isinstance(a, (int, float)) else ArgSpec(tuple(a.shape), a.dtype)
+             for name, a in arrays.items()}
     try:
         traced = trace_kernel(kernel, **specs)
     except TileccError:

@@ -4,8 +4,9 @@ Contract: `load_kernel(target)` imports the file as a fresh module (its folder f
 sys.path, so sibling helper modules import; `neuronxcc.nki` and `nki` imports give
 tilecc's frontend, see nki_import_aliases) and returns the named function (a @jit kernel
 or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid);
-`load_inputs(specs, fn, mmap)` maps each NAME to a numpy array and checks NAME against
-the function's parameters, every parameter without a default needing one.
+`load_inputs(specs, fn, mmap)` maps each NAME to a numpy array (or to a number: a scalar
+parameter) and checks NAME against the function's parameters, every parameter without a
+default needing one.
 `kernel_failure(err)` turns an exception raised inside a kernel into a KernelError at the
 kernel line that raised it. Every problem is a TileccError, never a
 traceback.
@@ -106,26 +107,40 @@ def nki_import_aliases() -> Iterator[None]:
                 sys.modules[name] = previous
 
 
-def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False) -> dict[str, np.ndarray]:
+def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False) -> dict[str, Any]:
+    """Each `NAME=FILE.npy` as an array; a scalar parameter (`pool_size`, `epsilon`) is given as
+    `NAME=2` / `NAME=1e-5` (a number that is not a file name) or as a 0-d .npy file."""
     target = getattr(kernel, "fn", kernel)
     params = inspect.signature(target).parameters
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, Any] = {}
     for spec in specs:
         name, file = split_input_spec(spec)
         if name not in params:
             raise TileccError(f"--input {name}: {target.__name__} has no parameter {name!r} "
                               f"(parameters: {', '.join(params)})")
+        if (number := _number(file)) is not None and not Path(file).exists():
+            arrays[name] = number
+            continue
         try:
             array = np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
         except (OSError, ValueError) as err:
             raise TileccError(f"--input {name}: cannot read {file}: {err}") from None
-        arrays[name] = _ml_dtypes_view(name, file, array)
+        arrays[name] = array.item() if array.ndim == 0 else _ml_dtypes_view(name, file, array)
     missing = [p.name for p in params.values()
                if p.default is inspect.Parameter.empty and p.name not in arrays
                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     if missing:
         raise TileccError(f"{target.__name__}: no --input for parameter(s) {', '.join(missing)}")
     return arrays
+
+
+def _number(text: str) -> int | float | None:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return None
 
 
 def _ml_dtypes_view(name: str, file: str, array: np.ndarray) -> np.ndarray:
