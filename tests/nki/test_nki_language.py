@@ -319,3 +319,27 @@ def test_bit_reinterpreting_views_are_a_located_error():
 
     with pytest.raises(nki.KernelError, match=r"\.view\('float32'\) reinterprets the bits as another dtype"):
         nki.trace_kernel(kernel, nki.ArgSpec((128, 16), np.float32))
+
+
+def test_index_expressions_give_the_grid_order_whatever_dims_use_the_axes():
+    # 2 x 2 max pooling with stride 1 over a 3 x 3 window grid: the access
+    # t[i0, i1 + i3, i2 + i4] is [c, i1, i2, i3, i4] (numpy's broadcast shape), so axis=[3, 4]
+    # reduces the window; in the order the dims use the axes it would be [c, i1, i3, i2, i4]
+    # and the same call would reduce (i2, i4), silently, since both pairs are 2 x 2 here
+    x = np.random.default_rng(10).normal(size=(8, 3, 3)).astype(np.float32)
+
+    def kernel(a):
+        c, h, w = a.shape
+        i0 = nl.arange(c)[:, None, None, None, None]
+        i1 = nl.arange(2)[None, :, None, None, None]
+        i2 = nl.arange(2)[None, None, :, None, None]
+        i3 = nl.arange(2)[None, None, None, :, None]
+        i4 = nl.arange(2)[None, None, None, None, :]
+        t = nl.load(a)
+        view = t[i0, i1 + i3, i2 + i4]
+        assert view.shape == (c, 2, 2, 2, 2)
+        return returning(nl.max(view, axis=[3, 4]))
+
+    want = np.max([x[:, a:a + 2, b:b + 2] for a in range(2) for b in range(2)], axis=0)
+    for backend in ("bir", "klr"):
+        np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(x), want)

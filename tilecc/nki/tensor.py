@@ -12,9 +12,10 @@ Invariants:
   in partitions); an integer index on it keeps it with size 1, so a tile stays partition-first.
 - Indexing accepts ints, slices (`nl.ds(start, size)` is a slice), `...`, and affine index
   expressions of `nl.arange` / `nl.mgrid` (tilecc/nki/indexing.py); the axes of an
-  expression access are the grid axes its indices use, in the order the indexed dims use
-  them (`a[ip, jf]` with `jf, ip = nl.mgrid[0:n, 0:1]` is [1, n]: the first index is the
-  partition dim whatever its grid axis); `0 * ix` keeps an axis as a
+  expression access are the grid axes its indices use, in grid order (numpy's broadcast
+  shape: `t[i0, 2 * i1 + i3, 2 * i2 + i4]` over a 5-d grid is [i0, i1, i2, i3, i4]), except
+  that the first index's axes come first (`a[ip, jf]` with `jf, ip = nl.mgrid[0:n, 0:1]` is
+  [1, n]: the first index is the partition dim whatever its grid axis); `0 * ix` keeps an axis as a
   broadcast (step 0). `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs explicitly;
   `broadcast_to` repeats size-1 dims with step 0 (on chip, a one-partition tile broadcast
   to P partitions is copied into a new tile: partitions cannot be read with step 0).
@@ -306,8 +307,8 @@ class NkiTensor:
             sizes = broadcast_grids([item.sizes for item in items if isinstance(item, IndexExpr)])
         offset, par_start, problem = self.offset, self.par_start, None
         steps: list[dict[bool, int]] = [{} for _ in sizes]
-        order: list[int] = []   # grid axes in the order the indexed dims first use them
-        for dim, item in zip(self.dims, self._expand(items)):
+        leading: list[int] = []   # grid axes of the first index (the partition dim on chip)
+        for position, (dim, item) in enumerate(zip(self.dims, self._expand(items))):
             if isinstance(item, int):
                 item = IndexExpr(item, (), sizes)
             if not isinstance(item, IndexExpr):
@@ -315,8 +316,8 @@ class NkiTensor:
                                    "every dimension with them or with an int")
             for axis, step in sorted(item.terms):
                 steps[axis][dim.is_par] = steps[axis].get(dim.is_par, 0) + step * dim.step
-                if axis not in order:
-                    order.append(axis)
+                if position == 0 and axis not in leading:
+                    leading.append(axis)
             low, high = IndexExpr(item.offset, item.terms, sizes).bounds()
             if (low < 0 or high >= dim.num) and problem is None:
                 problem = (f"index range [{low}, {high}] is out of bounds for a dimension of size "
@@ -325,6 +326,10 @@ class NkiTensor:
                 par_start += item.offset * dim.step
             else:
                 offset += item.offset * dim.step
+        # the view's axes are the grid's, in grid order (numpy's broadcast shape of the
+        # indices: `t[i0, 2 * i1 + i3, 2 * i2 + i4]` is [i0, i1, i2, i3, i4], so axis=[3, 4]
+        # names the window), the first index's axes moved to the front
+        order = leading + [axis for axis in range(len(sizes)) if steps[axis] and axis not in leading]
         dims = []
         for axis in order:
             size = sizes[axis]
