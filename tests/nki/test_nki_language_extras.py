@@ -113,3 +113,29 @@ def test_device_run_decorators_simulate_like_jit():
                       nki.benchmark(warmup=2, iters=10)(double), nki.profile(working_directory="/tmp")(double)):
         np.testing.assert_array_equal(decorated(A), A * 2)
         np.testing.assert_array_equal(decorated[1](A), A * 2)
+
+
+def test_numpy_scalars_are_numbers_everywhere_the_api_takes_one():
+    """Sizes, offsets, indices, mask bounds and constants a kernel computes with numpy
+    (np.int64(4), np.float32(0.5), an entry of an np.int32 table) act as Python numbers."""
+    import tilecc.nki.isa as nisa
+    x = np.arange(16 * 8, dtype=np.float32).reshape(16, 8)
+    rows = np.array([3, 5, 7], np.int32)
+
+    def kernel(a):
+        n = np.int64(4)
+        out = nl.ndarray((n, np.int32(8)), dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p = nl.arange(n)[:, None] + np.int32(2)
+        t = nl.load(a[i_p, nl.arange(8)[None, :]], mask=i_p < np.int64(100))
+        row = nl.load(a[rows[1]:rows[1] + 1, 0:np.int32(8)])
+        z = nl.ndarray((n, 8), dtype=a.dtype, buffer=nl.sbuf)
+        z[...] = np.float32(1.5)
+        u = nisa.tensor_scalar(t, np.multiply, np.float32(2.0), op1=np.add, operand1=np.int32(3))
+        w = nisa.activation(op=nl.exp, data=u, scale=np.float32(0.0), bias=np.float64(0.0))
+        v = nl.add(nl.add(nl.multiply(u, np.float32(0.5)), z), w)
+        nl.store(out, nl.add(v, row.broadcast_to((4, 8))))
+        return out
+
+    want = (x[2:6] * 2 + 3) * np.float32(0.5) + np.float32(1.5) + 1 + x[5]
+    for backend in ("bir", "klr"):
+        np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(x), want)

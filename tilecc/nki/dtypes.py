@@ -3,6 +3,7 @@
 Contract: a dtype inside the frontend is always the canonical NKI name (a str such as
 "bfloat16"); `canonical_dtype` accepts that name, a numpy dtype / scalar type (np.float32,
 ml_dtypes.bfloat16) or a string numpy understands, and raises ValueError otherwise.
+`plain_number` turns numpy scalars into Python numbers wherever the API takes a number.
 KLR spells the fp8 types of the Neuron docs float8e4 / float8e5 and tfloat32 float32r
 (klr-bir.md, Dtype); `bool_` is stored as uint8, as NKI stores it in a byte.
 """
@@ -13,6 +14,12 @@ from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
+
+
+def plain_number(value: object) -> object:
+    """A numpy scalar (np.int32(3), np.float32(0.5): sizes and constants a kernel computed
+    with numpy) as the Python int / float / bool it holds; anything else unchanged."""
+    return value.item() if isinstance(value, (np.integer, np.floating, np.bool_)) else value
 
 
 @dataclass(frozen=True, slots=True)

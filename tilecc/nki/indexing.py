@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilecc.nki.dtypes import plain_number
 from tilecc.nki.errors import kernel_error
 
 
@@ -26,6 +27,7 @@ class IndexExpr:
     sizes: tuple[int, ...]
 
     def _shift(self, other: object, sign: int) -> IndexExpr:
+        other = plain_number(other)
         if isinstance(other, int):
             return IndexExpr(self.offset + sign * other, self.terms, self.sizes)
         if isinstance(other, IndexExpr):
@@ -45,6 +47,7 @@ class IndexExpr:
         return self._shift(other, -1)
 
     def __mul__(self, other: object) -> IndexExpr:
+        other = plain_number(other)
         if not isinstance(other, int):
             return NotImplemented
         return IndexExpr(self.offset * other, tuple((a, s * other) for a, s in self.terms), self.sizes)
@@ -101,6 +104,7 @@ class Mask:
         """grid axis -> how many leading entries the mask keeps (axes it does not cut omitted)."""
         kept: dict[int, int] = {}
         for expr, op, bound in self.clauses:
+            bound = plain_number(bound)
             if isinstance(bound, bool) or not isinstance(bound, int):
                 raise kernel_error(f"{what}: a mask compares an nl.arange / nl.mgrid index with an "
                                    f"int, got {bound!r}")

@@ -20,7 +20,7 @@ from dataclasses import replace
 from tilecc.klr import ast
 from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
-from tilecc.nki.dtypes import is_float
+from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
 from tilecc.nki.isa_legacy import two_forms
@@ -119,9 +119,10 @@ def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name:
 
 
 @two_forms(legacy.memset)
-def memset(dst: object, value: int | float, engine: engine = engine.unknown, name: str | None = None) -> None:
+def memset(dst: object, value: object, engine: engine = engine.unknown, name: str | None = None) -> None:
     """Fill dst with the compile-time constant `value` (Vector or GpSimd Engine)."""
     d = chk.tile("memset", "dst", dst)
+    value = plain_number(value)
     eng = klr_engine("memset", engine, (_Engine.vector, _Engine.gpsimd, _Engine.unknown))
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise kernel_error(f"nisa.memset: value must be a compile-time number, got {chk.describe(value)}")

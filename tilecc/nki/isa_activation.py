@@ -15,7 +15,7 @@ from tilecc.klr import ast
 from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
 from tilecc.nki.isa_legacy import two_forms
-from tilecc.nki.dtypes import is_float
+from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import klr_accum, reduce_cmd
 from tilecc.nki.ops import ACTIVATE2_PAIRS, ACTIVATE2_REDUCE_OPS
@@ -31,6 +31,7 @@ _EXP_DST_DTYPES = frozenset({"float8_e4m3", "float8_e5m2", "float16", "bfloat16"
 def _bias(fn: str, bias: object, data: NkiTensor) -> ast.TensorRef | None:
     if bias is None:
         return None
+    bias = plain_number(bias)
     trace = active_trace()
     if isinstance(bias, NkiTensor):
         if bias.buffer == "hbm" or bias.partitions != data.partitions or bias.free_elements != 1:

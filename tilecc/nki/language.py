@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from tilecc.klr import ast
 from tilecc.nki import ops as _ops
-from tilecc.nki.dtypes import canonical_dtype, dtype_info
+from tilecc.nki.dtypes import canonical_dtype, dtype_info, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.tensor import PMAX, NkiTensor
@@ -88,8 +88,9 @@ def _shape(shape: object) -> tuple[tuple[int, ...], int]:
     marks = [axis for axis, size in enumerate(shape) if isinstance(size, par_dim)]
     if len(marks) > 1:
         raise kernel_error("a shape can hold one nl.par_dim")
-    sizes = tuple(size.size if isinstance(size, par_dim) else size for size in shape)
-    if any(isinstance(size, bool) or not isinstance(size, int) for size in sizes):
+    raw = [size.size if isinstance(size, par_dim) else plain_number(size) for size in shape]
+    sizes = tuple(size for size in raw if isinstance(size, int) and not isinstance(size, bool))
+    if len(sizes) != len(raw):
         raise kernel_error(f"a shape is a tuple of ints, got {shape!r}")
     return sizes, (marks[0] if marks else 0)
 

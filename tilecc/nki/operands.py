@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from tilecc.klr import ast
-from tilecc.nki.dtypes import is_float
+from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.ops import BITVEC_ALU, Op, resolve_op
 from tilecc.nki.tensor import NkiTensor
@@ -112,6 +112,7 @@ def scalar_operand(fn: str, arg: str, value: object, data: NkiTensor, integer: b
     """A compile-time scalar (float32, or int for bitvec ops) or a [P, 1] tile on chip; a tile
     operand of an arithmetic op must be float32 where the docs say so (`float32_tile`), of a
     bitvec op an integer dtype."""
+    value = plain_number(value)
     if isinstance(value, NkiTensor):
         if not allow_tile:
             raise kernel_error(f"nisa.{fn}: {arg} must be a compile-time scalar, got {describe(value)}")

@@ -31,7 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import overload
 
-from tilecc.nki.dtypes import dtype_info
+import numpy as np
+
+from tilecc.nki.dtypes import dtype_info, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr, broadcast_grids, mask_counts
 
@@ -211,6 +213,8 @@ class NkiTensor:
     def __getitem__(self, key: object) -> NkiTensor:
         self.usable()
         items = list(key) if isinstance(key, tuple) else [key]
+        # numpy integers (an index read from a host-side np.int32 table) are ints
+        items = [plain_number(item) for item in items]
         if any(isinstance(item, NkiTensor) for item in items):
             raise kernel_error(f"indexing {self!r} with a tensor of indices is an indirect "
                                f"gather / scatter, which KLR / BIR (spec 003) cannot express; "
@@ -228,6 +232,7 @@ class NkiTensor:
         `tile[...] = 0.0` fills (memset), as NKI's assignment to a tile does."""
         from tilecc.nki import isa
         dst = self[key]
+        value = plain_number(value)
         if isinstance(value, NkiTensor) and value.alloc.masked_off:
             return
         if isinstance(value, NkiTensor) and value.alloc.partial and value.partitions < dst.partitions:
