@@ -16,7 +16,8 @@ HELP = "execute an HLO module on N replicas, or trace + lower + simulate an NKI 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="IN.hlo (or - for stdin), or kernel.py:function[GRID]")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                        help="an input array by parameter / argument name (repeatable)")
+                        help="an input array by parameter / argument name, or NAME=NUMBER for a "
+                        "scalar kernel argument (repeatable)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the .npy outputs")
     parser.add_argument("--replicas", type=int, default=None,
                         help="HLO only: number of replicas (default: the module's replica_count)")
