@@ -422,3 +422,19 @@ def test_trailing_attributes_print_in_xlas_order() -> None:
                             'control-predecessors={%c}, frontend_attributes={k="v"}, '
                             "sharding={replicated}")
     assert print_module(parse_module(shuffled)) == text
+
+
+def test_slice_strides_print_all_or_none_as_xla() -> None:
+    """XLA omits slice strides only when every stride is 1 (seen in a jax dump of x[::2, 1::3]
+    on a [6,4] array: `slice={[0:6:2], [1:2:1]}`)."""
+    text = """HloModule s
+ENTRY e {
+  p = s32[8,8] parameter(0)
+  a = s32[4,8] slice(p), slice={[0:8:2], [0:8]}
+  b = s32[4,8] slice(p), slice={[0:4], [0:8:1]}
+  ROOT t = (s32[4,8], s32[4,8]) tuple(a, b)
+}
+"""
+    printed = print_module(parse_module(text))
+    assert "slice(%p), slice={[0:8:2], [0:8:1]}" in printed
+    assert "slice(%p), slice={[0:4], [0:8]}" in printed

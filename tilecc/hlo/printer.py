@@ -258,8 +258,12 @@ def _print_slice(inst: HloInstruction, out: list[str]) -> None:
     if inst.slice_starts is None or inst.slice_limits is None:
         return
     strides = inst.slice_strides or (1,) * len(inst.slice_starts)
-    dims = [f"[{a}:{b}]" if s == 1 else f"[{a}:{b}:{s}]"
-            for a, b, s in zip(inst.slice_starts, inst.slice_limits, strides)]
+    # XLA omits the strides only when every one is 1: `[0:6:2], [1:2:1]` keeps the `:1`
+    if all(s == 1 for s in strides):
+        dims = [f"[{a}:{b}]" for a, b in zip(inst.slice_starts, inst.slice_limits)]
+    else:
+        dims = [f"[{a}:{b}:{s}]" for a, b, s in zip(inst.slice_starts, inst.slice_limits,
+                                                   strides)]
     out.append("slice={" + ", ".join(dims) + "}")
 
 
