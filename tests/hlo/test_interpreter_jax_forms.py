@@ -154,6 +154,24 @@ ENTRY e {
 }
 """, 1, 1)
 
+# A plain jit with NamedSharding arguments, lowered before partitioning: its sharding
+# annotations are custom calls XLA CPU runs as the identity on one device.
+CASES["sharding annotations"] = ("""HloModule jit_prog
+add {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT z = s32[] add(x, y)
+}
+ENTRY main {
+  a = s32[8,16] parameter(0), sharding={devices=[2,4]<=[8]}
+  s = s32[8,16] custom-call(a), custom_call_target="Sharding", sharding={devices=[2,4]<=[8]}
+  b = s32[8,16] custom-call(s), custom_call_target="xla.sdy.PropagationBarrier"
+  zero = s32[] constant(0)
+  r = s32[16] reduce(b, zero), dimensions={0}, to_apply=add
+  ROOT out = s32[16] custom-call(r), custom_call_target="Sharding", sharding={replicated}
+}
+""", 1, 1)
+
 
 def _inputs(name: str) -> list[np.ndarray]:
     text, replicas, partitions = CASES[name]
@@ -218,3 +236,16 @@ ENTRY e {
 """)
     with pytest.raises(InterpError, match=r"bitcast between bf16\[2,3\].* and s32\[2,3\]"):
         evaluate_module(bad, [np.zeros((1, 2, 3), ml_dtypes.bfloat16)], 1)
+
+
+def test_shape_changing_sharding_marker_is_refused_with_the_dump_to_use() -> None:
+    module = parse_module("""HloModule m
+ENTRY e {
+  a = s32[8] parameter(0)
+  ROOT s = s32[2] custom-call(a), custom_call_target="SPMDFullToShardShape"
+}
+""")
+    with pytest.raises(InterpError, match=r"opcode custom-call is not supported .*"
+                                          r"SPMDFullToShardShape.*spmd-partitioner"):
+        evaluate_module(module, [np.zeros((1, 8), np.int32)], 1)
+

@@ -73,3 +73,30 @@ def test_scheduled_module_on_xla_says_why(tmp_path: Path,
     # the interpreter runs the same scheduled module, and the pass keeps its meaning
     assert run(tmp_path, SCHEDULED, "--verify") == 0
     assert "output 0: equal" in capsys.readouterr().err
+
+
+@pytest.mark.oracle
+def test_identity_sharding_annotations_run_on_both_oracles(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A plain jit with NamedSharding, lowered before partitioning, holds only annotations
+    that XLA CPU runs as the identity: both oracles run it (the global program)."""
+    text = """HloModule jit_f
+
+max {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] maximum(a, b)
+}
+
+ENTRY main {
+  x = s32[128,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  s = s32[128,4] custom-call(x), custom_call_target="Sharding", sharding={devices=[4,1]<=[4]}
+  low = s32[] constant(-2147483648)
+  m = s32[] reduce(s, low), dimensions={0,1}, to_apply=max
+  ROOT r = s32[] custom-call(m), custom_call_target="Sharding", sharding={replicated}
+}
+"""
+    for oracle in ("interpreter", "xla"):
+        assert run(tmp_path, text, f"--oracle={oracle}") == 0
+        err = capsys.readouterr().err
+        assert "decompose-scalar-reduce: changed" in err and "output 0: equal" in err
