@@ -172,6 +172,22 @@ ENTRY main {
 }
 """, 1, 1)
 
+# XLA CPU's optimized complex programs split c64 values with real / imag; of a float they
+# are the value and zero.
+CASES["real and imag"] = ("""HloModule ri
+ENTRY e {
+  x = f32[16] parameter(0)
+  z = c64[16] parameter(1)
+  w = c128[4] parameter(2)
+  xr = f32[16] real(x)
+  xi = f32[16] imag(x)
+  zr = f32[16] real(z)
+  zi = f32[16] imag(z)
+  wi = f64[4] imag(w)
+  ROOT t = (f32[16], f32[16], f32[16], f32[16], f64[4]) tuple(xr, xi, zr, zi, wi)
+}
+""", 1, 1)
+
 
 def _inputs(name: str) -> list[np.ndarray]:
     text, replicas, partitions = CASES[name]

@@ -54,10 +54,11 @@ from tilecc.hlo.interp_reduce import (TREE_REDUCTION_WINDOW, generic_reduce, par
                                       window_view)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
-from tilecc.hlo.types import bit_width, numpy_dtype, primitive_type_name
+from tilecc.hlo.types import (bit_width, is_complex, is_floating, numpy_dtype,
+                              primitive_type_name)
 
 
-_CONVERSIONS = frozenset({Op.CONVERT, Op.BITCAST_CONVERT, Op.IS_FINITE})
+_CONVERSIONS = frozenset({Op.CONVERT, Op.BITCAST_CONVERT, Op.IS_FINITE, Op.REAL, Op.IMAG})
 _UNARY = (ELEMENTWISE_UNARY - _CONVERSIONS - {Op.REDUCE_PRECISION}) | {Op.COPY}
 _BINARY = ELEMENTWISE_BINARY - {Op.COMPARE}
 
@@ -295,6 +296,17 @@ class Interpreter(CollectiveSteps):
                               f"{mantissa} mantissa bits (needs >= 1 and >= 0)")
         return lambda a, d: ew.reduce_precision(t, a[0], exponent, mantissa)  # type: ignore[arg-type]
 
+    def _real_imag(self, inst: HloInstruction) -> Step:
+        # XLA: of a complex, its part; of a float, the value itself (real) or zero (imag)
+        source = inst.operands[0].shape.element_type
+        if not (is_floating(source) or is_complex(source)):
+            raise InterpError(f"{inst.name}: {inst.opcode.mnemonic} of "
+                              f"{primitive_type_name(source)} (needs a float or complex)")
+        dtype = numpy_dtype(inst.shape.element_type)
+        if inst.opcode is Op.REAL:
+            return lambda a, d: np.real(a[0]).astype(dtype)
+        return lambda a, d: np.imag(a[0]).astype(dtype)
+
     def _is_finite(self, inst: HloInstruction) -> Step:
         t = inst.operands[0].shape.element_type
         return lambda a, d: ew.is_finite(t, a[0])  # type: ignore[arg-type]
@@ -488,6 +500,7 @@ _BUILDERS: dict[Op, Callable[[Interpreter, HloInstruction], Step]] = {
     Op.COMPARE: I._compare, Op.SELECT: I._select, Op.CLAMP: I._clamp,
     Op.CONVERT: I._convert, Op.BITCAST_CONVERT: I._bitcast_convert,
     Op.IS_FINITE: I._is_finite, Op.REDUCE_PRECISION: I._reduce_precision,
+    Op.REAL: I._real_imag, Op.IMAG: I._real_imag,
     Op.OPTIMIZATION_BARRIER: lambda s, i: lambda a, d: a[0],
     **{opcode: I._data_movement for opcode in shapes.HANDLERS},
     Op.RESHAPE: I._reshape, Op.BROADCAST: I._broadcast, Op.TRANSPOSE: I._transpose,
