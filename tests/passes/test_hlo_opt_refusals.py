@@ -1,6 +1,7 @@
-"""`tilecc hlo-opt --verify` on jax modules that cannot run: the one-line error says why and
-what to run instead (a module lowered before SPMD partitioning, XLA's scheduled
-post-optimization dump)."""
+"""`tilecc hlo-opt --verify` on jax modules that cannot run as they are: the one-line error
+says why and what to run instead (a module lowered before SPMD partitioning, XLA's scheduled
+post-optimization dump); identity sharding annotations run; `--input` gives the values
+random ones cannot (a loop bound)."""
 
 from __future__ import annotations
 
@@ -100,3 +101,67 @@ ENTRY main {
         assert run(tmp_path, text, f"--oracle={oracle}") == 0
         err = capsys.readouterr().err
         assert "decompose-scalar-reduce: changed" in err and "output 0: equal" in err
+
+
+# A while loop whose trip count is a parameter: random s32 values would run for hours.
+LOOP = """HloModule loop
+
+max {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] maximum(a, b)
+}
+
+cond {
+  s = (s32[], s32[], s32[128,2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  s = (s32[], s32[], s32[128,2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  v = s32[128,2] get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = s32[128,2] broadcast(j), dimensions={}
+  u = s32[128,2] add(v, w)
+  ROOT t = (s32[], s32[], s32[128,2]) tuple(j, n, u)
+}
+
+ENTRY main {
+  bound = s32[] parameter(0)
+  x = s32[128,2] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], s32[], s32[128,2]) tuple(zero, bound, x)
+  loop = (s32[], s32[], s32[128,2]) while(init), condition=cond, body=body
+  i = s32[] get-tuple-element(loop), index=0
+  v = s32[128,2] get-tuple-element(loop), index=2
+  low = s32[] constant(-2147483648)
+  m = s32[] reduce(v, low), dimensions={0,1}, to_apply=max
+  ROOT r = (s32[], s32[]) tuple(i, m)
+}
+"""
+
+
+def test_verify_takes_given_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import numpy as np
+
+    bound = tmp_path / "n.npy"
+    np.save(bound, np.int32(7))
+    assert run(tmp_path, LOOP, "--verify=2", f"--input=bound={bound}") == 0
+    err = capsys.readouterr().err
+    assert "decompose-scalar-reduce: changed" in err and "output 1: equal" in err
+    outputs = tmp_path / "outs"
+    # the given value reaches the module: the loop runs exactly that many trips
+    assert main(["run", str(tmp_path / "in.hlo"), f"--input=p0={bound}", "--replicas=2",
+                 "--out", str(outputs)]) == 0
+    assert np.load(outputs / "out0.npy").tolist() == [7, 7]
+    capsys.readouterr()
+    assert run(tmp_path, LOOP, f"--input=bound={bound}") == 1
+    assert "add --verify or --oracle" in capsys.readouterr().err
+    assert run(tmp_path, LOOP, "--verify", f"--input=k={bound}") == 1
+    assert "no parameter of that name or number (parameters: bound (p0), x (p1))" in \
+        capsys.readouterr().err

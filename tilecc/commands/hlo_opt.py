@@ -12,6 +12,9 @@ Contract:
   "equal" or "mismatch" with the first differing index on stderr. `--oracle=xla` does the
   same on XLA's CPU backend (implies --verify). On a mismatch the output file is NOT
   written (the pipeline's result is suspect; `--dump-dir` keeps it for inspection).
+- `--input NAME=FILE.npy` (with --verify) gives a parameter's values instead of random ones,
+  by `tilecc run`'s rules -- e.g. the trip count of a while loop, which random values can
+  make astronomically long.
 - Exit codes: 0 success, 1 user error (bad input, unknown pass, failed verification of
   the IR, oracle failure), 2 a --verify mismatch.
 """
@@ -50,6 +53,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="what executes the module for --verify (default: interpreter); "
                         "giving it implies --verify")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --verify inputs")
+    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                        dest="inputs",
+                        help="for --verify: a parameter's values (by name or p<i>; shaped like "
+                        "the parameter, or with a leading device axis) instead of random ones, "
+                        "e.g. a loop bound (repeatable)")
 
 
 def _replica_count(text: str) -> int:
@@ -87,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     text = read_text(args.input)
     module = parse_module(text, path)
     verify = args.verify is not None or args.oracle is not None
+    if args.inputs and not verify:
+        raise PassError("--input gives values for --verify; add --verify or --oracle")
     before_text = print_module(module) if verify else ""
     for name, changed in pipeline.run(module):
         print(f"{name}: {'changed' if changed else 'no change'}", file=sys.stderr)
@@ -96,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
         explicit = args.verify not in (None, _DEFAULT_N)
         replicas = args.verify if explicit else default_replicas(module)
         oracle = args.oracle or "interpreter"
-        equal = verify_equivalence(before_text, out_text, replicas, args.seed, oracle, path)
+        equal = verify_equivalence(before_text, out_text, replicas, args.seed, oracle, path,
+                                   list(args.inputs))
         if not equal:
             print("verify: MISMATCH; output not written", file=sys.stderr)
             return 2
@@ -113,14 +124,18 @@ def default_replicas(module: HloModule) -> int:
 
 
 def verify_equivalence(before_text: str, after_text: str, replicas: int, seed: int,
-                       oracle: str, path: str) -> bool:
-    """Run both module texts on the same seeded inputs; report per output; True if all equal."""
+                       oracle: str, path: str, input_specs: list[str] | None = None) -> bool:
+    """Run both module texts on the same seeded inputs (`input_specs`, `NAME=FILE.npy`,
+    replace some: tilecc run's rules); report per output; True if all equal."""
+    from tilecc.commands.run_hlo import read_inputs
     from tilecc.hlo.random_inputs import random_inputs
 
     before = parse_module(before_text, path)
     after = parse_module(after_text, path)
     partitions = before.num_partitions
     inputs = random_inputs(before, replicas, seed, partitions)
+    for number, array in read_inputs(before, input_specs or [], replicas * partitions).items():
+        inputs[number] = array
     if oracle == "xla":
         from tilecc.hlo.interpreter import is_identity_custom_call, refusal_hint
         from tilecc.hlo.xla import XlaJob, run_many_on_xla

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         raise TileccError(f"--replicas must be at least 1, got {replicas}")
     partitions = module.num_partitions
     devices = replicas * partitions
-    given = _read_inputs(module, list(args.input or []), devices)
+    given = read_inputs(module, list(args.input or []), devices)
     rng = np.random.default_rng(args.seed)
     assert module.entry is not None
     inputs = []
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_inputs(module: HloModule, specs: list[str], devices: int) -> dict[int, np.ndarray]:
+def read_inputs(module: HloModule, specs: list[str], devices: int) -> dict[int, np.ndarray]:
     """Parameter number -> (devices, *dims) array for every --input."""
     assert module.entry is not None
     params = module.entry.parameters
