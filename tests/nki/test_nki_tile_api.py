@@ -91,7 +91,7 @@ def test_masks_that_hold_everywhere_are_accepted():
 
 
 @pytest.mark.parametrize("mask_text, message", [
-    ("ix >= 100", r"tilecc supports masks that keep a leading part of one index axis"),
+    ("ix + iy < 100", r"keeps a region that is not a box"),
     ("ix < 1.5", r"a mask compares an nl.arange / nl.mgrid index with an int"),
     ("'all'", r"mask must be a comparison of nl.arange / nl.mgrid indices"),
 ])

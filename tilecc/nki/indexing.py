@@ -4,8 +4,9 @@ Contract: an IndexExpr is `offset + sum(step * k_axis)` over a grid of `sizes` (
 nl.mgrid[...] or nl.arange(n)[:, None] / [None, :]); `+`, `-` with ints or other expressions
 and `*` by ints stay affine, expressions of different grids broadcast like numpy
 (`broadcast_grids`). Comparing an expression with an int gives a Mask: a mask that holds on the whole grid
-changes nothing, one that keeps a leading part of an axis cuts the access or the tiles
-(`mask_counts`), as NKI does for a partial last tile.
+changes nothing; one that bounds each grid axis on its own keeps a box (`mask_box`: an interval
+per axis, as a partial last tile `i * 128 + i_p < n` or a padded border `i_f >= 1`), to which
+tilecc/nki/masking.py restricts every access of the instruction.
 tilecc/nki/tensor.py turns expressions used as indices into access patterns.
 """
 
@@ -66,6 +67,11 @@ class IndexExpr:
     def __ge__(self, other: object) -> Mask:
         return Mask(((self, ">=", other),))
 
+    def describe(self) -> str:
+        """`3 + 2*k1` style text of the expression (k<axis> is grid axis <axis>)."""
+        parts = [f"{step}*k{axis}" if step != 1 else f"k{axis}" for axis, step in self.terms if step]
+        return " + ".join(([str(self.offset)] if self.offset or not parts else []) + parts)
+
     def bounds(self) -> tuple[int, int]:
         """The smallest and largest value over the grid."""
         low = self.offset + sum(min(0, step * (self.sizes[a] - 1)) for a, step in self.terms)
@@ -87,12 +93,16 @@ class IndexExpr:
         return IndexExpr(self.offset, tuple((axis, s) for _, s in self.terms), sizes)
 
 
+Box = dict[int, tuple[int, int]]   # grid axis -> [low, high) of the index values kept
+
+
 @dataclass(frozen=True, slots=True)
 class Mask:
     """`mask=` of NKI 1.x calls: comparisons of grid indices with ints, joined by `&`.
-    A mask that holds on the whole grid changes nothing; otherwise each clause must keep a
-    leading part of one grid axis (`i * 128 + ix < n`), and the access or the tiles are cut
-    to that many entries (`counts`): a partial last tile."""
+    A clause that holds on the whole grid changes nothing; every other clause must bound
+    one grid axis (`i * 128 + ix < n`, `i_f >= 1`), so the kept region is a box: an interval
+    of each axis (`box`). A clause on several axes (`i_p + i_f < n`, a causal mask) keeps a
+    region that is not a box and is a KernelError naming it."""
     clauses: tuple[tuple[IndexExpr, str, object], ...]
 
     def __and__(self, other: object) -> Mask:
@@ -100,9 +110,12 @@ class Mask:
             return NotImplemented
         return Mask(self.clauses + other.clauses)
 
-    def counts(self, what: str) -> dict[int, int]:
-        """grid axis -> how many leading entries the mask keeps (axes it does not cut omitted)."""
-        kept: dict[int, int] = {}
+    def __repr__(self) -> str:
+        return " & ".join(f"({expr.describe()} {op} {bound!r})" for expr, op, bound in self.clauses)
+
+    def box(self, what: str) -> Box:
+        """grid axis -> [low, high) of the entries the mask keeps (axes it does not cut omitted)."""
+        kept: Box = {}
         for expr, op, bound in self.clauses:
             bound = plain_number(bound)
             if isinstance(bound, bool) or not isinstance(bound, int):
@@ -111,33 +124,41 @@ class Mask:
             low, high = expr.bounds()
             if {"<": high < bound, "<=": high <= bound, ">": low > bound, ">=": low >= bound}[op]:
                 continue
-            axis, count = _leading_count(expr, op, bound, what)
-            if count <= 0:
-                raise kernel_error(f"{what}: the mask (index {op} {bound}) excludes the whole tile "
-                                   f"(index range [{low}, {high}])")
-            kept[axis] = min(count, kept.get(axis, count))
+            axis, (first, stop) = _clause_interval(expr, op, bound, what, self)
+            old_first, old_stop = kept.get(axis, (0, expr.sizes[axis]))
+            kept[axis] = (max(first, old_first), min(stop, old_stop))
+            if kept[axis][0] >= kept[axis][1]:
+                raise kernel_error(f"{what}: the mask {self!r} excludes the whole tile")
         return kept
 
 
-def _leading_count(expr: IndexExpr, op: str, bound: int, what: str) -> tuple[int, int]:
-    """How many leading k of the one axis `expr` steps along satisfy `expr(k) op bound`."""
+def _clause_interval(expr: IndexExpr, op: str, bound: int, what: str,
+                     mask: Mask) -> tuple[int, tuple[int, int]]:
+    """The one grid axis `expr` steps along and the interval [first, stop) of its k with
+    `expr(k) op bound`: an upper bound for a positive step under < / <=, a lower bound
+    otherwise."""
     steps = [(axis, step) for axis, step in expr.terms if step != 0 and expr.sizes[axis] > 1]
-    upper = op in ("<", "<=")
-    if len(steps) != 1 or (steps[0][1] > 0) != upper:
-        raise kernel_error(f"{what}: tilecc supports masks that keep a leading part of one index "
-                           f"axis (as `i * 128 + ix < n`), not (index {op} {bound})")
+    if len(steps) != 1:
+        raise kernel_error(f"{what}: the mask {mask!r} keeps a region that is not a box (the "
+                           f"clause ({expr.describe()} {op} {bound}) bounds several index axes "
+                           f"together); tilecc supports masks that bound each index axis on its "
+                           f"own, as (i_p < n) & (i_f >= 1)")
     (axis, step), size = steps[0], expr.sizes[steps[0][0]]
-    if upper:   # offset + step * k < bound  (or <=)
-        limit = bound - expr.offset
-        count = -(-limit // step) if op == "<" else limit // step + 1
-    else:       # offset + step * k > bound (or >=), step < 0
-        limit = expr.offset - bound
-        count = -(-limit // -step) if op == ">" else limit // -step + 1
-    return axis, max(0, min(size, count))
+    # offset + step * k op bound, as k < limit / k <= limit / k > limit / k >= limit
+    if step < 0:
+        op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+        step, delta = -step, expr.offset - bound
+    else:
+        delta = bound - expr.offset
+    if op in ("<", "<="):
+        stop = -(-delta // step) if op == "<" else delta // step + 1
+        return axis, (0, max(0, min(size, stop)))
+    first = delta // step + 1 if op == ">" else -(-delta // step)
+    return axis, (max(0, min(size, first)), size)
 
 
-def mask_counts(mask: object, what: str) -> dict[int, int]:
-    """The cuts of `mask=` (None, or a Mask): grid axis -> leading entries kept."""
+def mask_box(mask: object, what: str) -> Box:
+    """The box `mask=` keeps (None, or a Mask): grid axis -> [low, high) of its entries."""
     if mask is None or (isinstance(mask, (bool, np.bool_)) and mask):
         return {}
     if isinstance(mask, (bool, np.bool_)):
@@ -145,7 +166,7 @@ def mask_counts(mask: object, what: str) -> dict[int, int]:
     if not isinstance(mask, Mask):
         raise kernel_error(f"{what}: mask must be a comparison of nl.arange / nl.mgrid indices, "
                            f"got {mask!r}")
-    return mask.counts(what)
+    return mask.box(what)
 
 
 def broadcast_grids(grids: list[tuple[int, ...]]) -> tuple[int, ...]:

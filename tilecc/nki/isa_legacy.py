@@ -7,7 +7,8 @@ nisa.tensor_scalar(a, np.subtract, 1.0)`, `nisa.activation(op=nl.exp, data=a)`,
 `nisa.tensor_reduce(np.add, a, axis=[1])`, `nisa.memset((128, 128), 0.2, nl.float32)`,
 `nisa.iota(nl.arange(512)[None, :], dtype=np.int32)`): `legacy(fn, ...)` allocates a new
 SBUF result tile (dtype= or the input's dtype), calls fn with it as dst and returns it.
-`mask=` cuts the operands (and so the result) to the part it keeps. Signatures follow the
+`mask=` restricts the call to its box: the result has the full shape and is written there
+only (tilecc/nki/masking.py). Signatures follow the
 NKI 1.x docstrings (aws-neuron-sdk general/nki/api/nki/isa/__init__.py).
 """
 
@@ -22,7 +23,9 @@ from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.ops import resolve_op
-from tilecc.nki.tensor import NkiTensor, mask_tile
+from tilecc.nki import masking
+from tilecc.nki.masking import DimBox
+from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, assigned_name, masked_off, skip_masked_off
 
 _OP_ROLES = ("op", "op0", "op1")
@@ -93,52 +96,53 @@ def _dtype(fn: Callable[..., None], dtype: object, default: str) -> str:
         raise kernel_error(f"nisa.{fn.__name__}: {err}") from None
 
 
-def _tile(fn: Callable[..., None], arg: str, value: object, mask: object) -> NkiTensor:
+def _tile(fn: Callable[..., None], arg: str, value: object, mask: object,
+          *others: object) -> tuple[NkiTensor, DimBox | None]:
+    """The data operand and the box the call computes (tilecc/nki/masking.py)."""
     if not isinstance(value, NkiTensor):
         raise kernel_error(f"nisa.{fn.__name__}: {arg} must be a tile, got {value!r}")
-    return mask_tile(f"nisa.{fn.__name__}", value, mask)
+    return value, masking.call_box(f"nisa.{fn.__name__}", mask, value, *others)
 
 
-def _result(shape: tuple[int, ...], dtype: str, *operands: object) -> NkiTensor:
-    """A new SBUF result tile; a partial tile (tilecc/nki/tensor.py) when an operand is one
-    or the mask cut an operand's partitions."""
-    out = active_trace().allocate(shape, dtype, "sbuf", assigned_name())
-    out.alloc.partial = any(isinstance(v, NkiTensor) and (v.alloc.partial or v.partitions > shape[0])
-                            for v in operands)
-    return out
+def _result(shape: tuple[int, ...], dtype: str, box: DimBox | None) -> tuple[NkiTensor, NkiTensor]:
+    """A new full-shape SBUF result tile and the part of it the call writes."""
+    return masking.result_tile(shape, dtype, assigned_name(), box)
 
 
-def _operand(fn: Callable[..., None], value: object, mask: object) -> object:
-    """A scalar-or-tile operand: tiles are cut by the mask like the data they go with."""
-    return mask_tile(f"nisa.{fn.__name__}", value, mask) if isinstance(value, NkiTensor) else value
+def _cut(value: object, box: DimBox | None, data: NkiTensor) -> object:
+    """An operand restricted to the call's box (given on `data`'s dims)."""
+    return masking.cut(value, box, data.shape)
 
 
 # ---------------------------------------------------------------- 1.x signatures
 
 def activation(fn: Callable[..., None], op: object, data: object, *, bias: object = None,
                scale: object = 1.0, mask: object = None, dtype: object = None) -> NkiTensor:
-    x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
-    fn(dst=out, op=op, data=x, bias=_operand(fn, bias, mask), scale=_operand(fn, scale, mask))
+    x, box = _tile(fn, "data", data, mask, bias, scale)
+    out, dst = _result(x.shape, _dtype(fn, dtype, x.dtype), box)
+    fn(dst=dst, op=op, data=_cut(x, box, x), bias=_cut(bias, box, x), scale=_cut(scale, box, x))
     return out
 
 
 def activation_reduce(fn: Callable[..., None], op: object, data: object, *, reduce_op: object,
                       reduce_res: object, bias: object = None, scale: object = 1.0, mask: object = None,
                       dtype: object = None) -> NkiTensor:
-    x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
-    fn(dst=out, op=op, data=x, reduce_op=reduce_op, reduce_res=_operand(fn, reduce_res, mask),
-       bias=_operand(fn, bias, mask), scale=_operand(fn, scale, mask))
+    x, box = _tile(fn, "data", data, mask, bias, scale)
+    out, dst = _result(x.shape, _dtype(fn, dtype, x.dtype), box)
+    fn(dst=dst, op=op, data=_cut(x, box, x), reduce_op=reduce_op,
+       reduce_res=_cut(reduce_res, box, x), bias=_cut(bias, box, x), scale=_cut(scale, box, x))
     return out
 
 
 def tensor_tensor(fn: Callable[..., None], data1: object, data2: object, op: object, *,
                   dtype: object = None, mask: object = None, engine: object = None) -> NkiTensor:
-    a, b = _tile(fn, "data1", data1, mask), _tile(fn, "data2", data2, mask)
-    default = a.dtype if a.dtype == b.dtype else "float32"
-    out = _result(a.shape, _dtype(fn, dtype, default), data1, data2)
-    fn(dst=out, data1=a, data2=b, op=op, **({} if engine is None else {"engine": engine}))
+    a, box = _tile(fn, "data1", data1, mask, data2)
+    if not isinstance(data2, NkiTensor):
+        raise kernel_error(f"nisa.{fn.__name__}: data2 must be a tile, got {data2!r}")
+    default = a.dtype if a.dtype == data2.dtype else "float32"
+    out, dst = _result(a.shape, _dtype(fn, dtype, default), box)
+    fn(dst=dst, data1=_cut(a, box, a), data2=_cut(data2, box, a), op=op,
+       **({} if engine is None else {"engine": engine}))
     return out
 
 
@@ -146,10 +150,10 @@ def tensor_scalar(fn: Callable[..., None], data: object, op0: object, operand0: 
                   reverse0: bool = False, op1: object = None, operand1: object = None,
                   reverse1: bool = False, *, dtype: object = None, mask: object = None,
                   engine: object = None) -> NkiTensor:
-    x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
-    fn(dst=out, data=x, op0=op0, operand0=_operand(fn, operand0, mask), reverse0=reverse0, op1=op1,
-       operand1=_operand(fn, operand1, mask), reverse1=reverse1,
+    x, box = _tile(fn, "data", data, mask, operand0, operand1)
+    out, dst = _result(x.shape, _dtype(fn, dtype, x.dtype), box)
+    fn(dst=dst, data=_cut(x, box, x), op0=op0, operand0=_cut(operand0, box, x), reverse0=reverse0,
+       op1=op1, operand1=_cut(operand1, box, x), reverse1=reverse1,
        **({} if engine is None else {"engine": engine}))
     return out
 
@@ -157,30 +161,30 @@ def tensor_scalar(fn: Callable[..., None], data: object, op0: object, operand0: 
 def tensor_scalar_reduce(fn: Callable[..., None], *, data: object, op0: object, operand0: object,
                          reduce_op: object, reduce_res: object, reverse0: bool = False,
                          dtype: object = None, mask: object = None) -> NkiTensor:
-    x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
-    fn(dst=out, data=x, op0=op0, operand0=_operand(fn, operand0, mask), reduce_op=reduce_op,
-       reduce_res=_operand(fn, reduce_res, mask), reverse0=reverse0)
+    x, box = _tile(fn, "data", data, mask, operand0)
+    out, dst = _result(x.shape, _dtype(fn, dtype, x.dtype), box)
+    fn(dst=dst, data=_cut(x, box, x), op0=op0, operand0=_cut(operand0, box, x),
+       reduce_op=reduce_op, reduce_res=_cut(reduce_res, box, x), reverse0=reverse0)
     return out
 
 
 def scalar_tensor_tensor(fn: Callable[..., None], *, data: object, op0: object, operand0: object,
                          op1: object, operand1: object, reverse0: bool = False, reverse1: bool = False,
                          dtype: object = None, mask: object = None) -> NkiTensor:
-    x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
-    fn(dst=out, data=x, op0=op0, operand0=_operand(fn, operand0, mask), op1=op1,
-       operand1=_operand(fn, operand1, mask), reverse0=reverse0, reverse1=reverse1)
+    x, box = _tile(fn, "data", data, mask, operand0, operand1)
+    out, dst = _result(x.shape, _dtype(fn, dtype, x.dtype), box)
+    fn(dst=dst, data=_cut(x, box, x), op0=op0, operand0=_cut(operand0, box, x), op1=op1,
+       operand1=_cut(operand1, box, x), reverse0=reverse0, reverse1=reverse1)
     return out
 
 
 def tensor_tensor_scan(fn: Callable[..., None], data0: object, data1: object, initial: object,
                        op0: object, op1: object, reverse0: bool = False, reverse1: bool = False, *,
                        dtype: object = None, mask: object = None) -> NkiTensor:
-    a, b = _tile(fn, "data0", data0, mask), _tile(fn, "data1", data1, mask)
-    out = _result(a.shape, _dtype(fn, dtype, a.dtype), data0, data1)
-    fn(dst=out, data0=a, data1=b, initial=_operand(fn, initial, mask), op0=op0, op1=op1,
-       reverse0=reverse0, reverse1=reverse1)
+    a, box = _tile(fn, "data0", data0, mask, data1, initial)
+    out, dst = _result(a.shape, _dtype(fn, dtype, a.dtype), box)
+    fn(dst=dst, data0=_cut(a, box, a), data1=_cut(data1, box, a), initial=_cut(initial, box, a),
+       op0=op0, op1=op1, reverse0=reverse0, reverse1=reverse1)
     return out
 
 
@@ -188,34 +192,38 @@ def tensor_reduce(fn: Callable[..., None], op: object, data: object, axis: objec
                   mask: object = None, dtype: object = None, negate: bool = False,
                   keepdims: bool = False) -> NkiTensor:
     from tilecc.nki.tile_ops import reduced_shape
-    x = _tile(fn, "data", data, mask)
-    out = _result(reduced_shape(f"nisa.{fn.__name__}", x, axis, keepdims),
-                  _dtype(fn, dtype, x.dtype), data)
-    fn(dst=out, op=op, data=x, axis=axis, negate=negate, keepdims=keepdims)
+    what = f"nisa.{fn.__name__}"
+    x, box = _tile(fn, "data", data, mask)
+    shape = reduced_shape(what, x, axis, keepdims)
+    axes = sorted({a + x.ndim if a < 0 else a
+                   for a in (axis if isinstance(axis, (list, tuple)) else [axis])})
+    out, dst = _result(shape, _dtype(fn, dtype, x.dtype), masking.reduced_box(box, axes, keepdims))
+    fn(dst=dst, op=op, data=_cut(x, box, x), axis=axis, negate=negate, keepdims=keepdims)
     return out
 
 
 def tensor_partition_reduce(fn: Callable[..., None], op: object, data: object, *,
                             mask: object = None, dtype: object = None) -> NkiTensor:
-    x = _tile(fn, "data", data, mask)
-    out = _result((1, *x.shape[1:]), _dtype(fn, dtype, x.dtype))
-    fn(dst=out, op=op, data=x)
+    x, box = _tile(fn, "data", data, mask)
+    out, dst = _result((1, *x.shape[1:]), _dtype(fn, dtype, x.dtype),
+                       None if box is None else ((0, 1), *box[1:]))
+    fn(dst=dst, op=op, data=_cut(x, box, x))
     return out
 
 
 def tensor_copy(fn: Callable[..., None], src: object, *, mask: object = None, dtype: object = None,
                 engine: object = None) -> NkiTensor:
-    x = _tile(fn, "src", src, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype), src)
-    fn(dst=out, src=x, **({} if engine is None else {"engine": engine}))
+    x, box = _tile(fn, "src", src, mask)
+    out, dst = _result(x.shape, _dtype(fn, dtype, x.dtype), box)
+    fn(dst=dst, src=_cut(x, box, x), **({} if engine is None else {"engine": engine}))
     return out
 
 
 def reciprocal(fn: Callable[..., None], data: object, *, dtype: object = None,
                mask: object = None) -> NkiTensor:
-    x = _tile(fn, "data", data, mask)
-    out = _result(x.shape, _dtype(fn, dtype, x.dtype), data)
-    fn(dst=out, data=x)
+    x, box = _tile(fn, "data", data, mask)
+    out, dst = _result(x.shape, _dtype(fn, dtype, x.dtype), box)
+    fn(dst=dst, data=_cut(x, box, x))
     return out
 
 
@@ -223,7 +231,9 @@ def memset(fn: Callable[..., None], shape: object, value: object, dtype: object,
            mask: object = None, engine: object = None) -> NkiTensor:
     from tilecc.nki.language import ndarray
     out = ndarray(shape, dtype, "sbuf", assigned_name())
-    fn(dst=mask_tile("nisa.memset", out, mask), value=value,
+    box = masking.call_box("nisa.memset", mask, out)
+    out.alloc.written = box
+    fn(dst=masking.cut(out, box, out.shape), value=value,
        **({} if engine is None else {"engine": engine}))
     return out
 
@@ -237,7 +247,9 @@ def iota(fn: Callable[..., None], expr: object, dtype: object, *, mask: object =
     steps = dict(expr.terms)
     parts, free = expr.sizes
     out = active_trace().allocate((parts, free), _dtype(fn, dtype, "int32"), "sbuf", assigned_name())
-    dst = mask_tile("nisa.iota", out, mask)
+    box = masking.call_box("nisa.iota", mask, out)
+    out.alloc.written = box
+    dst = masking.cut(out, box, out.shape)
     fn(dst=dst, pattern=[[steps.get(1, 0), dst.shape[1]]], offset=expr.offset,
        channel_multiplier=steps.get(0, 0))
     return out

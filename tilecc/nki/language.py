@@ -6,7 +6,7 @@ Contract: the names a kernel written against the public NKI API uses from `nl`
 (`nl.sbuf`, `nl.psum`, `nl.hbm`, `nl.shared_hbm`, `nl.private_hbm`), `nl.ndarray` /
 `nl.zeros` / `nl.full` / `nl.empty_like`, `nl.par_dim`, `nl.tile_size.pmax == 128`,
 `nl.arange` / `nl.mgrid` / `nl.ds` indices, the loop ranges (unrolled while tracing),
-`nl.load` / `nl.store` (DMA copies; `mask=` cuts a partial last tile) and the operator
+`nl.load` / `nl.store` (DMA copies; `mask=` restricts them to its box) and the operator
 names (`nl.add`, `nl.exp` ...) that nki.isa instructions take as `op` arguments; called on
 tiles they, `nl.sum` / `nl.max` / `nl.min` / `nl.prod` / `nl.mean` / `nl.var`, `nl.negative`,
 `nl.logical_not` and `nl.broadcast_to` are NKI's tile-level API (tilecc/nki/tile_ops.py);
@@ -24,8 +24,8 @@ from tilecc.nki import ops as _ops
 from tilecc.nki.dtypes import canonical_dtype, dtype_info, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr
-from tilecc.nki.tensor import PMAX, NkiTensor
-from tilecc.nki import tile_ops
+from tilecc.nki.tensor import PMAX, NkiTensor, mask_tile
+from tilecc.nki import masking, tile_ops
 from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype, masked_off, skip_masked_off
 
 # ---------------------------------------------------------------- dtypes and buffers
@@ -139,24 +139,23 @@ def empty_like(tensor: NkiTensor, dtype: object = None, buffer: object = None,
 
 
 def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor:
-    """Copy an HBM tensor (view) into a new SBUF tile of the same shape (one DMA copy); a
-    mask cuts the access (and the tile) to the part it keeps."""
+    """Copy an HBM tensor (view) into a new SBUF tile of the same shape (one DMA copy); with
+    a mask only its box is copied, and the tile holds values there only (tilecc/nki/masking.py)."""
     if not isinstance(src, NkiTensor):
         raise kernel_error(f"nl.load reads a tensor, got {src!r}")
     if masked_off(mask):
         return skip_masked_off(lambda: load(src, dtype))
-    full = src.partitions
-    src = src.masked(mask, "nl.load")
-    tile = ndarray(src.shape, src.dtype if dtype is None else dtype, sbuf)
-    tile.alloc.partial = src.partitions < full
+    box = masking.call_box("nl.load", mask, src)
+    tile, dst = masking.result_tile(src.shape, _dtype(src.dtype if dtype is None else dtype),
+                                    assigned_name(), box)
     from tilecc.nki import isa
-    isa.dma_copy(dst=tile, src=src)
+    isa.dma_copy(dst=dst, src=masking.cut(src, box, src.shape))
     return tile
 
 
 def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
     """Copy a tile into an HBM tensor (view) of the same number of elements (one DMA copy);
-    a mask cuts both to the part it keeps."""
+    a mask restricts both to its box."""
     from tilecc.nki import isa
     if not isinstance(dst, NkiTensor):
         raise kernel_error(f"nl.store writes a tensor, got {dst!r}")
@@ -164,10 +163,7 @@ def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
         return   # the store (or the instruction that made its value) is masked off
     if mask is not None:
         dst = dst.masked(mask, "nl.store")
-        if isinstance(value, NkiTensor) and value.grid is not None:
-            value = value.masked(mask, "nl.store")
-        else:
-            value = tile_ops.cut_to(value, dst.shape)
+        value = mask_tile("nl.store", value, mask)
     isa.dma_copy(dst=dst, src=value)
 
 

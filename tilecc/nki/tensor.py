@@ -19,8 +19,9 @@ Invariants:
   broadcast (step 0). `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs explicitly;
   `broadcast_to` repeats size-1 dims with step 0 (on chip, a one-partition tile broadcast
   to P partitions is copied into a new tile: partitions cannot be read with step 0).
-- `tile[idx] = value` is a copy (tensor_copy / dma_copy) or a fill (memset); a partial
-  tile (cut by a mask) is written to the leading partitions it kept; `a + b`,
+- A tile made by a masked instruction has the full shape and holds values only inside the
+  mask's box (`Allocation.written`, tilecc/nki/masking.py); `tile[idx] = value` is a copy
+  (tensor_copy / dma_copy) or a fill (memset), and copying such a tile copies that box; `a + b`,
   `a / 2.0`, `a < b` ... are NKI's tile-level ops (tilecc/nki/tile_ops.py); `if tile:` is a
   KernelError (a tile has no values while tracing).
 """
@@ -35,7 +36,7 @@ import numpy as np
 
 from tilecc.nki.dtypes import dtype_info, plain_number
 from tilecc.nki.errors import kernel_error
-from tilecc.nki.indexing import IndexExpr, broadcast_grids, mask_counts
+from tilecc.nki.indexing import IndexExpr, broadcast_grids, mask_box
 
 PMAX = 128
 SBUF_PARTITION_BYTES = 0x30000   # 192 KiB per partition (klr-bir.md, Memory)
@@ -56,9 +57,9 @@ class Allocation:
     dtype: str
     buffer: str            # "hbm" | "sbuf" | "psum"
     par_axis: int = 0
-    # a partial tile: its partitions were cut by a mask= (a partial last tile of a kernel
-    # tiled by 128 rows); it combines with full tiles on its leading partitions
-    partial: bool = False
+    # made by a masked instruction: [low, high) per dim of `shape` that it wrote (the rest
+    # is never written by it); None: the whole tensor (tilecc/nki/masking.py)
+    written: tuple[tuple[int, int], ...] | None = None
     # made by an instruction whose mask= was a compile-time False (tracer.masked_off): never
     # written, and assigning or storing it does nothing, as the skipped instruction would
     masked_off: bool = False
@@ -118,6 +119,7 @@ class GridAccess:
     items: tuple[object, ...]
     sizes: tuple[int, ...]
     problem: str | None
+    axes: tuple[int | None, ...]   # the grid axis of each view dim (None: an added partition dim)
 
 
 def _arith(name: str, reflected: bool = False) -> Callable[[NkiTensor, object], NkiTensor]:
@@ -151,22 +153,72 @@ class NkiTensor:
         return self
 
     def masked(self, mask: object, what: str) -> NkiTensor:
-        """This access cut to the leading entries `mask` keeps on each grid axis."""
-        counts = mask_counts(mask, what)
-        if not counts:
+        """This access restricted to the box `mask` keeps."""
+        box = mask_box(mask, what)
+        return self.restricted(self.dims_box(box, what)) if box else self.usable()
+
+    def dims_box(self, box: dict[int, tuple[int, int]], what: str) -> tuple[tuple[int, int], ...]:
+        """A mask's box (grid axis -> [low, high)) as [low, high) per dim of this view: a grid
+        access maps its dims to the grid axes they step; another tile takes the grid axis of
+        the same position (`nl.exp(t, mask=i_p < n)`)."""
+        if self.grid is not None:
+            axes = self.grid.axes
+        elif any(axis >= self.ndim for axis in box):
+            raise kernel_error(f"{what}: the mask bounds grid axis {max(box)} but {self!r} has "
+                               f"{self.ndim} dims")
+        else:
+            axes = tuple(range(self.ndim))
+        return tuple(box.get(axis, (0, num)) if axis is not None else (0, num)
+                     for axis, num in zip(axes, self.shape))
+
+    def restricted(self, box: tuple[tuple[int, int], ...]) -> NkiTensor:
+        """This view cut to [low, high) of each dim: a grid access is indexed again on the
+        smaller grid (the offsets move by low), so a mask can bring an access that reaches
+        outside its tensor back inside; another view is sliced."""
+        if all(span == (0, num) for span, num in zip(box, self.shape)):
             return self.usable()
         if self.grid is None:
-            raise kernel_error(f"{what}: a mask that cuts the tile needs an access indexed with "
-                               f"nl.arange / nl.mgrid")
-        sizes = list(self.grid.sizes)
-        for axis, count in counts.items():
-            sizes[axis] = min(sizes[axis], count)
-        parent = self.grid.parent
-        if parent.alloc.partial:
-            _clamp_to_partitions(parent, self.grid.items, sizes)
-        items = [IndexExpr(i.offset, i.terms, tuple(sizes)) if isinstance(i, IndexExpr) else i
-                 for i in self.grid.items]
-        return parent._index_grid(items, tuple(sizes)).usable()
+            return self[tuple(slice(low, high) for low, high in box)]
+        sizes, shift = list(self.grid.sizes), {}
+        for axis, (low, high) in zip(self.grid.axes, box):
+            if axis is not None:
+                sizes[axis], shift[axis] = high - low, low
+        items = [IndexExpr(i.offset + sum(step * shift.get(a, 0) for a, step in i.terms), i.terms,
+                           tuple(sizes)) if isinstance(i, IndexExpr) else i for i in self.grid.items]
+        return self.grid.parent._index_grid(items, tuple(sizes)).usable()
+
+    def written_box(self) -> tuple[tuple[int, int], ...] | None:
+        """[low, high) per dim of this view of the part a masked instruction wrote of its
+        tile (Allocation.written); None when the whole tile is written or the view walks the
+        tile in a way that is not a sub-box (step 0 broadcasts keep their dim whole)."""
+        alloc = self.alloc
+        if alloc.written is None or not alloc.on_chip:
+            return None
+        full = alloc.full_view().dims
+        start, rest = [0] * len(full), self.offset
+        for d in sorted((d for d, dim in enumerate(full) if not dim.is_par), key=lambda d: -full[d].step):
+            start[d], rest = divmod(rest, full[d].step)
+        start[alloc.par_axis] = self.par_start
+        walked: set[int] = set()
+        spans = []
+        for dim in self.dims:
+            if dim.step == 0:
+                spans.append((0, dim.num))
+                continue
+            d = next((d for d in sorted(range(len(full)), key=lambda d: -full[d].step)
+                      if full[d].is_par == dim.is_par and dim.step % full[d].step == 0
+                      and start[d] + dim.step // full[d].step * (dim.num - 1) < full[d].num), None)
+            if d is None or d in walked:
+                return None
+            walked.add(d)
+            k, (low, high) = dim.step // full[d].step, alloc.written[d]
+            first = max(0, -(-(low - start[d]) // k))
+            stop = min(dim.num, (high - 1 - start[d]) // k + 1)
+            spans.append((first, max(first, stop)))
+        if any(not low <= start[d] < high for d, (low, high) in enumerate(alloc.written)
+               if d not in walked):
+            return None   # a fixed index outside the box: nothing of it was written there
+        return tuple(spans)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -235,8 +287,10 @@ class NkiTensor:
         value = plain_number(value)
         if isinstance(value, NkiTensor) and value.alloc.masked_off:
             return
-        if isinstance(value, NkiTensor) and value.alloc.partial and value.partitions < dst.partitions:
-            dst = dst[0:value.partitions]   # a partial tile writes the partitions its mask kept
+        if isinstance(value, NkiTensor) and (box := value.written_box()) is not None \
+                and dst.shape == value.shape:
+            # a masked instruction's tile: copy the box it wrote
+            dst, value = dst.restricted(box), value.restricted(box)
         if isinstance(value, NkiTensor):
             if dst.alloc.on_chip and value.alloc.on_chip:
                 isa.tensor_copy(dst=dst, src=value)
@@ -342,10 +396,12 @@ class NkiTensor:
                 raise kernel_error("one index axis cannot step both partitions and free elements")
             is_par, step = next(iter(steps[axis].items()))
             dims.append(Dim(step, size, is_par))
+        axes: list[int | None] = list(order)
         if self.alloc.on_chip and not any(d.is_par for d in dims):
             dims.insert(0, Dim(1, 1, True))
+            axes.insert(0, None)
         view = self._make(offset, par_start, dims)
-        return replace(view, grid=GridAccess(self, tuple(items), sizes, problem))
+        return replace(view, grid=GridAccess(self, tuple(items), sizes, problem, tuple(axes)))
 
     def _make(self, offset: int, par_start: int, dims: list[Dim]) -> NkiTensor:
         if self.alloc.on_chip and (not dims or not dims[0].is_par):
@@ -422,19 +478,6 @@ def _row_major_dims(shape: tuple[int, ...]) -> tuple[Dim, ...]:
     return tuple(reversed(dims))
 
 
-def _clamp_to_partitions(parent: NkiTensor, items: tuple[object, ...], sizes: list[int]) -> None:
-    """A partial tile holds fewer partitions than the 128-row grid that indexes it (NKI keeps
-    the rows past a partial last tile as unused garbage; tilecc does not allocate them): cut
-    the grid axis that steps its partitions to the rows it has."""
-    first = items[0] if items else None
-    if not isinstance(first, IndexExpr):
-        return
-    steps = [(axis, step) for axis, step in first.terms if step > 0 and sizes[axis] > 1]
-    if len(steps) == 1 and first.offset >= 0:
-        axis, step = steps[0]
-        sizes[axis] = max(1, min(sizes[axis], (parent.partitions - 1 - first.offset) // step + 1))
-
-
 @overload
 def mask_tile(what: str, value: NkiTensor, mask: object) -> NkiTensor: ...
 @overload
@@ -442,16 +485,8 @@ def mask_tile(what: str, value: object, mask: object) -> object: ...
 
 
 def mask_tile(what: str, value: object, mask: object) -> object:
-    """A compute operand cut to what `mask=` keeps (a partial tile): a grid access is indexed
-    again on the smaller grid; another tile whose rank is the grid's has each dim cut to the
-    leading entries kept on the grid axis of the same position. Non-tiles pass through."""
-    counts = mask_counts(mask, what)
-    if not counts or not isinstance(value, NkiTensor):
+    """An operand restricted to the box `mask=` keeps (`dims_box`); non-tiles pass through."""
+    box = mask_box(mask, what)
+    if not box or not isinstance(value, NkiTensor):
         return value
-    if value.grid is not None:
-        return value.masked(mask, what)
-    if any(axis >= value.ndim for axis in counts):
-        raise kernel_error(f"{what}: the mask cuts grid axis {max(counts)} but {value!r} has "
-                           f"{value.ndim} dims")
-    return value[tuple(slice(0, min(counts[axis], size)) if axis in counts else slice(None)
-                       for axis, size in enumerate(value.shape))]
+    return value.restricted(value.dims_box(box, what))

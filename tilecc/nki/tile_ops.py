@@ -17,20 +17,20 @@ the same kernel written with nki.isa would give:
   own adjustment. With a number divisor, whose sign is known while tracing, that is
   r + (r < 0) * y (y > 0; r > 0 for y < 0): three instructions; a tile divisor takes eight.
 The result dtype is `dtype`, else the tile operand's (float32 when two tiles differ);
-comparisons default to nl.bool_ (uint8) as NKI's. A `mask=` that keeps the leading
-entries of grid axes (a partial last tile) cuts every tile operand to them; operands must be on chip:
-load HBM tensors first.
+comparisons default to nl.bool_ (uint8) as NKI's. A `mask=` restricts the instruction to its
+box and the result is a full-shape tile written there only; without a mask an operand made by
+a masked instruction restricts it to the box it holds (tilecc/nki/masking.py). Operands must
+be on chip: load HBM tensors first.
 """
 
 from __future__ import annotations
 
-from typing import overload
 
-from tilecc.nki import isa
+from tilecc.nki import isa, masking
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.ops import ALL_OPS, Op
-from tilecc.nki.tensor import Dim, NkiTensor, mask_tile
+from tilecc.nki.tensor import Dim, NkiTensor
 from tilecc.nki.tracer import active_trace, masked_off, skip_masked_off
 
 _COMPARISONS = frozenset({"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"})
@@ -56,13 +56,6 @@ def _dtype(what: str, dtype: object, default: str) -> str:
         raise kernel_error(f"{what}: {err}") from None
 
 
-def _partial_result(out: NkiTensor, *operands: object) -> NkiTensor:
-    """A result is a partial tile when an operand is one, or a mask cut an operand's partitions."""
-    out.alloc.partial = any(isinstance(v, NkiTensor) and (v.alloc.partial or v.partitions > out.partitions)
-                            for v in operands)
-    return out
-
-
 def _broadcast_partition(a: NkiTensor, b: NkiTensor) -> tuple[NkiTensor, NkiTensor]:
     """numpy broadcasting of a one-partition tile against a P-partition tile of the same rank
     (`row[1, F] * tile[P, F]`): the row is first copied to P partitions (broadcast_to)."""
@@ -71,35 +64,6 @@ def _broadcast_partition(a: NkiTensor, b: NkiTensor) -> tuple[NkiTensor, NkiTens
     if a.partitions == 1:
         return a.broadcast_to((b.partitions, *a.shape[1:])), b
     return a, b.broadcast_to((a.partitions, *b.shape[1:]))
-
-
-def _match_partial(what: str, a: NkiTensor, b: NkiTensor) -> tuple[NkiTensor, NkiTensor]:
-    """A partial tile (cut by a mask) with a full tile: the full tile's leading partitions.
-    NKI computes on whole tiles and stores only what the mask keeps; here the partial tile
-    is cut, so the full one is cut to match."""
-    if a.partitions == b.partitions:
-        return a, b
-    small, large = (a, b) if a.partitions < b.partitions else (b, a)
-    if not small.alloc.partial:
-        raise kernel_error(f"{what}: shape mismatch: {list(a.shape)} and {list(b.shape)} have "
-                           f"different partition counts")
-    cut = large[0:small.partitions]
-    return (small, cut) if small is a else (cut, small)
-
-
-@overload
-def cut_to(value: NkiTensor, shape: tuple[int, ...]) -> NkiTensor: ...
-@overload
-def cut_to(value: object, shape: tuple[int, ...]) -> object: ...
-
-
-def cut_to(value: object, shape: tuple[int, ...]) -> object:
-    """A tile cut to the leading `shape` of its dims (what a mask keeps of it), if larger."""
-    if not isinstance(value, NkiTensor) or value.shape == shape or value.ndim != len(shape):
-        return value
-    if any(have < want for have, want in zip(value.shape, shape)):
-        return value
-    return value[tuple(slice(0, want) for want in shape)]
 
 
 def apply(op: Op, args: tuple[object, ...], kwargs: dict[str, object], name: str) -> NkiTensor:
@@ -111,35 +75,32 @@ def apply(op: Op, args: tuple[object, ...], kwargs: dict[str, object], name: str
     dtype, mask = kwargs.pop("dtype", None), kwargs.pop("mask", None)
     if kwargs:
         raise kernel_error(f"{what}: unexpected argument(s) {', '.join(kwargs)}")
-    cut = tuple(mask_tile(what, a, mask) for a in args)
-    if len(cut) == 2 and op.name == "mod":
-        out = floor_mod(cut[0], cut[1], dtype, name)
-        out.alloc.partial = out.alloc.partial or _partial_result(out, *args).alloc.partial
-        return out
-    if len(cut) == 1 and (op.unary or op.act is not None):
-        return _partial_result(unary(op, cut[0], dtype, name), *args)
-    if len(cut) == 2 and op.alu is not None and not op.unary:
-        out = binary(op, cut[0], cut[1], dtype, name)
-        out.alloc.partial = out.alloc.partial or _partial_result(out, *args).alloc.partial
-        return out
+    if len(args) == 2 and op.name == "mod":
+        return floor_mod(args[0], args[1], dtype, name, mask)
+    if len(args) == 1 and (op.unary or op.act is not None):
+        return unary(op, args[0], dtype, name, mask)
+    if len(args) == 2 and op.alu is not None and not op.unary:
+        return binary(op, args[0], args[1], dtype, name, mask)
     kind = "one tile" if op.unary or op.alu is None else "two operands"
     raise kernel_error(f"{what} takes {kind}, got {len(args)} argument(s)")
 
 
-def unary(op: Op, x: object, dtype: object, name: str) -> NkiTensor:
+def unary(op: Op, x: object, dtype: object, name: str, mask: object = None) -> NkiTensor:
     what = f"nl.{op.name}"
     if not isinstance(x, NkiTensor):
         raise kernel_error(f"{what}: expected a tile, got {x!r}")
     tile = _on_chip(what, x)
-    out = new_tile(tile.shape, _dtype(what, dtype, tile.dtype), name)
+    box = masking.call_box(what, mask, tile)
+    out, dst = masking.result_tile(tile.shape, _dtype(what, dtype, tile.dtype), name, box)
+    data = masking.cut(tile, box, tile.shape)
     if op.act is not None:
-        isa.activation(dst=out, op=op, data=tile)
+        isa.activation(dst=dst, op=op, data=data)
     else:
-        isa.tensor_scalar(dst=out, data=tile, op0=op, operand0=0)
-    return _partial_result(out, tile)
+        isa.tensor_scalar(dst=dst, data=data, op0=op, operand0=0)
+    return out
 
 
-def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
+def binary(op: Op, x: object, y: object, dtype: object, name: str, mask: object = None) -> NkiTensor:
     what = f"nl.{op.name}"
     tiles = [v for v in (x, y) if isinstance(v, NkiTensor)]
     for tile in tiles:
@@ -150,15 +111,20 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
         tiles[0].dtype if all(t.dtype == tiles[0].dtype for t in tiles) else "float32")
     operand: object   # a [P, 1] tile or a scalar
     if len(tiles) == 2:
-        a, b = _match_partial(what, *_broadcast_partition(*tiles))
+        a, b = _broadcast_partition(*tiles)
         if a.shape == b.shape or (a.partitions == b.partitions and a.free_elements == b.free_elements):
-            out = new_tile(a.shape, _dtype(what, dtype, default), name)
-            isa.tensor_tensor(dst=out, data1=a, data2=b, op=op)
-            return _partial_result(out, a, b, x, y)
+            box = masking.call_box(what, mask, a, b)
+            out, dst = masking.result_tile(a.shape, _dtype(what, dtype, default), name, box)
+            isa.tensor_tensor(dst=dst, data1=masking.cut(a, box, a.shape),
+                              data2=masking.cut(b, box, a.shape), op=op)
+            return out
         if b.partitions == a.partitions and b.free_elements == 1:
             data, operand, reverse = a, b, False
         elif a.partitions == b.partitions and a.free_elements == 1:
             data, operand, reverse = b, a, True
+        elif a.partitions != b.partitions:
+            raise kernel_error(f"{what}: shape mismatch: {list(a.shape)} and {list(b.shape)} have "
+                               f"different partition counts")
         else:
             raise kernel_error(f"{what}: shape mismatch: {list(a.shape)} and {list(b.shape)} are "
                                f"neither equal nor a tile and a [P, 1] column")
@@ -166,15 +132,18 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str) -> NkiTensor:
         data = tiles[0]
         reverse = data is y
         operand = x if reverse else y
-    out = new_tile(data.shape, _dtype(what, dtype, default), name)
-    isa.tensor_scalar(dst=out, data=data, op0=op, operand0=operand, reverse0=reverse)
-    return _partial_result(out, data, operand)
+    box = masking.call_box(what, mask, data, operand)
+    out, dst = masking.result_tile(data.shape, _dtype(what, dtype, default), name, box)
+    isa.tensor_scalar(dst=dst, data=masking.cut(data, box, data.shape), op0=op,
+                      operand0=masking.cut(operand, box, data.shape), reverse0=reverse)
+    return out
 
 
-def floor_mod(x: object, y: object, dtype: object, name: str) -> NkiTensor:
+def floor_mod(x: object, y: object, dtype: object, name: str, mask: object = None) -> NkiTensor:
     """nl.mod(x, y): the fmod remainder, plus y where it is nonzero and its sign differs
-    from y's (module docstring)."""
-    rem = binary(ALL_OPS["fmod"], x, y, dtype, f"{name}_fmod" if name else "")
+    from y's (module docstring); the mask restricts the remainder, and the steps after it
+    compute on the box the remainder holds."""
+    rem = binary(ALL_OPS["fmod"], x, y, dtype, f"{name}_fmod" if name else "", mask)
     if isinstance(y, NkiTensor):
         def flag(op: str, a: object, b: object) -> NkiTensor:
             return binary(ALL_OPS[op], a, b, "float32", "")
@@ -182,8 +151,10 @@ def floor_mod(x: object, y: object, dtype: object, name: str) -> NkiTensor:
         take = flag("multiply", flip, flag("not_equal", rem, 0.0))
         step = binary(ALL_OPS["multiply"], take, y, rem.dtype, "")
     elif isinstance(y, (int, float)) and y != 0 and y == y:
-        step = new_tile(rem.shape, rem.dtype, "")
-        isa.tensor_scalar(dst=step, data=rem, op0=ALL_OPS["less" if y > 0 else "greater"], operand0=0.0,
+        box = masking.call_box("nl.mod", None, rem)
+        step, dst = masking.result_tile(rem.shape, rem.dtype, "", box)
+        isa.tensor_scalar(dst=dst, data=masking.cut(rem, box, rem.shape),
+                          op0=ALL_OPS["less" if y > 0 else "greater"], operand0=0.0,
                           op1=ALL_OPS["multiply"], operand1=y)
     else:   # x mod 0 or NaN: the remainder is already NaN
         return rem
@@ -223,21 +194,25 @@ def reduce(kind: str, x: object, axis: object, dtype: object, keepdims: bool, ma
         return skip_masked_off(lambda: reduce(kind, x, axis, dtype, keepdims, None, name))
     if not isinstance(x, NkiTensor):
         raise kernel_error(f"{what}: expected a tile, got {x!r}")
-    tile = _on_chip(what, mask_tile(what, x, mask))
-    axes = _reduce_axes(what, tile, axis)
-    out = new_tile(reduced_shape(what, tile, axes, keepdims), _dtype(what, dtype, tile.dtype), name)
+    full = _on_chip(what, x)
+    axes = _reduce_axes(what, full, axis)
+    box = masking.call_box(what, mask, full)
+    tile = masking.cut(full, box, full.shape)
+    out, dst = masking.result_tile(reduced_shape(what, full, axes, keepdims),
+                                   _dtype(what, dtype, full.dtype), name,
+                                   masking.reduced_box(box, axes, keepdims))
     kept = [d for i, d in enumerate(tile.dims) if i not in axes]
     view = NkiTensor(tile.alloc, tile.offset, tile.par_start,
                      (*kept, *(tile.dims[i] for i in axes)))
     trailing = list(range(len(kept), tile.ndim))
-    isa.tensor_reduce(dst=out, op=ALL_OPS[_REDUCE_OPS[kind]], data=view, axis=trailing,
+    isa.tensor_reduce(dst=dst, op=ALL_OPS[_REDUCE_OPS[kind]], data=view, axis=trailing,
                       keepdims=keepdims)
     if kind == "mean":
         count = 1
         for a in axes:
             count *= tile.shape[a]
-        isa.tensor_scalar(dst=out, data=out, op0=ALL_OPS["multiply"], operand0=1.0 / count)
-    return _partial_result(out, x)
+        isa.tensor_scalar(dst=dst, data=dst, op0=ALL_OPS["multiply"], operand0=1.0 / count)
+    return out
 
 
 def broadcast_partitions(tile: NkiTensor, shape: tuple[int, ...], name: str) -> NkiTensor:

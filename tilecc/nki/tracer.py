@@ -177,8 +177,13 @@ class Trace:
     # ---------------------------------------------------------------- KLR building
 
     def emit(self, stmt: ast.Stmt) -> None:
-        if not self._suppressed:
-            self.body.append(stmt)
+        if self._suppressed:
+            return
+        self.body.append(stmt)
+        # a write of a whole tile makes all of it hold values again (Allocation.written)
+        if isinstance(dst := getattr(stmt, "dst", None), ast.TensorName) and \
+                (alloc := self._allocations.get(dst.name)) is not None:
+            alloc.written = None
 
     @contextmanager
     def suppressed(self) -> Iterator[None]:

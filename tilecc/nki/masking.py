@@ -1,0 +1,81 @@
+"""Which part of its tiles a masked NKI 1.x instruction computes, and the tile it returns.
+
+Contract (NKI semantics, klr-bir.md and the NKI docs on `mask=`): an instruction with a mask
+reads and writes only the mask's box, an interval [low, high) per dim (tilecc/nki/indexing.py
+turns the mask into a box; `NkiTensor.dims_box` puts it on a view's dims). A tile-returning
+call returns a tile of the full shape of which only the box is written (`result_tile`);
+the rest stays unwritten, so reading it is an uninitialised read in the simulator unless
+something else wrote it. That box is remembered (`Allocation.written`): an unmasked
+instruction on such a tile computes on the box the operands hold (`call_box`), as NKI
+computes on whole tiles and the values outside are never meant to be read; a store or an
+index access is not cut this way, so reading past the box stays an uninitialised read.
+
+Invariants: a box has one [low, high) per dim of the operand it is expressed on, with
+0 <= low < high <= size; `None` means the whole tile. Other operands are cut on the dims
+whose size equals the operand's (`cut`): a [P, 1] column keeps its one column. On the
+partition dim the compute engines' start rule (tracer.check_start_partition) applies to the
+cut accesses; DMA copies take any start.
+"""
+
+from __future__ import annotations
+
+from tilecc.nki.errors import kernel_error
+from tilecc.nki.indexing import mask_box
+from tilecc.nki.tensor import NkiTensor
+from tilecc.nki.tracer import active_trace
+
+DimBox = tuple[tuple[int, int], ...]
+
+
+def call_box(what: str, mask: object, data: NkiTensor, *others: object) -> DimBox | None:
+    """The box, on `data`'s dims, that an instruction on `data` (and `others`) computes: the
+    mask's; without one, the part operands made by masked instructions hold, intersected;
+    None for the whole tile."""
+    if box := mask_box(mask, what):
+        spans = data.dims_box(box, what)
+    else:
+        spans = tuple((0, num) for num in data.shape)
+        for value in (data, *others):
+            if not isinstance(value, NkiTensor) or (held := value.written_box()) is None:
+                continue
+            spans = tuple((max(low, held[i][0]), min(high, held[i][1]))
+                          if i < value.ndim and value.shape[i] == data.shape[i] else (low, high)
+                          for i, (low, high) in enumerate(spans))
+        if any(low >= high for low, high in spans):
+            raise kernel_error(f"{what}: the operands of {data!r} were written by masked "
+                               f"instructions whose boxes do not overlap; nothing is left to compute")
+    if all(span == (0, num) for span, num in zip(spans, data.shape)):
+        return None
+    return spans
+
+
+def cut(value: object, box: DimBox | None, shape: tuple[int, ...]) -> object:
+    """`value` restricted to `box` (given on an operand of `shape`) on the dims where its size
+    is that operand's; numbers pass through."""
+    if not isinstance(value, NkiTensor):
+        return value
+    if box is None:
+        return value.usable()
+    return value.restricted(tuple(box[i] if i < len(shape) and num == shape[i] else (0, num)
+                                  for i, num in enumerate(value.shape)))
+
+
+def result_tile(shape: tuple[int, ...], dtype: str, name: str,
+                box: DimBox | None) -> tuple[NkiTensor, NkiTensor]:
+    """A new full-shape SBUF tile and the part of it an instruction restricted to `box` writes."""
+    out = active_trace().allocate(shape, dtype, "sbuf", name)
+    if box is None or all(span == (0, num) for span, num in zip(box, shape)):
+        return out, out
+    out.alloc.written = box
+    return out, out.restricted(box)
+
+
+def reduced_box(box: DimBox | None, axes: list[int], keepdims: bool) -> DimBox | None:
+    """The box of a reduction's result over `axes`: the kept dims' spans, a reduced dim kept
+    as (0, 1), and a [P, 1] column when every free dim is reduced (tile_ops.reduced_shape)."""
+    if box is None:
+        return None
+    if keepdims:
+        return tuple((0, 1) if i in axes else span for i, span in enumerate(box))
+    kept = tuple(span for i, span in enumerate(box) if i not in axes)
+    return kept if len(kept) > 1 else (kept[0], (0, 1))
