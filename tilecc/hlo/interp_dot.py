@@ -5,7 +5,8 @@ Contract: `dot(inst, [lhs, rhs])` takes (B, *lhs dims) and (B, *rhs dims) and re
 dims. Dimension numbers come from the verbatim attributes lhs_batch_dims,
 lhs_contracting_dims, rhs_batch_dims, rhs_contracting_dims (absent = none). Integers
 accumulate in the result type with wrap-around; floats accumulate in f32 (f64 for f64)
-and round once to the result type (XLA CPU upcasts bf16 / f16 dots). Operand precision
+and round once to the result type (XLA CPU upcasts bf16 / f16 dots); complex dots
+accumulate in the result's complex type. Operand precision
 configs are ignored.
 """
 
@@ -20,7 +21,7 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.interp_elementwise import convert
 from tilecc.hlo.ir import HloInstruction
-from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
+from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
 
 _INTS = re.compile(r"\d+")
 
@@ -51,6 +52,10 @@ def dot_op(inst: HloInstruction) -> Callable[[np.ndarray, np.ndarray], np.ndarra
     out_sub = [lhs_sub[d] for d in lhs_batch] + lhs_free + rhs_free
     spec = f"a{''.join(lhs_sub)},a{''.join(rhs_sub)}->a{''.join(out_sub)}"
     result_type = inst.shape.element_type
+    if is_complex(result_type):  # operands converted to the result's width (XLA promotes)
+        dtype = numpy_dtype(result_type)
+        return lambda lhs, rhs: np.einsum(spec, lhs.astype(dtype, copy=False),
+                                          rhs.astype(dtype, copy=False))
     if is_floating(result_type) or is_floating(lhs_shape.element_type):
         wide = np.float64 if PrimitiveType.F64 in (result_type, lhs_shape.element_type) \
             else np.float32

@@ -28,9 +28,10 @@ from typing import Callable
 import numpy as np
 
 from tilecc.errors import InterpError
+from tilecc.hlo import interp_complex as cx
 from tilecc.hlo.opcodes import HloOpcode as Op
-from tilecc.hlo.types import (PrimitiveType, is_floating, is_unsigned, numpy_dtype,
-                              primitive_type_name)
+from tilecc.hlo.types import (PrimitiveType, is_complex, is_floating, is_unsigned,
+                              numpy_dtype, primitive_type_name)
 
 Array = np.ndarray
 _NARROW_FLOAT_TYPES = frozenset({PrimitiveType.F16, PrimitiveType.BF16})
@@ -41,7 +42,7 @@ _SUPPORTED_INTEGERS = frozenset({
 
 def check_supported_type(t: PrimitiveType, what: str) -> None:
     """Raise InterpError for element types the interpreter does not compute with."""
-    if t == PrimitiveType.PRED or t in _SUPPORTED_INTEGERS or is_floating(t):
+    if t == PrimitiveType.PRED or t in _SUPPORTED_INTEGERS or is_floating(t) or is_complex(t):
         return
     raise InterpError(f"{what}: element type {primitive_type_name(t)} is not supported "
                       "by the interpreter")
@@ -283,6 +284,8 @@ def unary_op(opcode: Op, t: PrimitiveType) -> Callable[[Array], Array]:
     once; InterpError when the interpreter does not support it."""
     if opcode in (Op.COPY, Op.OPTIMIZATION_BARRIER):
         return lambda x: x
+    if is_complex(t):
+        return cx.complex_unary_op(opcode, t)
     if opcode is Op.NOT:
         return np.logical_not if t == PrimitiveType.PRED else np.invert
     if opcode is Op.NEGATE and t != PrimitiveType.PRED:
@@ -308,6 +311,11 @@ def binary_op(opcode: Op, t: PrimitiveType) -> Callable[[Array, Array], Array]:
     if t == PrimitiveType.PRED:
         if (fn_pred := _BINARY_PRED.get(opcode)) is not None:
             return fn_pred
+    elif is_complex(t):
+        if opcode is Op.COMPLEX:  # t is the result type; the parts are moved, not computed
+            dtype = numpy_dtype(t)
+            return lambda re, im: cx.compose_exact(re, im, dtype)
+        return cx.complex_binary_op(opcode, t)
     elif is_floating(t):
         if (resolve := _BINARY_FLOAT.get(opcode)) is not None:
             return resolve(t)
@@ -339,6 +347,8 @@ def compare(direction: str, comparison_type: str | None, t: PrimitiveType,
     fn = _COMPARISONS.get(direction)
     if fn is None:
         raise InterpError(f"compare: unknown direction {direction!r}")
+    if is_complex(t):
+        return cx.complex_compare(direction, a, b)
     if is_floating(t):
         if comparison_type == "TOTALORDER":
             return fn(_total_order_key(a), _total_order_key(b))
@@ -347,8 +357,20 @@ def compare(direction: str, comparison_type: str | None, t: PrimitiveType,
 
 
 def convert(x: Array, source: PrimitiveType, target: PrimitiveType) -> Array:
-    """XLA's convert: see the module contract for the integer and pred rules."""
+    """XLA's convert: see the module contract for the integer and pred rules. A complex
+    converts to a complex of another width part by part; a real becomes the real part of a
+    complex (a float rounded to the part type); XLA defines no convert out of complex."""
     dtype = numpy_dtype(target)
+    if is_complex(target):
+        if is_complex(source):
+            return cx.compose_exact(*cx.split(x), dtype)
+        part = PrimitiveType.F32 if target == PrimitiveType.C64 else PrimitiveType.F64
+        real = convert(x, source, part) if source != PrimitiveType.PRED else x.astype(dtype)
+        return cx.compose_exact(real, np.zeros((), real.dtype), dtype)
+    if is_complex(source):
+        raise InterpError(f"convert from {primitive_type_name(source)} to "
+                          f"{primitive_type_name(target)}: XLA converts complex values only "
+                          "to complex types (use real / imag)")
     if is_floating(source) and not (target == PrimitiveType.PRED and
                                     source in _NARROW_FLOAT_TYPES):
         x = widen_flushed(source, x)  # XLA CPU tests bf16 / f16 against 0 bit-exactly

@@ -31,7 +31,7 @@ from tilecc.errors import InterpError
 from tilecc.hlo.interp_elementwise import binary, binary_op, flush_subnormals
 from tilecc.hlo.ir import HloComputation
 from tilecc.hlo.opcodes import HloOpcode as Op
-from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
+from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
 
 Array = np.ndarray
 FOLD_LIMIT = 64
@@ -51,6 +51,8 @@ _PRED_UFUNCS = {Op.ADD: np.logical_or, Op.MULTIPLY: np.logical_and, Op.MAXIMUM: 
                 Op.XOR: np.logical_xor}
 _FLOAT_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply, Op.MAXIMUM: np.maximum,
                  Op.MINIMUM: np.minimum}
+# complex values have no order: add / multiply are their only standard reducers
+_COMPLEX_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply}
 
 
 def reducer_opcode(comp: HloComputation) -> Op | None:
@@ -63,7 +65,8 @@ def reducer_opcode(comp: HloComputation) -> Op | None:
     if {id(op) for op in root.operands} != {id(p) for p in comp.parameters}:
         return None
     t = root.shape.element_type
-    if is_floating(t) and root.opcode not in _FLOAT_UFUNCS:
+    if is_floating(t) and root.opcode not in _FLOAT_UFUNCS or \
+            is_complex(t) and root.opcode not in _COMPLEX_UFUNCS:
         return None
     if any(p.shape.element_type != t or p.shape.dims for p in comp.parameters):
         return None
@@ -74,6 +77,8 @@ def fast_reduce(opcode: Op, t: PrimitiveType, x: Array, axes: tuple[int, ...]) -
     """Reduce `axes` of x (no init value); every reduced axis must be non-empty."""
     if t == PrimitiveType.PRED:
         return _PRED_UFUNCS[opcode].reduce(x, axis=axes)
+    if is_complex(t):
+        return _COMPLEX_UFUNCS[opcode].reduce(x, axis=axes)
     if is_floating(t):
         wide = np.float64 if t == PrimitiveType.F64 else np.float32
         reduced = _FLOAT_UFUNCS[opcode].reduce(flush_subnormals(x.astype(wide, copy=False)),

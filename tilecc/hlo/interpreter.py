@@ -26,9 +26,10 @@ Contract:
   `compile_module` keeps one Interpreter for repeated runs of an unchanged module;
   `evaluate_module` compiles afresh on every call, so a module changed in place between
   calls (by a pass) is never run from a stale program.
-- Anything outside the supported set (custom-call, rng, replica-id
-  inside a reducer, complex or sub-byte element types ...) raises InterpError naming the
-  instruction and opcode, never a wrong answer.
+- Complex (c64 / c128) values follow interp_complex (XLA CPU's formulas on the parts).
+- Anything outside the supported set (custom-call, rng, replica-id inside a reducer,
+  sub-byte element types, complex ops XLA does not define ...) raises InterpError naming
+  the instruction and opcode, never a wrong answer.
 """
 
 from __future__ import annotations
@@ -181,6 +182,8 @@ class Interpreter(CollectiveSteps):
             opcode = inst.opcode
             if opcode in _UNARY or opcode in _BINARY:
                 t = inst.shape.element_type
+                if opcode in _UNARY and inst.operands:  # abs of a complex returns the part type
+                    t = inst.operands[0].shape.element_type
                 ew.check_supported_type(t, f"{inst.name} ({opcode.mnemonic})")
                 if opcode in _UNARY:
                     unary = ew.unary_op(opcode, t)
