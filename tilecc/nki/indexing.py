@@ -32,12 +32,20 @@ class IndexExpr:
         if isinstance(other, int):
             return IndexExpr(self.offset + sign * other, self.terms, self.sizes)
         if isinstance(other, IndexExpr):
-            steps = dict(self.terms)
-            for axis, step in other.terms:
+            sizes = broadcast_grids([self.sizes, other.sizes])
+            steps = dict(self.broadcast(sizes).terms)
+            for axis, step in other.broadcast(sizes).terms:
                 steps[axis] = steps.get(axis, 0) + sign * step
-            return IndexExpr(self.offset + sign * other.offset, tuple(sorted(steps.items())),
-                             broadcast_grids([self.sizes, other.sizes]))
+            return IndexExpr(self.offset + sign * other.offset, tuple(sorted(steps.items())), sizes)
         return NotImplemented
+
+    def broadcast(self, sizes: tuple[int, ...]) -> IndexExpr:
+        """This expression on the broadcast grid `sizes`: a term on an axis of size 1 is the
+        constant 0 there (numpy repeats it), so it steps nothing on the wider axis
+        (`nl.arange(1)[None, :]` with an [P, F] grid stays index 0)."""
+        terms = tuple((axis, step) for axis, step in self.terms
+                      if self.sizes[axis] != 1 or sizes[axis] == 1)
+        return IndexExpr(self.offset, terms, sizes)
 
     def __add__(self, other: object) -> IndexExpr:
         return self._shift(other, 1)

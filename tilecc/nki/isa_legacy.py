@@ -191,12 +191,11 @@ def tensor_tensor_scan(fn: Callable[..., None], data0: object, data1: object, in
 def tensor_reduce(fn: Callable[..., None], op: object, data: object, axis: object, *,
                   mask: object = None, dtype: object = None, negate: bool = False,
                   keepdims: bool = False) -> NkiTensor:
-    from tilecc.nki.tile_ops import reduced_shape
+    from tilecc.nki.tile_ops import reduce_axes, reduced_shape
     what = f"nisa.{fn.__name__}"
     x, box = _tile(fn, "data", data, mask)
     shape = reduced_shape(what, x, axis, keepdims)
-    axes = sorted({a + x.ndim if a < 0 else a
-                   for a in (axis if isinstance(axis, (list, tuple)) else [axis])})
+    axes = reduce_axes(what, x, axis)
     out, dst = _result(shape, _dtype(fn, dtype, x.dtype), masking.reduced_box(box, axes, keepdims))
     fn(dst=dst, op=op, data=_cut(x, box, x), axis=axis, negate=negate, keepdims=keepdims)
     return out

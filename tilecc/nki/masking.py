@@ -19,6 +19,8 @@ cut accesses; DMA copies take any start.
 
 from __future__ import annotations
 
+from typing import overload
+
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import mask_box
 from tilecc.nki.tensor import NkiTensor
@@ -47,6 +49,12 @@ def call_box(what: str, mask: object, data: NkiTensor, *others: object) -> DimBo
     if all(span == (0, num) for span, num in zip(spans, data.shape)):
         return None
     return spans
+
+
+@overload
+def cut(value: NkiTensor, box: DimBox | None, shape: tuple[int, ...]) -> NkiTensor: ...
+@overload
+def cut(value: object, box: DimBox | None, shape: tuple[int, ...]) -> object: ...
 
 
 def cut(value: object, box: DimBox | None, shape: tuple[int, ...]) -> object:

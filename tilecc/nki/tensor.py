@@ -205,15 +205,16 @@ class NkiTensor:
             if dim.step == 0:
                 spans.append((0, dim.num))
                 continue
-            d = next((d for d in sorted(range(len(full)), key=lambda d: -full[d].step)
-                      if full[d].is_par == dim.is_par and dim.step % full[d].step == 0
-                      and start[d] + dim.step // full[d].step * (dim.num - 1) < full[d].num), None)
-            if d is None or d in walked:
+            # the tile dim this view dim walks: the widest stride that divides its step
+            walks = next((d for d in sorted(range(len(full)), key=lambda d: -full[d].step)
+                          if full[d].is_par == dim.is_par and dim.step % full[d].step == 0
+                          and start[d] + dim.step // full[d].step * (dim.num - 1) < full[d].num), None)
+            if walks is None or walks in walked:
                 return None
-            walked.add(d)
-            k, (low, high) = dim.step // full[d].step, alloc.written[d]
-            first = max(0, -(-(low - start[d]) // k))
-            stop = min(dim.num, (high - 1 - start[d]) // k + 1)
+            walked.add(walks)
+            k, (low, high) = dim.step // full[walks].step, alloc.written[walks]
+            first = max(0, -(-(low - start[walks]) // k))
+            stop = min(dim.num, (high - 1 - start[walks]) // k + 1)
             spans.append((first, max(first, stop)))
         if any(not low <= start[d] < high for d, (low, high) in enumerate(alloc.written)
                if d not in walked):
@@ -364,6 +365,7 @@ class NkiTensor:
     def _index_grid(self, items: list[object], sizes: tuple[int, ...] | None = None) -> NkiTensor:
         if sizes is None:
             sizes = broadcast_grids([item.sizes for item in items if isinstance(item, IndexExpr)])
+        items = [item.broadcast(sizes) if isinstance(item, IndexExpr) else item for item in items]
         offset, par_start, problem = self.offset, self.par_start, None
         steps: list[dict[bool, int]] = [{} for _ in sizes]
         leading: list[int] = []   # grid axes of the first index (the partition dim on chip)

@@ -161,7 +161,7 @@ def floor_mod(x: object, y: object, dtype: object, name: str, mask: object = Non
     return binary(ALL_OPS["add"], rem, step, dtype, name)
 
 
-def _reduce_axes(what: str, tile: NkiTensor, axis: object) -> list[int]:
+def reduce_axes(what: str, tile: NkiTensor, axis: object) -> list[int]:
     raw = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     ints = [a for a in raw if isinstance(a, int) and not isinstance(a, bool)]
     if not raw or len(ints) != len(raw):
@@ -177,7 +177,7 @@ def _reduce_axes(what: str, tile: NkiTensor, axis: object) -> list[int]:
 def reduced_shape(what: str, tile: NkiTensor, axis: object, keepdims: bool) -> tuple[int, ...]:
     """The shape of a reduction result: reduced dims dropped (kept as 1 with keepdims), and
     a [P, 1] column when every free dim is reduced."""
-    axes = _reduce_axes(what, tile, axis)
+    axes = reduce_axes(what, tile, axis)
     if keepdims:
         return tuple(1 if i in axes else n for i, n in enumerate(tile.shape))
     shape = tuple(n for i, n in enumerate(tile.shape) if i not in axes)
@@ -195,7 +195,7 @@ def reduce(kind: str, x: object, axis: object, dtype: object, keepdims: bool, ma
     if not isinstance(x, NkiTensor):
         raise kernel_error(f"{what}: expected a tile, got {x!r}")
     full = _on_chip(what, x)
-    axes = _reduce_axes(what, full, axis)
+    axes = reduce_axes(what, full, axis)
     box = masking.call_box(what, mask, full)
     tile = masking.cut(full, box, full.shape)
     out, dst = masking.result_tile(reduced_shape(what, full, axes, keepdims),

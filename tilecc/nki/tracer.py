@@ -83,7 +83,9 @@ def check_start_partition(start: int, count: int, view: NkiTensor) -> None:
     allowed = (0,) if count > 64 else (0, 64) if count > 32 else (0, 32, 64, 96)
     if start not in allowed:
         raise kernel_error(f"an access of {count} partitions of {view.name} starts at partition "
-                           f"{start}; it must start at {' / '.join(map(str, allowed))}")
+                           f"{start}; it must start at {' / '.join(map(str, allowed))} (the "
+                           f"compute engines' start rule, which binds a mask's box too; DMA "
+                           f"copies start anywhere)")
 
 
 def klr_shape(alloc: Allocation) -> tuple[int, ...]:
