@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from typing import overload
 
-from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import mask_box
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace
@@ -32,7 +31,8 @@ DimBox = tuple[tuple[int, int], ...]
 def call_box(what: str, mask: object, data: NkiTensor, *others: object) -> DimBox | None:
     """The box, on `data`'s dims, that an instruction on `data` (and `others`) computes: the
     mask's; without one, the part operands made by masked instructions hold, intersected;
-    None for the whole tile."""
+    None for the whole tile (also when that part is empty: the instruction then reads
+    elements nothing wrote, which the simulator reports)."""
     if box := mask_box(mask, what):
         spans = data.dims_box(box, what)
     else:
@@ -44,8 +44,7 @@ def call_box(what: str, mask: object, data: NkiTensor, *others: object) -> DimBo
                           if i < value.ndim and value.shape[i] == data.shape[i] else (low, high)
                           for i, (low, high) in enumerate(spans))
         if any(low >= high for low, high in spans):
-            raise kernel_error(f"{what}: the operands of {data!r} were written by masked "
-                               f"instructions whose boxes do not overlap; nothing is left to compute")
+            return None   # it reads only outside what they wrote: an uninitialised read, as in NKI
     if all(span == (0, num) for span, num in zip(spans, data.shape)):
         return None
     return spans
