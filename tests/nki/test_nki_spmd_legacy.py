@@ -164,7 +164,7 @@ def test_full_tiles_with_different_partitions_are_a_shape_mismatch():
         kernel(np.zeros((64, 8), np.float32), np.zeros((128, 8), np.float32))
 
 
-def test_partial_tile_with_a_full_tile_uses_the_leading_partitions():
+def test_partial_tile_with_a_full_tile_computes_on_the_rows_it_holds():
     @nki.jit
     def kernel(a, bias):
         out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
