@@ -158,3 +158,22 @@ def test_dma_copy_box_may_start_on_any_partition():
 
     for backend in BACKENDS:
         np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(a), a)
+
+
+def test_memset_and_iota_write_only_their_box_of_a_full_tile():
+    def kernel(a):
+        out = nl.ndarray((64, 16), dtype=nl.int32, buffer=nl.shared_hbm)
+        i_p, i_f = nl.mgrid[0:64, 0:16]
+        fill = nisa.memset((64, 16), -7, nl.int32, mask=(i_f >= 12))
+        index = nisa.iota(100 - 16 * i_p + i_f, dtype=nl.int32, mask=(i_f < 12) & (i_p >= 32))
+        assert fill.shape == index.shape == (64, 16)
+        nl.store(out[i_p, i_f], fill, mask=(i_f >= 12))
+        nl.store(out[i_p, i_f], index, mask=(i_f < 12) & (i_p >= 32))
+        nl.store(out[i_p, i_f], nl.load(a), mask=(i_f < 12) & (i_p < 32))
+        return out
+
+    a = RNG.integers(-2**31, 2**31 - 1, size=(64, 16)).astype(np.int32)
+    p, f = np.mgrid[0:64, 0:16]
+    want = np.where(f >= 12, -7, np.where(p >= 32, 100 - 16 * p + f, a)).astype(np.int32)
+    for backend in BACKENDS:
+        np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(a), want)

@@ -55,6 +55,12 @@ class IndexExpr:
     def __sub__(self, other: object) -> IndexExpr:
         return self._shift(other, -1)
 
+    def __rsub__(self, other: object) -> IndexExpr:
+        return (-self)._shift(other, 1)
+
+    def __neg__(self) -> IndexExpr:
+        return self * -1
+
     def __mul__(self, other: object) -> IndexExpr:
         other = plain_number(other)
         if not isinstance(other, int):

@@ -249,6 +249,10 @@ def iota(fn: Callable[..., None], expr: object, dtype: object, *, mask: object =
     box = masking.call_box("nisa.iota", mask, out)
     out.alloc.written = box
     dst = masking.cut(out, box, out.shape)
-    fn(dst=dst, pattern=[[steps.get(1, 0), dst.shape[1]]], offset=expr.offset,
+    # the instruction counts partitions and elements from its access's start: a box starting
+    # at (p0, f0) adds a * p0 + b * f0, so each element still holds its own grid index's value
+    (p0, _), (f0, _) = box if box is not None else ((0, parts), (0, free))
+    fn(dst=dst, pattern=[[steps.get(1, 0), dst.shape[1]]],
+       offset=expr.offset + steps.get(0, 0) * p0 + steps.get(1, 0) * f0,
        channel_multiplier=steps.get(0, 0))
     return out
