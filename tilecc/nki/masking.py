@@ -7,8 +7,10 @@ call returns a tile of the full shape of which only the box is written (`result_
 the rest stays unwritten, so reading it is an uninitialised read in the simulator unless
 something else wrote it. That box is remembered (`Allocation.written`): an unmasked
 instruction on such a tile computes on the box the operands hold (`call_box`), as NKI
-computes on whole tiles and the values outside are never meant to be read; a store or an
-index access is not cut this way, so reading past the box stays an uninitialised read.
+computes on whole tiles and the values outside are never meant to be read; `tile[...] =`
+of such a tile copies its box (tensor.py). A store or an index access is not cut this way,
+so reading past the box stays an uninitialised read. An instruction that later writes the
+whole tile clears the box (Trace.emit).
 
 Invariants: a box has one [low, high) per dim of the operand it is expressed on, with
 0 <= low < high <= size; `None` means the whole tile. Other operands are cut on the dims
@@ -38,7 +40,7 @@ def call_box(what: str, mask: object, data: NkiTensor, *others: object) -> DimBo
     else:
         spans = tuple((0, num) for num in data.shape)
         for value in (data, *others):
-            if not isinstance(value, NkiTensor) or (held := value.written_box()) is None:
+            if not isinstance(value, NkiTensor) or (held := written_box(value)) is None:
                 continue
             spans = tuple((max(low, held[i][0]), min(high, held[i][1]))
                           if i < value.ndim and value.shape[i] == data.shape[i] else (low, high)
@@ -86,3 +88,39 @@ def reduced_box(box: DimBox | None, axes: list[int], keepdims: bool) -> DimBox |
         return tuple((0, 1) if i in axes else span for i, span in enumerate(box))
     kept = tuple(span for i, span in enumerate(box) if i not in axes)
     return kept if len(kept) > 1 else (kept[0], (0, 1))
+
+
+def written_box(view: NkiTensor) -> DimBox | None:
+    """The part of `view` that the masked instruction which made its tile wrote
+    (Allocation.written), as [low, high) per dim of the view; None when the whole tile holds
+    values or the view walks the tile in a way that is not a sub-box (a step-0 broadcast
+    keeps its dim whole)."""
+    alloc = view.alloc
+    if alloc.written is None or not alloc.on_chip:
+        return None
+    full = alloc.full_view().dims
+    start, rest = [0] * len(full), view.offset
+    for d in sorted((d for d, dim in enumerate(full) if not dim.is_par), key=lambda d: -full[d].step):
+        start[d], rest = divmod(rest, full[d].step)
+    start[alloc.par_axis] = view.par_start
+    walked: set[int] = set()
+    spans = []
+    for dim in view.dims:
+        if dim.step == 0:
+            spans.append((0, dim.num))
+            continue
+        # the tile dim this view dim walks: the widest stride that divides its step
+        walks = next((d for d in sorted(range(len(full)), key=lambda d: -full[d].step)
+                      if full[d].is_par == dim.is_par and dim.step % full[d].step == 0
+                      and start[d] + dim.step // full[d].step * (dim.num - 1) < full[d].num), None)
+        if walks is None or walks in walked:
+            return None
+        walked.add(walks)
+        k, (low, high) = dim.step // full[walks].step, alloc.written[walks]
+        first = max(0, -(-(low - start[walks]) // k))
+        stop = min(dim.num, (high - 1 - start[walks]) // k + 1)
+        spans.append((first, max(first, stop)))
+    if any(not low <= start[d] < high for d, (low, high) in enumerate(alloc.written)
+           if d not in walked):
+        return None   # a fixed index outside the box: nothing of it was written there
+    return tuple(spans)

@@ -187,40 +187,6 @@ class NkiTensor:
                            tuple(sizes)) if isinstance(i, IndexExpr) else i for i in self.grid.items]
         return self.grid.parent._index_grid(items, tuple(sizes)).usable()
 
-    def written_box(self) -> tuple[tuple[int, int], ...] | None:
-        """[low, high) per dim of this view of the part a masked instruction wrote of its
-        tile (Allocation.written); None when the whole tile is written or the view walks the
-        tile in a way that is not a sub-box (step 0 broadcasts keep their dim whole)."""
-        alloc = self.alloc
-        if alloc.written is None or not alloc.on_chip:
-            return None
-        full = alloc.full_view().dims
-        start, rest = [0] * len(full), self.offset
-        for d in sorted((d for d, dim in enumerate(full) if not dim.is_par), key=lambda d: -full[d].step):
-            start[d], rest = divmod(rest, full[d].step)
-        start[alloc.par_axis] = self.par_start
-        walked: set[int] = set()
-        spans = []
-        for dim in self.dims:
-            if dim.step == 0:
-                spans.append((0, dim.num))
-                continue
-            # the tile dim this view dim walks: the widest stride that divides its step
-            walks = next((d for d in sorted(range(len(full)), key=lambda d: -full[d].step)
-                          if full[d].is_par == dim.is_par and dim.step % full[d].step == 0
-                          and start[d] + dim.step // full[d].step * (dim.num - 1) < full[d].num), None)
-            if walks is None or walks in walked:
-                return None
-            walked.add(walks)
-            k, (low, high) = dim.step // full[walks].step, alloc.written[walks]
-            first = max(0, -(-(low - start[walks]) // k))
-            stop = min(dim.num, (high - 1 - start[walks]) // k + 1)
-            spans.append((first, max(first, stop)))
-        if any(not low <= start[d] < high for d, (low, high) in enumerate(alloc.written)
-               if d not in walked):
-            return None   # a fixed index outside the box: nothing of it was written there
-        return tuple(spans)
-
     @property
     def shape(self) -> tuple[int, ...]:
         return tuple(dim.num for dim in self.dims)
@@ -288,8 +254,9 @@ class NkiTensor:
         value = plain_number(value)
         if isinstance(value, NkiTensor) and value.alloc.masked_off:
             return
-        if isinstance(value, NkiTensor) and (box := value.written_box()) is not None \
-                and dst.shape == value.shape:
+        from tilecc.nki.masking import written_box
+        if isinstance(value, NkiTensor) and (box := written_box(value)) is not None \
+                and dst.shape == value.shape and all(low < high for low, high in box):
             # a masked instruction's tile: copy the box it wrote
             dst, value = dst.restricted(box), value.restricted(box)
         if isinstance(value, NkiTensor):
