@@ -151,3 +151,25 @@ def test_the_interpreter_is_independent():
         source = open(module.__file__).read()
         for forbidden in ("tilecc.codegen", "tilecc.bir", "tilecc.sim"):
             assert forbidden not in source
+
+
+def test_uninitialised_tile_reads_are_errors():
+    """Reading an SBUF element nothing wrote is an error naming the statement (as in the BIR
+    simulator); a partly written tile may be read where it was written; HBM outputs start
+    zeroed and are not tracked."""
+    a, out = hbm("a", F32, (4, 8)), hbm("out", F32, (4, 8))
+    x = sb("x", F32, (4, 8))
+    left = k.AccessBasic(x, (k.Slice(0, 4, 1), k.Slice(0, 4, 1)))
+    right = k.AccessBasic(x, (k.Slice(0, 4, 1), k.Slice(4, 8, 1)))
+    out_left = k.AccessBasic(out, (k.Slice(0, 4, 1), k.Slice(0, 4, 1)))
+    data = np.arange(32, dtype=np.float32).reshape(4, 8)
+    ok = kernel_of([k.NcDmaCopy(left, k.AccessBasic(a, left.indexes)),
+                    k.NcDmaCopy(out_left, left)], [a], [out])
+    got = interpret_kernel(ok, {"a": data})["out"]
+    np.testing.assert_array_equal(got[:, :4], data[:, :4])
+    np.testing.assert_array_equal(got[:, 4:], 0)
+    bad = kernel_of([k.NcDmaCopy(left, k.AccessBasic(a, left.indexes)),
+                     k.TensorScalar(right, right, k.Immediate(1.0), A.add)], [a], [out])
+    with pytest.raises(InterpError, match=r"body\[1\] \(TensorScalar\): reads elements of 'x' "
+                                          r"that nothing has written \(uninitialised sbuf\)"):
+        interpret_kernel(bad, {"a": data})

@@ -7,7 +7,9 @@ can be held against each other; its op tables are keyed by KLR's own enums.
 
 Model (the semantics listed in klr/ast.py and reference/klr-bir.md):
 - Every tensor name owns a zero-filled byte buffer of its Address (par_size x free_size
-  bytes), whatever its memory; accesses gather / scatter elements with index arrays
+  bytes), whatever its memory. Reading an SBUF / PSUM element that nothing has written
+  raises InterpError, as the BIR simulator does (HBM is not tracked: inputs are given and
+  outputs start zeroed). Accesses gather / scatter elements with index arrays
   (`klr.ast.to_pattern`): partition par_offset + p, free element free_offset +
   sum(x_i * step_i). An index outside the buffer raises InterpError naming the statement.
 - The ALU, the activation functions and the conversion on write are in klr/interp_alu.py
@@ -49,6 +51,7 @@ class State:
 
     def __init__(self) -> None:
         self.buffers: dict[str, np.ndarray] = {}
+        self.written: dict[str, np.ndarray] = {}  # SBUF / PSUM tensor -> element written
         self.act = np.zeros(128, F32)
         self.dve = np.zeros(128, F32)
 
@@ -81,8 +84,22 @@ class State:
         rows = parts.reshape((-1,) + (1,) * (len(shape) - 1))
         return elements, (rows, free[None, ...]), shape
 
+    def written_mask(self, tensor: k.TensorName, elements: np.ndarray) -> np.ndarray | None:
+        """Which elements of an SBUF / PSUM tensor were written (None: HBM, not tracked)."""
+        if tensor.address.memory in k.HBM_MEMORIES:
+            return None
+        mask = self.written.get(tensor.name)
+        if mask is None:
+            mask = self.written[tensor.name] = np.zeros(elements.shape, bool)
+        return mask
+
     def read(self, access: k.Access) -> np.ndarray:
         elements, idx, shape = self.index(access)
+        tensor = k.access_tensor(access)
+        mask = self.written_mask(tensor, elements)
+        if mask is not None and not mask[idx].all():
+            raise InterpError(f"reads elements of {tensor.name!r} that nothing has written "
+                              f"(uninitialised {tensor.address.memory.name})")
         return np.broadcast_to(elements[idx], shape)
 
     def write(self, access: k.Access, values: np.ndarray) -> None:
@@ -92,6 +109,9 @@ class State:
             raise InterpError(f"writes {values.shape} values to a {list(shape)} access of "
                               f"{k.access_tensor(access).name!r}")
         elements[idx] = to_dtype(values.reshape(shape), elements.dtype)
+        mask = self.written_mask(k.access_tensor(access), elements)
+        if mask is not None:
+            mask[idx] = True
 
     def operand(self, operand: k.Operand, data: np.ndarray) -> np.ndarray | np.generic:
         """An immediate, or a [P,1] tile broadcast along data's free axes."""
