@@ -40,7 +40,8 @@ ALL = sorted(FIXTURES.rglob("*.hlo"))
 SKIPPED = {  # program (file name up to the first dot) -> why it is not compared
     "sort_topk_argmax": "uses topk (custom-call TopK when optimized), which the interpreter "
                         "refuses",
-    "exotic_types": "computes with c64 values, which the interpreter refuses",
+    "exotic_types": "converts to s4 / u4, sub-byte types the interpreter refuses (its c64 "
+                    "complex / multiply / abs run: test_interp_complex)",
     "ordered_effects": "has token parameters: random_inputs makes no token values",
     "xla_features": "uses all-reduce-start and async ops, which the interpreter refuses, and "
                     "XLA's verifier refuses the module (async computation two_step)",

@@ -6,10 +6,30 @@ Contract: `reducer_opcode(comp)` returns the binary opcode of a computation whos
 MatchReductionComputation plus and / or / xor on integers. `fast_reduce` reduces axes of an
 array with that opcode's exact semantics (integers wrap, PRED and / or are logical, narrow
 floats accumulate in f32 and round once, subnormals flushed as XLA CPU does).
-`reduce_with_init` adds the init value once (XLA requires an identity; XLA CPU itself adds
-it once per 32-element window) and, for f16 / bf16 add and multiply along one axis, follows
-XLA CPU's window split and step-by-step rounding bit for bit (`narrow_fold`); f32 / f64
-sums and multi-axis narrow sums may differ from XLA CPU's order in the last bits.
+`reduce_with_init` applies the init value as often as XLA CPU does (`init_uses`) and, for
+f16 / bf16 add and multiply along one axis, follows XLA CPU's window split and step-by-step
+rounding bit for bit (`narrow_fold`); f32 / f64 sums and multi-axis narrow sums may differ
+from XLA CPU's order in the last bits.
+
+A non-identity init value (XLA requires an identity, jax's lax.reduce does not check):
+XLA CPU's result is deterministic and explained by two rewrites (measured on jaxlib 0.10.2
+with add / multiply / xor / max reducers over s8 / u8 / s32 / s64 / f16 / bf16 / f32 / f64,
+1-d to 3-d operands, any reduced axes, either layout; layouts do not matter):
+- a reduce of one element (every reduced axis of size <= 1, at least one element) becomes
+  a reshape: the init value is not used at all (max(x, 5) over one element gives x);
+- TreeReductionRewriter: while a reduced axis is longer than 32, the reduce becomes a
+  reduce-window with window min(size, 32) on every reduced axis (SAME padding, padding
+  skipped) and a reduce of its ceil(size / 32) partial results; every window starts from
+  the init value, and so does the final reduce. Over n elements of one axis the init is
+  applied ceil(n/32) + ... + 1 times: 3 for n = 33, 33 for 1024, 36 for 1025, 1293 for
+  40000; over (40, 50) reduced whole, 2 * 2 + 1 = 5 times;
+- except that an f32 / f64 reduce whose operand has at least 4096 elements
+  (FLOAT_SINGLE_INIT_ELEMENTS; 4095 still goes through the windows) is emitted as one loop
+  that applies the init once.
+The count makes integer results exact (init added k times with wrap-around, multiplied
+k times, xor-ed k times, max / min / and / or applied once when k >= 1); for f32 / f64
+the k-fold init is added in one rounding, within the last-bits tolerance of those sums.
+Reducers other than the standard ones (generic_reduce) apply the init once.
 `tree_reduce` combines columns of (M, K) arrays pairwise with a callable that evaluates the
 reducer computation on whole lanes, so a reduction of K elements costs log2(K) vectorized
 calls; XLA requires reducers to be associative and commutative, which makes the pairing
@@ -128,20 +148,72 @@ def reduce_with_init(opcode: Op, t: PrimitiveType, x: Array, init: Array,
     """XLA reduce with a standard reducer: op(init, reduction of x over axes).
 
     x is (B, *dims), init is (B,), axes count from 1. With `tree_window` (reduce, not
-    reduce-window), f16 / bf16 add and multiply over one axis longer than 1 (the others of
-    size 1) follow XLA CPU's order and rounding instead (see `narrow_fold`).
+    reduce-window), the init is applied as often as XLA CPU does (`init_uses`: never for a
+    single element, once per window of the tree rewrite), and f16 / bf16 add and multiply
+    over one axis longer than 1 (the others of size 1) follow XLA CPU's order and rounding
+    (see `narrow_fold`). Without it (reduce-window), op(init, reduction) once.
     """
     kept = tuple(size for axis, size in enumerate(x.shape) if axis not in axes)
     init_b = np.broadcast_to(init.reshape((init.shape[0],) + (1,) * (len(kept) - 1)), kept)
     if any(x.shape[axis] == 0 for axis in axes):
         return np.array(init_b)
-    if tree_window is not None and t in _NARROW_FOLDED and opcode in (Op.ADD, Op.MULTIPLY):
+    if tree_window is None:
+        return binary(opcode, t, init_b, fast_reduce(opcode, t, x, axes))
+    if all(x.shape[axis] == 1 for axis in axes):
+        return np.array(x.reshape(kept))  # XLA CPU reshapes: the init is not used
+    if t in _NARROW_FOLDED and opcode in (Op.ADD, Op.MULTIPLY):
         long_axes = [axis for axis in axes if x.shape[axis] > 1]
         if len(long_axes) == 1:
             n = x.shape[long_axes[0]]
             rows = np.moveaxis(x, long_axes[0], -1).reshape(kept + (n,))
             return narrow_fold(binary_op(opcode, t), rows, init_b, tree_window)
-    return binary(opcode, t, init_b, fast_reduce(opcode, t, x, axes))
+    elements = int(np.prod(x.shape[1:], dtype=np.int64))
+    uses = init_uses(t, [x.shape[axis] for axis in axes], elements, tree_window)
+    return binary(opcode, t, repeated_init(opcode, t, init_b, uses),
+                  fast_reduce(opcode, t, x, axes))
+
+
+FLOAT_SINGLE_INIT_ELEMENTS = 4096
+"""f32 / f64 reduces of operands with at least this many elements apply the init value
+once on XLA CPU (measured on jaxlib 0.10.2: 4095 elements still go through the windows)."""
+
+
+def init_uses(t: PrimitiveType, reduced: list[int], elements: int, window: int) -> int:
+    """How many times XLA CPU applies a reduce's init value (see the module docstring):
+    `reduced` are the reduced axes' sizes (at least one element, more than one in all),
+    `elements` the operand's element count."""
+    if t in (PrimitiveType.F32, PrimitiveType.F64) and elements >= FLOAT_SINGLE_INIT_ELEMENTS:
+        return 1
+    sizes = [size for size in reduced if size > 1]
+    uses = 0
+    while any(size > window for size in sizes):
+        sizes = [-(-size // window) for size in sizes]
+        uses += int(np.prod(sizes, dtype=np.int64))
+        sizes = [size for size in sizes if size > 1]
+    return uses + (1 if sizes else 0)
+
+
+def repeated_init(opcode: Op, t: PrimitiveType, init: Array, uses: int) -> Array:
+    """One value equal to applying `init` `uses` (>= 1) times with the reducer."""
+    if uses == 1 or opcode in (Op.MAXIMUM, Op.MINIMUM, Op.AND, Op.OR):
+        return init
+    if opcode is Op.XOR:
+        return init if uses % 2 else np.zeros_like(init)
+    if t == PrimitiveType.PRED:  # or / and: idempotent like max / min
+        return init
+    if is_floating(t) or is_complex(t):
+        wide = init.astype(np.float64 if is_floating(t) else np.complex128)
+        scaled = wide * uses if opcode is Op.ADD else wide ** uses
+        return scaled.astype(init.dtype)
+    if opcode is Op.ADD:  # wrap-around: uses * init modulo 2^bits
+        return np.multiply(init, np.array(uses).astype(init.dtype), dtype=init.dtype)
+    result, square = np.ones_like(init), np.array(init)
+    while uses:  # init ** uses by squaring, wrapping like XLA's multiplies
+        if uses & 1:
+            result = np.multiply(result, square, dtype=init.dtype)
+        square = np.multiply(square, square, dtype=init.dtype)
+        uses >>= 1
+    return result
 
 
 TREE_REDUCTION_WINDOW = 32
