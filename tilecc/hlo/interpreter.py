@@ -27,6 +27,7 @@ Contract:
   `evaluate_module` compiles afresh on every call, so a module changed in place between
   calls (by a pass) is never run from a stale program.
 - Complex (c64 / c128) values follow interp_complex (XLA CPU's formulas on the parts).
+- rng-bit-generator follows XLA CPU's ThreeFry / Philox bit for bit (interp_rng).
 - Anything outside the supported set (custom-call, rng, replica-id inside a reducer,
   sub-byte element types, complex ops XLA does not define ...) raises InterpError naming
   the instruction and opcode, never a wrong answer.
@@ -45,6 +46,7 @@ from tilecc.hlo import interp_shapes as shapes
 from tilecc.hlo.interp_conv import convolution_step
 from tilecc.hlo.interp_dot import dot_op
 from tilecc.hlo.interp_gather import gather_step, scatter_step
+from tilecc.hlo.interp_rng import rng_bit_generator
 from tilecc.hlo.interp_select_scatter import select_and_scatter_step
 from tilecc.hlo.interp_sort import sort_values
 from tilecc.hlo.interp_collective_steps import COLLECTIVE_BUILDERS, CollectiveSteps
@@ -314,6 +316,22 @@ class Interpreter(CollectiveSteps):
         t = inst.operands[0].shape.element_type
         return lambda a, d: ew.is_finite(t, a[0])  # type: ignore[arg-type]
 
+    def _rng_bit_generator(self, inst: HloInstruction) -> Step:
+        shapes_ = inst.shape.tuple_shapes
+        if len(shapes_) != 2 or not shapes_[1].is_array:
+            raise InterpError(f"{inst.name}: rng-bit-generator returns (state, bits)")
+        algorithm = inst.attributes.get("algorithm", "rng_default")
+        dims, dtype = shapes_[1].dims, numpy_dtype(shapes_[1].element_type)
+        if dtype.itemsize * 8 != bit_width(shapes_[1].element_type):
+            raise InterpError(f"{inst.name}: rng-bit-generator of "
+                              f"{primitive_type_name(shapes_[1].element_type)} (sub-byte) is "
+                              "not supported by the interpreter")
+
+        def step(a: list[Value], d: Lanes) -> Value:
+            state = np.asarray(a[0])
+            return rng_bit_generator(algorithm, state.reshape(state.shape[0], -1), dims, dtype)
+        return step
+
     def _data_movement(self, inst: HloInstruction) -> Step:
         fn = shapes.HANDLERS[inst.opcode]
         return lambda a, d: fn(inst, a)  # type: ignore[arg-type]
@@ -505,6 +523,7 @@ _BUILDERS: dict[Op, Callable[[Interpreter, HloInstruction], Step]] = {
     Op.IS_FINITE: I._is_finite, Op.REDUCE_PRECISION: I._reduce_precision,
     Op.REAL: I._real_imag, Op.IMAG: I._real_imag,
     Op.OPTIMIZATION_BARRIER: lambda s, i: lambda a, d: a[0],
+    Op.RNG_BIT_GENERATOR: I._rng_bit_generator,
     **{opcode: I._data_movement for opcode in shapes.HANDLERS},
     Op.RESHAPE: I._reshape, Op.BROADCAST: I._broadcast, Op.TRANSPOSE: I._transpose,
     Op.DOT: I._dot, Op.REDUCE: I._reduce, Op.CONVOLUTION: convolution_step,
