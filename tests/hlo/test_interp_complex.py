@@ -164,19 +164,19 @@ def test_exact_ops_match_xla_bit_for_bit_on_special_values(xla_results, t: str, 
 
 @pytest.mark.parametrize("t", ["c64", "c128"])
 @pytest.mark.parametrize("op", APPROX_UNARY + APPROX_BINARY)
-def test_transcendental_ops_match_xla_on_finite_values(xla_results, t: str, op: str) -> None:
+def test_transcendental_ops_match_xla_within_ulps(xla_results, t: str, op: str) -> None:
     x, y = _inputs(t, 11)
     unary = op in APPROX_UNARY
     text = _unary(op, t, x.size) if unary else _binary(op, t, x.size)
     got = _interpret(text, [x[None]] if unary else [x[None], y[None]])[0][0]
     want = xla_results[f"{t} {op}"][0][0]  # type: ignore[index]
-    finite = np.isfinite(x) & (np.isfinite(y) | unary) & np.isfinite(want) & (x != 0)
-    finite &= (np.abs(x) > 1e-30) & (np.abs(x) < 1e30)
     # power: |z|^c e^(-d arg z) magnifies the approximations' error by about |c ln|z||
     ok = _agree(got, want, 4096 if op == "power" else 64)
-    assert finite.sum() > 150
-    assert ok[finite].mean() > 0.97, [(x[i], got[i], want[i])
-                                      for i in np.nonzero(finite & ~ok)[0][:5]]
+    # special values (inf / nan / signed zero parts) included; the few misses are the
+    # cancellations and subnormal corners listed in interp_complex's docstring
+    assert ok.mean() >= 0.98, [(x[i], got[i], want[i]) for i in np.nonzero(~ok)[0][:5]]
+    specials = ~np.isfinite(x) if unary else ~(np.isfinite(x) & np.isfinite(y))
+    assert ok[specials].all(), [(x[i], got[i], want[i]) for i in np.nonzero(specials & ~ok)[0][:5]]
 
 
 def test_dot_reduce_convert_compare_select_allreduce_match_xla(xla_results) -> None:

@@ -8,23 +8,28 @@ XLA CPU lowers each complex op to float arithmetic on the real and imaginary par
 (xla/service/elemental_ir_emitter.cc), so the rules below are those formulas, evaluated on
 the parts with XLA CPU's denormals-are-zero / flush-to-zero (a subnormal part of an operand
 or of a result is a signed zero). Measured against XLA CPU on jaxlib 0.10.2:
-- add / subtract / negate / multiply are bit-exact, special values included: multiply is the
-  textbook (ac - bd) + (ad + bc)i with no C99 recovery of infinities, so (inf + 0i) * 1e-40i
-  gives nan + nan i where numpy gives nan + inf i.
+- add / subtract / multiply are bit-exact, special values included: multiply is
+  (ac - bd) + (ad + bc)i contracted into fused multiply-adds, re = fma(a, c, -(bd)),
+  im = fma(b, c, ad), with no C99 recovery of infinities ((inf + 0i) * 1e-40i is nan + nan i
+  where numpy gives nan + inf i). negate flips the signs and keeps subnormal parts.
 - divide is Smith's algorithm with XLA's fix-ups when it yields nan + nan i (zero
   denominator -> copysign(inf, re b) * a; infinite numerator over a finite denominator;
   finite numerator over an infinite denominator -> signed zeros): bit-exact but for the
-  last-bit rounding of Smith's intermediate quotients, which XLA may fuse differently.
-- abs is max * sqrt(1 + (min / max)^2), NaN-propagating max / min, and `min` where that is
-  NaN (0 + 0i, inf + inf i): abs(nan + inf i) is nan (numpy: inf). sign is z / abs(z), 0 at 0.
+  last-bit rounding of Smith's intermediate quotients (within 2 ulp).
+- abs is max * sqrt(fma(r, r, 1)), r = min / max, with NaN-propagating max / min, and `min`
+  where that is NaN (0 + 0i, inf + inf i): abs(nan + inf i) is nan (numpy: inf), bit-exact.
+  sign is z / abs(z), and z itself (unflushed) where abs(z) is 0.
 - compare EQ / NE compares both parts (ordered ==, unordered !=); the other directions
   are not defined for complex values.
 - exp, log, sqrt, rsqrt, power, tanh, sin, cos follow XLA's formulas (e^a (cos b + i sin b);
-  log|z| + i atan2(b, a); the polar forms of sqrt / rsqrt / power; tanh through expm1;
-  sin / cos through e^b), but XLA evaluates exp / log / sin / cos / atan2 / pow with its own
-  polynomial approximations, so these agree with XLA CPU to a few ulp on finite values and
-  not bit for bit; at infinite / NaN parts they follow the formulas, which XLA's special-case
-  selects only partly mirror (see tests/hlo/test_interp_complex.py for the bounds used).
+  log|z| + i atan2(b, a); the algebraic sqrt (see _sqrt: sqrt(-1 - 0i) is +i); the polar
+  rsqrt and power; tanh through expm1; sin / cos through e^b) with its special-value
+  selects, which agree with XLA CPU at every inf / NaN / zero part tested. XLA evaluates
+  exp / log / sin / cos / atan2 / pow with its own polynomial approximations, so finite
+  results agree to a few ulp, not bit for bit, and further apart where the formula
+  cancels: log near |z| = 1 (log|z| of a rounded |z|), sin with a tiny imaginary part
+  (e^b - e^-b), power with a large exponent (|c ln|z|| magnifies the error), and
+  subnormal parts reaching atan2 (XLA's f64 atan2 takes the sign of a flushed y / x).
 """
 
 from __future__ import annotations
@@ -155,13 +160,17 @@ def _power(a: Array, b: Array, c: Array, d: Array) -> Parts:
     q = c * angle + 0.5 * d * np.log(norm_sq)
     at_zero = (norm_sq == 0) & (d == 0) & (c >= 0)
     zero = np.zeros((), a.dtype)
-    return (np.where(at_zero, np.where(c == 0, 1, zero), coeff * np.cos(q)),
-            np.where(at_zero, zero, coeff * np.sin(q)))
+    # z^0 and 1^w are 1 whatever the other operand, NaN and inf included (XLA CPU, measured)
+    one = ((c == 0) & (d == 0)) | ((a == 1) & (b == 0))
+    return (np.where(one, 1, np.where(at_zero, np.where(c == 0, 1, zero), coeff * np.cos(q))),
+            np.where(one | at_zero, zero, coeff * np.sin(q)))
 
 
 def _exp(a: Array, b: Array) -> Parts:
+    """e^a (cos b + i sin b); a zero b gives e^a + 0i (XLA CPU, measured: exp(inf + 0i) is
+    inf + 0i, not inf + nan i)."""
     e = np.exp(a)
-    return e * np.cos(b), e * np.sin(b)
+    return np.where(b == 0, e, e * np.cos(b)), np.where(b == 0, 0, e * np.sin(b))
 
 
 def _log(a: Array, b: Array) -> Parts:
@@ -169,19 +178,23 @@ def _log(a: Array, b: Array) -> Parts:
 
 
 def _sqrt(a: Array, b: Array) -> Parts:
-    low, high, root = _abs_parts(a, b)
-    r = np.sqrt(high) * np.sqrt(root)
-    r = np.where(np.isnan(r), low, r)
-    angle = 0.5 * np.arctan2(b, a)
-    cos, sin = np.cos(angle), np.sin(angle)
+    """The algebraic form (measured on XLA CPU; not the polar form rsqrt still uses):
+    t = sqrt((|a| + |z|) / 2), (t, b / 2t) for a >= 0, else (|b| / 2t, +-t) with -t only
+    for b < 0, so sqrt(-1 - 0i) is +i; 0 at 0, (inf, b) for an infinite b, (0, +-inf)
+    at a = -inf, nan + nan i when a part is NaN."""
+    norm = _abs(a, b)
+    t = np.sqrt((np.abs(a) + norm) * 0.5)
+    non_negative = a >= 0
+    re = np.where(non_negative, t, np.abs(b) / (2 * t))
+    im = np.where(non_negative, b / (2 * t), np.where(b < 0, -t, t))
     inf, zero = np.inf, np.zeros((), a.dtype)
-    abs_b = np.abs(b)
-    re = np.where((abs_b == inf) | (a == inf), inf,
-                  np.where((a == -inf) & (abs_b != inf), zero, r * cos))
-    im = np.where((abs_b == inf) | (a == -inf), np.copysign(inf, b),
-                  np.where(np.isnan(r), np.nan, np.where(sin == 0, sin, r * sin)))
-    at_zero = r == 0
-    return np.where(at_zero, zero, re), np.where(at_zero, zero, im)
+    b_inf = np.abs(b) == inf
+    re = np.where(b_inf | (a == inf), inf, np.where(a == -inf, zero, re))
+    im = np.where(b_inf, b, np.where(a == -inf, np.where(b < 0, -inf, inf), im))
+    at_zero = norm == 0
+    nan = np.isnan(a) | np.isnan(b)
+    return (np.where(nan, np.nan, np.where(at_zero, zero, re)),
+            np.where(nan, np.nan, np.where(at_zero, zero, im)))
 
 
 def _rsqrt(a: Array, b: Array) -> Parts:
@@ -199,13 +212,16 @@ def _rsqrt(a: Array, b: Array) -> Parts:
 
 
 def _sin(a: Array, b: Array) -> Parts:
-    e = np.exp(b)
+    """sin a (e^b + e^-b) / 2 + i cos a (e^b - e^-b) / 2, XLA's formula: for small b the
+    imaginary part cancels, and XLA's exp approximation then shows (up to ~1e-5 relative).
+    A subnormal e^b is flushed to zero, so e^-b is inf (sin(i * -88) is nan - inf i in c64)."""
+    e = _flush(np.exp(b))
     half, half_inv = 0.5 * e, 0.5 / e
     return np.sin(a) * (half + half_inv), np.cos(a) * (half - half_inv)
 
 
 def _cos(a: Array, b: Array) -> Parts:
-    e = np.exp(b)
+    e = _flush(np.exp(b))
     half, half_inv = 0.5 * e, 0.5 / e
     return np.cos(a) * (half_inv + half), np.sin(a) * (half_inv - half)
 
