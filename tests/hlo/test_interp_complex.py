@@ -203,3 +203,30 @@ def test_complex_refusals_name_the_op() -> None:
             "  ROOT r = c64[2] floor(p)\n}\n")
     with pytest.raises(InterpError, match="floor on c64"):
         _interpret(text, [z])
+
+
+CONVERTS = """HloModule converts
+ENTRY e {
+  p = pred[4] parameter(0)
+  i = s32[4] parameter(1)
+  h = f16[4] parameter(2)
+  w = c128[4] parameter(3)
+  a = c64[4] convert(p)
+  b = c128[4] convert(i)
+  c = c64[4] convert(h)
+  d = c64[4] convert(w)
+  ROOT t = (c64[4], c128[4], c64[4], c64[4]) tuple(a, b, c, d)
+}
+"""
+
+
+def test_converts_to_complex_match_xla() -> None:
+    wide = _complex(np.array([1e300, -1e-300, np.nan, 1 / 3]), np.array([-0.0, 1e40, 2.5, -np.inf]),
+                    "c128")
+    inputs = [np.array([[True, False, True, False]]),
+              np.array([[-5, 2**31 - 1, 0, -2**31]], np.int32),
+              np.array([[1.5, np.inf, np.nan, -6e-8]], np.float16), wide[None]]
+    want = run_many_on_xla([XlaJob("run", CONVERTS, inputs)])[0]
+    assert isinstance(want, list), want
+    for g, w in zip(_interpret(CONVERTS, inputs), want):
+        assert g.dtype == w.dtype and _agree(g, w, 0).all(), (g, w)

@@ -365,7 +365,8 @@ def convert(x: Array, source: PrimitiveType, target: PrimitiveType) -> Array:
         if is_complex(source):
             return cx.compose_exact(*cx.split(x), dtype)
         part = PrimitiveType.F32 if target == PrimitiveType.C64 else PrimitiveType.F64
-        real = convert(x, source, part) if source != PrimitiveType.PRED else x.astype(dtype)
+        real = convert(x, source, part) if source != PrimitiveType.PRED \
+            else x.astype(numpy_dtype(part))
         return cx.compose_exact(real, np.zeros((), real.dtype), dtype)
     if is_complex(source):
         raise InterpError(f"convert from {primitive_type_name(source)} to "
