@@ -15,7 +15,9 @@ Contract:
   gather / scatter in interp_gather, select-and-scatter in interp_select_scatter,
   convolution in interp_conv,
   reductions in interp_reduce, sort in interp_sort, collectives with every group mode in
-  interp_collectives.
+  interp_collectives; the steps of instructions that call computations (reduce, sort, map,
+  while, conditional ...) in interp_called_steps, recognised custom calls in
+  interp_custom_calls.
 - while / conditional evaluate on all lanes and keep, per lane, the result the lane's own
   predicate selects, so devices may take different branches or iteration counts.
 - Each computation is compiled once per Interpreter into a Program: a list of steps, each a
@@ -48,13 +50,11 @@ from tilecc.hlo.interp_dot import dot_op
 from tilecc.hlo.interp_gather import gather_step, scatter_step
 from tilecc.hlo.interp_rng import rng_bit_generator
 from tilecc.hlo.interp_select_scatter import select_and_scatter_step
-from tilecc.hlo.interp_sort import sort_values
+from tilecc.hlo.interp_called_steps import CalledSteps
 from tilecc.hlo.interp_collective_steps import COLLECTIVE_BUILDERS, CollectiveSteps
+from tilecc.hlo.interp_custom_calls import is_identity_custom_call, refusal_hint
 from tilecc.hlo.interp_values import (Array, Lanes, Step, Value, check_input, leaves,
-                                      select_lanes, single_or_tuple)
-from tilecc.hlo.interp_reduce import (TREE_REDUCTION_WINDOW, generic_reduce, parse_window,
-                                      reduce_with_init, reducer_opcode, window_dilations,
-                                      window_view)
+                                      select_lanes)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
 from tilecc.hlo.types import (bit_width, is_complex, is_floating, numpy_dtype,
@@ -136,7 +136,7 @@ def _deferred(error: Exception) -> Step:
     return fail
 
 
-class Interpreter(CollectiveSteps):
+class Interpreter(CalledSteps, CollectiveSteps):
     """Evaluates computations of one module; see the module contract."""
 
     def __init__(self, module: HloModule, replicas: int, partitions: int) -> None:
@@ -201,15 +201,6 @@ class Interpreter(CollectiveSteps):
             return builder(self, inst)
         except Exception as error:  # noqa: BLE001 - re-raised when the instruction runs
             return _deferred(error)
-
-    def _lane_combiner(self, comp: HloComputation) -> Callable[[list[Array], list[Array]],
-                                                               list[Array]]:
-        """combine(accumulators, elements) evaluating `comp` on flat lanes."""
-        def combine(acc: list[Array], elements: list[Array]) -> list[Array]:
-            args = list(acc) + list(elements)
-            result = self.run(comp, args, Lanes(int(args[0].shape[0]), None))
-            return leaves(result)
-        return combine
 
     # ---- leaves -----------------------------------------------------------------------
 
@@ -363,152 +354,6 @@ class Interpreter(CollectiveSteps):
                 raise InterpError(f"{inst.name}: get-tuple-element of a non-tuple value")
             return value[index]
         return step
-
-    def _called(self, inst: HloInstruction) -> HloComputation:
-        comp = inst.to_apply or (inst.calls[0] if inst.calls else None)
-        if comp is None:
-            raise InterpError(f"{inst.name}: {inst.opcode.mnemonic} names no computation")
-        return comp
-
-    def _call(self, inst: HloInstruction) -> Step:
-        comp = self._called(inst)
-        return lambda a, d: self.run(comp, a, d)
-
-    def _reduce(self, inst: HloInstruction) -> Step:
-        half = len(inst.operands) // 2
-        axes = tuple(1 + dim for dim in inst.dimensions or ())
-        comp = self._called(inst)
-        t = inst.operands[0].shape.element_type
-        ew.check_supported_type(t, f"{inst.name} (reduce)")
-        if half == 1 and (opcode := reducer_opcode(comp)) is not None:
-            return lambda a, d: reduce_with_init(opcode, t, a[0], a[1],  # type: ignore[arg-type]
-                                                 axes, TREE_REDUCTION_WINDOW)
-        combine = self._lane_combiner(comp)
-
-        def step(a: list[Value], d: Lanes) -> Value:
-            results = generic_reduce(list(a[:half]), list(a[half:]),  # type: ignore[arg-type]
-                                     axes, combine)
-            return results[0] if half == 1 else tuple(results)
-        return step
-
-    def _reduce_window(self, inst: HloInstruction) -> Step:
-        # operands: N arrays then N init values; N > 1 (variadic, e.g. XLA CPU's max-pool
-        # with its argmax) goes through the generic reducer and yields a tuple
-        count = len(inst.operands) // 2
-        if count < 1 or len(inst.operands) != 2 * count:
-            raise InterpError(f"{inst.name}: reduce-window takes arrays and as many init "
-                              f"values, got {len(inst.operands)} operands")
-        for operand in inst.operands[:count]:
-            ew.check_supported_type(operand.shape.element_type, f"{inst.name} (reduce-window)")
-        t = inst.operands[0].shape.element_type
-        rank = inst.operands[0].shape.rank
-        window = inst.attributes.get("window")
-        sizes, strides, pads = parse_window(window, rank, inst.name, dilations=True)
-        base, dilation = window_dilations(window or "", rank)
-        axes = tuple(range(1 + rank, 1 + 2 * rank))
-        opcode = reducer_opcode(self._called(inst)) if count == 1 else None
-        combine = self._lane_combiner(self._called(inst))
-
-        def step(a: list[Value], d: Lanes) -> Value:
-            xs, inits = a[:count], a[count:]
-            views = [window_view(x, init, sizes, strides, pads, base,  # type: ignore[arg-type]
-                                 dilation) for x, init in zip(xs, inits)]
-            if opcode is not None:
-                return reduce_with_init(opcode, t, views[0], inits[0], axes)  # type: ignore[arg-type]
-            out = generic_reduce(views, list(inits), axes, combine)  # type: ignore[arg-type]
-            return out[0] if count == 1 else tuple(out)
-        return step
-
-    def _sort(self, inst: HloInstruction) -> Step:
-        combine = self._lane_combiner(self._called(inst))
-        dim = (inst.dimensions or (0,))[0]
-
-        def step(a: list[Value], d: Lanes) -> Value:
-            out = sort_values(list(a), dim,  # type: ignore[arg-type]
-                              lambda pairs: combine(pairs, [])[0])
-            return single_or_tuple(inst, list(out))
-        return step
-
-    def _map(self, inst: HloInstruction) -> Step:
-        combine = self._lane_combiner(self._called(inst))
-
-        def step(a: list[Value], d: Lanes) -> Value:
-            shape = a[0].shape  # type: ignore[union-attr]
-            flat = [np.ascontiguousarray(x).reshape(-1) for x in a]
-            return combine(flat, [])[0].reshape(shape)
-        return step
-
-    def _while(self, inst: HloInstruction) -> Step:
-        condition, body = inst.condition, inst.body
-        if condition is None or body is None:
-            raise InterpError(f"{inst.name}: while needs condition= and body=")
-
-        def step(a: list[Value], d: Lanes) -> Value:
-            state = a[0]
-            active = np.asarray(self.run(condition, [state], d)).astype(bool)
-            while active.any():
-                state = select_lanes(active, self.run(body, [state], d), state)
-                active = active & np.asarray(self.run(condition, [state], d)).astype(bool)
-            return state
-        return step
-
-    def _conditional(self, inst: HloInstruction) -> Step:
-        branches = inst.branch_computations or []
-        if not branches or len(inst.operands) != len(branches) + 1:
-            raise InterpError(f"{inst.name}: conditional needs one operand per branch")
-
-        def step(a: list[Value], d: Lanes) -> Value:
-            selector = np.asarray(a[0])
-            if selector.dtype == np.bool_:  # pred form: true -> branch 0, false -> branch 1
-                index = np.where(selector, 0, 1)
-            else:  # an out-of-range index runs the last branch (XLA's rule)
-                index = np.where((selector < 0) | (selector >= len(branches)),
-                                 len(branches) - 1, selector)
-            result: Value | None = None
-            for k in sorted(set(index.tolist())):
-                value = self.run(branches[k], [a[1 + k]], d)
-                result = value if result is None else select_lanes(index == k, value, result)
-            assert result is not None
-            return result
-        return step
-
-
-IDENTITY_CUSTOM_CALLS = frozenset({
-    "Sharding", "xla.sdy.FuncResultSharding", "xla.sdy.PropagationBarrier",
-    "SPMDFullToShardShape", "SPMDShardToFullShape"})
-"""Sharding annotations of modules lowered before SPMD partitioning that XLA CPU runs as the
-identity when the result has the operand's shape (measured, jaxlib 0.10.2): a plain jit with
-NamedSharding arguments runs as the global program on one device."""
-# Custom calls jax writes into modules lowered before SPMD partitioning (Shardy's markers,
-# the GSPMD sharding annotation) that change shapes between the global program and one
-# device's part of it: such a module does not say what one device runs.
-_SHARDING_TARGETS = ("xla.sdy.", "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape")
-
-
-def custom_call_target(inst: HloInstruction) -> str:
-    return inst.attributes.get("custom_call_target", "").strip('"')
-
-
-def is_identity_custom_call(inst: HloInstruction) -> bool:
-    """A sharding annotation XLA CPU runs as the identity (see IDENTITY_CUSTOM_CALLS)."""
-    return (inst.opcode is Op.CUSTOM_CALL and custom_call_target(inst) in IDENTITY_CUSTOM_CALLS
-            and len(inst.operands) == 1 and inst.operands[0].shape.is_array
-            and inst.shape.is_array
-            and inst.operands[0].shape.element_type == inst.shape.element_type
-            and inst.operands[0].shape.dims == inst.shape.dims)
-
-
-def refusal_hint(inst: HloInstruction) -> str:
-    """What to run instead, for the custom calls of jax's unpartitioned modules."""
-    if inst.opcode is not Op.CUSTOM_CALL:
-        return ""
-    target = custom_call_target(inst)
-    if target.startswith(_SHARDING_TARGETS):
-        return (f" (custom_call_target={target}, a sharding marker of a module lowered "
-                "before SPMD partitioning: run the per-device module XLA dumps after its "
-                "SPMD partitioner, *.spmd-partitioner.*.txt under --xla_dump_to)")
-    return f" (custom_call_target={target})" if target else ""
-
 
 def _unreachable(interp: Interpreter, inst: HloInstruction) -> Step:
     raise AssertionError(f"{inst.name}: parameters are bound by run()")

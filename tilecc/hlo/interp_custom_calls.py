@@ -1,0 +1,49 @@
+"""Custom calls the HLO interpreter recognises: the sharding annotations jax writes into
+modules lowered before SPMD partitioning.
+
+Contract: `is_identity_custom_call(inst)` says whether XLA CPU runs `inst` as the identity
+(an annotation whose result has its operand's shape and type); `refusal_hint(inst)` is the
+text appended to the interpreter's refusal of any other custom call, naming its target and,
+for a sharding marker, the per-device dump to run instead.
+"""
+
+from __future__ import annotations
+
+from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.opcodes import HloOpcode as Op
+
+IDENTITY_CUSTOM_CALLS = frozenset({
+    "Sharding", "xla.sdy.FuncResultSharding", "xla.sdy.PropagationBarrier",
+    "SPMDFullToShardShape", "SPMDShardToFullShape"})
+"""Sharding annotations of modules lowered before SPMD partitioning that XLA CPU runs as the
+identity when the result has the operand's shape (measured, jaxlib 0.10.2): a plain jit with
+NamedSharding arguments runs as the global program on one device."""
+# Custom calls jax writes into modules lowered before SPMD partitioning (Shardy's markers,
+# the GSPMD sharding annotation) that change shapes between the global program and one
+# device's part of it: such a module does not say what one device runs.
+_SHARDING_TARGETS = ("xla.sdy.", "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape")
+
+
+def custom_call_target(inst: HloInstruction) -> str:
+    return inst.attributes.get("custom_call_target", "").strip('"')
+
+
+def is_identity_custom_call(inst: HloInstruction) -> bool:
+    """A sharding annotation XLA CPU runs as the identity (see IDENTITY_CUSTOM_CALLS)."""
+    return (inst.opcode is Op.CUSTOM_CALL and custom_call_target(inst) in IDENTITY_CUSTOM_CALLS
+            and len(inst.operands) == 1 and inst.operands[0].shape.is_array
+            and inst.shape.is_array
+            and inst.operands[0].shape.element_type == inst.shape.element_type
+            and inst.operands[0].shape.dims == inst.shape.dims)
+
+
+def refusal_hint(inst: HloInstruction) -> str:
+    """What to run instead, for the custom calls of jax's unpartitioned modules."""
+    if inst.opcode is not Op.CUSTOM_CALL:
+        return ""
+    target = custom_call_target(inst)
+    if target.startswith(_SHARDING_TARGETS):
+        return (f" (custom_call_target={target}, a sharding marker of a module lowered "
+                "before SPMD partitioning: run the per-device module XLA dumps after its "
+                "SPMD partitioner, *.spmd-partitioner.*.txt under --xla_dump_to)")
+    return f" (custom_call_target={target})" if target else ""
