@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from tilecc import __version__
 from tilecc.errors import ParseError, TileccError
@@ -27,8 +28,16 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line and exit code 1 like any user error
+    (argparse's own exit code 2 is `hlo-opt --verify`'s "mismatch")."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(1, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser(selected: str | None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tilecc",
         description="Reduction and collective lowering for 128-partition tile accelerators: "
                     "XLA HLO passes, KLR -> BIR codegen and simulator, host DSL passes.")
@@ -60,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except TileccError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    except MemoryError as err:   # sizes from the input (--replicas, a shape, a launch grid)
+        print(f"error: out of memory{f': {err}' if str(err) else ''}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

@@ -38,11 +38,25 @@ class ParseError(TileccError):
         return f"{self.path}:{self.line}:{self.col}"
 
     def render(self) -> str:
-        """The message, then the source line and a caret under the column when known."""
+        """The message, then the source line and a caret under the column when known. A long
+        line (minified JSON, a generated kernel) is cut to SOURCE_WINDOW characters around
+        the column, with `...` where it was cut, so one error never floods the terminal."""
         text = str(self)
-        if self.source_line is not None and self.col > 0:
-            text += "\n" + self.source_line.rstrip("\n") + "\n" + " " * (self.col - 1) + "^"
-        return text
+        if self.source_line is None or self.col <= 0:
+            return text
+        line = self.source_line.rstrip("\r\n")
+        start = max(0, min(self.col - 1 - SOURCE_WINDOW // 2, len(line) - SOURCE_WINDOW))
+        shown = line[start:start + SOURCE_WINDOW]
+        caret = self.col - 1 - start
+        if start > 0:
+            shown, caret = "..." + shown, caret + 3
+        if start + SOURCE_WINDOW < len(line):
+            shown += "..."
+        return text + "\n" + shown + "\n" + " " * caret + "^"
+
+
+# characters of the source line ParseError.render shows around the column
+SOURCE_WINDOW = 160
 
 
 class VerifyError(TileccError):

@@ -23,12 +23,27 @@ from tilecc.errors import ParseError, TileccError
 
 
 def read_text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+    """The file (or stdin) decoded as UTF-8; a byte that is not UTF-8 is a ParseError at its
+    line and column (stdin too: the locale's decoder would let it through as a surrogate)."""
+    return decode_utf8(read_bytes(path), "<stdin>" if path == "-" else path)
+
+
+def decode_utf8(data: bytes, path: str) -> str:
+    """`data` as UTF-8 text, or a ParseError at the line and column of the first bad byte."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise TileccError(f"{path}: cannot read: {getattr(err, 'strerror', None) or err}") from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise not_decodable(data, err, path) from None
+
+
+def not_decodable(data: bytes, err: UnicodeDecodeError, path: str,
+                  expected: str | None = None) -> ParseError:
+    """The ParseError for `err`, raised decoding `data`, at the bad byte's line and column;
+    `expected` replaces "not <ENCODING> text" in the message."""
+    line = data.count(b"\n", 0, err.start) + 1
+    col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+    what = expected or f"not {err.encoding.upper()} text"
+    return ParseError(path, line, col, f"{what}: byte 0x{data[err.start]:02x} ({err.reason})")
 
 
 def read_bytes(path: str) -> bytes:
@@ -50,6 +65,8 @@ def write_bytes_atomic(path: str, data: bytes) -> None:
         sys.stdout.flush()
         return
     target = Path(path)
+    if target.is_dir():  # os.replace would fail only after the data is written
+        raise TileccError(f"{path}: cannot write: is a directory (expected a file name)")
     directory = target.parent if str(target.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
@@ -59,9 +76,26 @@ def write_bytes_atomic(path: str, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, target)
+    except OSError as err:  # disk full, the target turned into a directory meanwhile ...
+        Path(tmp).unlink(missing_ok=True)
+        raise TileccError(f"{path}: cannot write: {err.strerror or err}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def refuse_overwriting(output: str, source: str, what: str) -> None:
+    """For a command whose output is in another format than its input (KLR from a kernel,
+    BIR from KLR): writing the output over the input would destroy the only source."""
+    if output == "-" or source == "-":
+        return
+    try:
+        same = os.path.samefile(output, source)
+    except OSError:  # one of them does not exist: nothing to destroy
+        return
+    if same:
+        raise TileccError(f"{output}: is the input {what}; writing the output there would "
+                          f"destroy it (expected another file name)")
 
 
 def parse_json_text(text: str, path: str) -> Any:

@@ -145,7 +145,7 @@ def test_a_change_beyond_functions_prints_the_whole_module():
 def test_input_that_is_not_utf8_is_a_one_line_error(tmp_path, capsys):
     for data, reason in ((b"x = '\xff'\n", "not UTF-8 text, and no `# -*- coding: ... -*-` line declares"),
                          (b"# -*- coding: klingon -*-\n", "unknown encoding: klingon"),
-                         (b"a = 1\nb = 2\nx = '\xff'\n", "not utf-8 text (invalid start byte at byte 17)")):
+                         (b"a = 1\nb = 2\nx = '\xff'\n", ":3:6: error: not UTF-8 text: byte 0xff (invalid start byte)")):
         code, out = run_cli(tmp_path, data)
         assert code == 1 and out == b""
         err = capsys.readouterr().err

@@ -1,1 +1,17 @@
-"""Subcommands of the `tilecc` command line (see tilecc.cli for the module contract)."""
+"""Subcommands of the `tilecc` command line (see tilecc.cli for the module contract), and the
+argparse value types they share."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def seed_value(text: str) -> int:
+    """A `--seed`: numpy's generators take non-negative integers only."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {value}")
+    return value

@@ -14,7 +14,7 @@ import gc
 from tilecc.bir.json import write_program_json
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import KlirToBirCodegen
-from tilecc.fileio import write_text_atomic
+from tilecc.fileio import refuse_overwriting, write_text_atomic
 from tilecc.klr.read import read_kernel_file
 
 HELP = "lower a KLR kernel (JSON) to BIR JSON, verified"
@@ -29,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     # The pipeline allocates millions of acyclic objects; without pausing the cyclic
     # collector its repeated scans cost more than the work itself on large kernels.
+    refuse_overwriting(args.output, args.kernel, "KLR kernel")
     gc.disable()
     try:
         program = KlirToBirCodegen().codegen_kernel(read_kernel_file(args.kernel))

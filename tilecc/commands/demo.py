@@ -7,10 +7,14 @@ import importlib
 import sys
 from pathlib import Path
 
+from tilecc.errors import TileccError
+
 HELP = "run every component on the bundled examples and check the results"
 
 # In pipeline order: HLO passes, host DSL pass, KLR kernel -> BIR -> simulator, NKI kernel.
 STAGES = ["hlo", "host", "kernel", "nki"]
+# what the stages read under --examples
+FOLDERS = ("hlo", "host", "klr", "kernels")
 
 
 def default_examples() -> Path:
@@ -26,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     examples = Path(args.examples)
+    if not examples.is_dir():
+        raise TileccError(f"{examples}: not a folder (expected the examples folder, with "
+                          f"{', '.join(sorted(FOLDERS))} inside)")
     ok = True
     for name in args.stage or STAGES:
         module = importlib.import_module(f"tilecc.demo_stages.{name}")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tilecc.commands import seed_value
 from tilecc.errors import PassError, TileccError
 from tilecc.fileio import read_text, write_text_atomic
 from tilecc.hlo.ir import HloModule
@@ -52,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--oracle", choices=["interpreter", "xla"], default=None,
                         help="what executes the module for --verify (default: interpreter); "
                         "giving it implies --verify")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the --verify inputs")
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of the --verify inputs")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                         dest="inputs",
                         help="for --verify: a parameter's values (by name or p<i>; shaped like "

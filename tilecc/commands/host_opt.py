@@ -21,7 +21,7 @@ import sys
 import tokenize
 
 from tilecc.errors import TileccError
-from tilecc.fileio import read_bytes, write_bytes_atomic
+from tilecc.fileio import not_decodable, read_bytes, write_bytes_atomic
 from tilecc.host.parser import parse_module
 from tilecc.host.pass_manager import PassPipeline
 from tilecc.host.passes import PASSES, get_pass
@@ -78,10 +78,20 @@ def decode_source(raw: bytes, path: str) -> tuple[str, str, str]:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         decoded = raw.decode(encoding)
     except SyntaxError as err:
-        reason = ("not UTF-8 text, and no `# -*- coding: ... -*-` line declares another encoding"
-                  if "invalid or missing encoding declaration" in str(err) else str(err))
-        raise TileccError(f"{path}: cannot read: {reason}") from None
+        if "invalid or missing encoding declaration" not in str(err):
+            raise TileccError(f"{path}: cannot read: {err}") from None
+        try:  # the first two lines are not UTF-8: locate the byte
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            raise not_decodable(raw, bad, path, "not UTF-8 text, and no "
+                                "`# -*- coding: ... -*-` line declares another encoding") from None
+        raise TileccError(f"{path}: cannot read: {err}") from None
     except UnicodeDecodeError as err:
-        raise TileccError(f"{path}: cannot read: not {err.encoding} text ({err.reason} at byte {err.start})") from None
+        if encoding == "utf-8-sig":  # its positions start after the byte order mark
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as whole:
+                raise not_decodable(raw, whole, path) from None
+        raise not_decodable(raw, err, path) from None
     newline = "\r\n" if "\r\n" in decoded else "\n"
     return decoded.replace("\r\n", "\n").replace("\r", "\n"), encoding, newline

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from tilecc.commands import seed_value
+
 HELP = "execute an HLO module on N replicas, or trace + lower + simulate an NKI kernel (file.py:fn)"
 
 
@@ -21,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the .npy outputs")
     parser.add_argument("--replicas", type=int, default=None,
                         help="HLO only: number of replicas (default: the module's replica_count)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=seed_value, default=0,
                         help="HLO only: seed of the random values for parameters without --input")
 
 

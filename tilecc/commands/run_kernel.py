@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     arrays = load_inputs(args.input, kernel)
     try:
         traced = trace_kernel(kernel, **arrays)
-    except TileccError:
+    except (TileccError, MemoryError):  # MemoryError: the CLI's one line
         raise
     except Exception as err:
         raise kernel_failure(err) from None

@@ -57,7 +57,8 @@ def parse_inputs(specs: list[str], expected: dict[str, np.dtype],
 
 
 def run(args: argparse.Namespace) -> int:
-    program = read_program_json(read_text(args.program), args.program)
+    path = "<stdin>" if args.program == "-" else args.program
+    program = read_program_json(read_text(args.program), path)
     expected = {t.name: numpy_dtype(t.dtype) for t in program.inputs}
     shapes = {t.name: tuple(t.shape) for t in program.inputs}
     outputs = simulate(program, parse_inputs(args.input, expected, shapes))

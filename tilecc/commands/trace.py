@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 
 from tilecc.errors import TileccError
-from tilecc.fileio import write_text_atomic
+from tilecc.fileio import refuse_overwriting, write_text_atomic
 from tilecc.klr.read import write_kernel_json
 from tilecc.nki.driver import ArgSpec, trace_kernel
-from tilecc.nki.loader import kernel_failure, load_inputs, load_kernel
+from tilecc.nki.loader import kernel_failure, load_inputs, load_kernel, split_target
 
 HELP = "trace an NKI kernel written in Python (file.py:function) to KLR JSON"
 
@@ -32,13 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_overwriting(args.output, split_target(args.target)[0], "kernel file")
     kernel = load_kernel(args.target)
     arrays = load_inputs(args.input, kernel, mmap=True)
     specs = {name: a if isinstance(a, (int, float)) else ArgSpec(tuple(a.shape), a.dtype)
              for name, a in arrays.items()}
     try:
         traced = trace_kernel(kernel, **specs)
-    except TileccError:
+    except (TileccError, MemoryError):  # MemoryError: the CLI's one line
         raise
     except Exception as err:
         raise kernel_failure(err) from None

@@ -59,7 +59,7 @@ def read_kernel_file(path: str) -> k.Kernel:
             raise ParseError(path, 0, 0, "a binary (CBOR) KLR file: tilecc reads KLR as JSON, as "
                              "`klr nki-to-klr -j FILE.py KERNEL` writes it", field="$") from None
         raise
-    return read_kernel_json(text, path)
+    return read_kernel_json(text, "<stdin>" if path == "-" else path)
 
 
 # KLR's binary files open with CBOR's self-described tag 55799 (klr-bir.md, On disk)

@@ -30,7 +30,7 @@ import ml_dtypes
 import numpy as np
 
 from tilecc.errors import ParseError, TileccError
-from tilecc.fileio import split_input_spec
+from tilecc.fileio import not_decodable, split_input_spec
 from tilecc.nki.errors import KernelError, _inside_package
 
 
@@ -62,12 +62,17 @@ def load_kernel(target: str) -> Callable[..., Any]:
         with nki_import_aliases():
             spec.loader.exec_module(module)
     except SyntaxError as err:
+        if err.msg.startswith("(unicode error)"):  # a bad byte past the first two lines
+            _check_utf8(file, path)
         raise ParseError(path, err.lineno or 0, err.offset or 0, f"syntax error: {err.msg}",
                          source_line=err.text) from None
+    except UnicodeDecodeError as err:  # importlib decodes the first two lines itself
+        _check_utf8(file, path)
+        raise TileccError(f"{path}: cannot read: {err}") from None
     except TileccError:
         raise
     except Exception as err:  # the module's own code failed while importing
-        raise kernel_failure(err, f"importing {path} failed") from None
+        raise kernel_failure(err, f"importing {path} failed", path) from None
     finally:
         sys.path.remove(str(file.resolve().parent))
     kernel: object = getattr(module, function, None)
@@ -77,6 +82,16 @@ def load_kernel(target: str) -> Callable[..., Any]:
         from tilecc.nki.driver import JitKernel
         return JitKernel(getattr(kernel, "fn", kernel), grid)
     return kernel
+
+
+def _check_utf8(file: Path, path: str) -> None:
+    """A ParseError at the first byte of `file` that is not UTF-8 (Python's own errors give
+    a position within one line or string literal)."""
+    data = file.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise not_decodable(data, err, path) from None
 
 
 @contextmanager
@@ -121,10 +136,7 @@ def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False
         if (number := _number(file)) is not None and not Path(file).exists():
             arrays[name] = number
             continue
-        try:
-            array = np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
-        except (OSError, ValueError) as err:
-            raise TileccError(f"--input {name}: cannot read {file}: {err}") from None
+        array = _load_npy(name, file, mmap)
         arrays[name] = array.item() if array.ndim == 0 else _ml_dtypes_view(name, file, array)
     missing = [p.name for p in params.values()
                if p.default is inspect.Parameter.empty and p.name not in arrays
@@ -132,6 +144,36 @@ def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False
     if missing:
         raise TileccError(f"{target.__name__}: no --input for parameter(s) {', '.join(missing)}")
     return arrays
+
+
+_TILECC_DIR = str(Path(__file__).resolve().parents[1])
+
+
+def _inside_tilecc(filename: str) -> bool:
+    """A frame of the command line or the package (never the kernel's own code)."""
+    return str(Path(filename).resolve()).startswith(_TILECC_DIR + "/")
+
+
+def _load_npy(name: str, file: str, mmap: bool) -> np.ndarray:
+    """A plain .npy array: np.load alone would take a pickle or a .npz as well, and its
+    advice for a text file is to allow pickles."""
+    try:
+        with open(file, "rb") as handle:
+            magic = handle.read(6)
+            header = np.lib.format.read_array_header_1_0(handle) \
+                if magic == b"\x93NUMPY" and handle.read(2)[:1] == b"\x01" else None
+    except (OSError, ValueError) as err:
+        raise TileccError(f"--input {name}: cannot read {file}: "
+                          f"{getattr(err, 'strerror', None) or err}") from None
+    if magic != b"\x93NUMPY":
+        raise TileccError(f"--input {name}: {file} is not a .npy file (no NUMPY header)")
+    if header is not None and header[2].hasobject:
+        raise TileccError(f"--input {name}: {file} holds Python objects (dtype {header[2]}); "
+                          f"tilecc reads numeric arrays only, never pickles")
+    try:
+        return np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
+        raise TileccError(f"--input {name}: cannot read {file}: {err}") from None
 
 
 def _number(text: str) -> int | float | None:
@@ -156,14 +198,18 @@ def _ml_dtypes_view(name: str, file: str, array: np.ndarray) -> np.ndarray:
                       f"2-byte records; fp8 files cannot be told apart: convert to float32)")
 
 
-def kernel_failure(err: BaseException, what: str = "the kernel raised") -> KernelError:
-    """A KernelError at the innermost traceback frame outside tilecc.nki (the kernel's line)."""
+def kernel_failure(err: BaseException, what: str = "the kernel raised",
+                   path: str = "<kernel>") -> KernelError:
+    """A KernelError at the innermost traceback frame of the user's code (the kernel's line):
+    not inside tilecc and not Python's own `<frozen ...>` import machinery. Without such a
+    frame (the compiler itself failed on the file) the error is at `path`."""
     frames = [f for f in traceback.extract_tb(err.__traceback__)
-              if not _inside_package(f.filename)]
+              if not _inside_package(f.filename) and not f.filename.startswith("<frozen ")
+              and not _inside_tilecc(f.filename)]
     frame = frames[-1] if frames else None
     message = f"{what} {type(err).__name__}: {err}"
     if frame is None:
-        return KernelError("<kernel>", 0, 0, message)
+        return KernelError(path, 0, 0, message)
     source = linecache.getline(frame.filename, frame.lineno or 0) or None
     col = (frame.colno or 0) + 1 if frame.colno is not None else 0
     return KernelError(frame.filename, frame.lineno or 0, col, message, source_line=source)
