@@ -136,6 +136,8 @@ def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]]) ->
     numpy writes ml_dtypes arrays (bf16, fp8) as raw records of the same size: read them back
     with `.view(ml_dtypes.bfloat16)` etc."""
     folder = Path(out_dir)
+    if folder.exists() and not folder.is_dir():
+        raise TileccError(f"{out_dir}: is a file (expected a folder for the .npy outputs)")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:

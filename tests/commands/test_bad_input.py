@@ -165,6 +165,18 @@ def test_an_output_in_a_missing_directory_is_an_error(tmp_path, capsys):
     assert err == f"error: {tmp_path / 'no' / 'o.json'}: cannot write: No such file or directory\n"
 
 
+@pytest.mark.parametrize("command", ["run", "sim"])
+def test_an_output_folder_that_is_a_file_is_an_error(command, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.write_bytes(PREVIOUS)
+    source = str(HLO) if command == "run" else str(bir_file(tmp_path, capsys))
+    np.save(tmp_path / "x.npy", np.zeros((128, 512), np.float32))
+    extra = ["--input", f"x={tmp_path / 'x.npy'}"] if command == "sim" else []
+    err = fail([command, source, *extra, "--out", str(out)], capsys)
+    assert err == f"error: {out}: is a file (expected a folder for the .npy outputs)\n"
+    assert out.read_bytes() == PREVIOUS
+
+
 def test_an_existing_output_is_replaced_only_on_success(tmp_path, capsys):
     out = tmp_path / "o.bir.json"
     out.write_bytes(PREVIOUS)
@@ -297,7 +309,7 @@ def test_bad_launch_grids(grid, npys, capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["run", str(HLO), "--replicas=100000000"],   # psum_max's parameter on 1e8 devices: 24 TiB
+    ["run", str(HLO), "--replicas=1000000000000000"],   # 1e15 devices: 16 PB, beyond any address space
     ["run", f"{KERNEL}:softmax_row[99999999999]", "--input"],   # a launch grid of 1e11 programs
 ])
 def test_out_of_memory_is_one_line(argv, npys, capsys):
