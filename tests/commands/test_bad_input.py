@@ -317,3 +317,12 @@ def test_out_of_memory_is_one_line(argv, npys, capsys):
         argv = [*argv, f"a={npys / 'a.npy'}"]
     assert fail([*argv, "--out", str(npys / "o")], capsys).startswith("error: out of memory")
     assert not (npys / "o").exists()
+
+
+def test_more_dimensions_than_numpy_holds_is_one_line(tmp_path, capsys):
+    hlo = tmp_path / "m.hlo"
+    hlo.write_text("HloModule m\nENTRY e {\n  ROOT p = f32[" + ",".join(["1"] * 64) +
+                   "] parameter(0)\n}\n")
+    err = fail(["run", str(hlo), "--out", str(tmp_path / "o")], capsys)
+    assert err == ("error: p: f32 array of 64 dimensions; numpy arrays (with the device axis) "
+                   "have at most 64\n")

@@ -27,6 +27,10 @@ _INTEGER_SHARE_OF_EXTREMES = 0.25
 _FLOAT_SHARE_OF_SPECIALS = 0.2
 
 
+# numpy's NPY_MAXDIMS (numpy 2): arrays of more dimensions cannot be made
+NUMPY_MAX_DIMS = 64
+
+
 def random_inputs(module: HloModule, replicas: int, seed: int,
                   partitions: int = 1) -> list[np.ndarray]:
     """One array per entry parameter; see the module contract."""
@@ -44,6 +48,10 @@ def random_array(shape: Shape, devices: int, rng: np.random.Generator,
     if not shape.is_array:
         raise InterpError(f"{what}: cannot make random values of shape {shape}")
     full = (devices,) + shape.dims
+    if len(full) > NUMPY_MAX_DIMS:
+        raise InterpError(f"{what}: {shape.element_type.name.lower()} array of "
+                          f"{len(shape.dims)} dimensions; numpy arrays (with the device axis) "
+                          f"have at most {NUMPY_MAX_DIMS}")
     if is_complex(t):
         dtype = numpy_dtype(t)
         part = np.float32 if dtype == np.complex64 else np.float64
