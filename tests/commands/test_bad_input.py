@@ -326,3 +326,34 @@ def test_more_dimensions_than_numpy_holds_is_one_line(tmp_path, capsys):
     err = fail(["run", str(hlo), "--out", str(tmp_path / "o")], capsys)
     assert err == ("error: p: f32 array of 64 dimensions; numpy arrays (with the device axis) "
                    "have at most 64\n")
+
+
+def _pairs(doc: object):
+    """Every [step, num] pair of every access pattern in a BIR JSON document."""
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            if key == "ap" and isinstance(value, list):
+                yield from value
+            else:
+                yield from _pairs(value)
+    elif isinstance(doc, list):
+        for value in doc:
+            yield from _pairs(value)
+
+
+@pytest.mark.parametrize("num, huge", [(1, -2**63), (1, 2**63 - 1), (2, 2**62)])
+def test_sim_access_steps_beyond_numpy_strides(num, huge, tmp_path, capsys):
+    import json
+    doc = json.loads(bir_file(tmp_path, capsys).read_text())
+    pair = next(p for p in _pairs(doc) if (p[1] == 1) == (num == 1))
+    pair[0] = huge
+    program = tmp_path / "p.bir.json"
+    program.write_text(json.dumps(doc))
+    np.save(tmp_path / "x.npy", np.random.default_rng(3).standard_normal((128, 512), np.float32))
+    argv = ["sim", str(program), "--input", f"x={tmp_path / 'x.npy'}", "--out"]
+    if num == 1:   # a one-element pair never moves: its step does not matter
+        assert main([*argv, str(tmp_path / "a")]) == 0
+        assert main(["sim", str(tmp_path / "k.bir.json"), *argv[2:], str(tmp_path / "b")]) == 0
+        assert np.array_equal(np.load(tmp_path / "a" / "out.npy"), np.load(tmp_path / "b" / "out.npy"))
+    else:
+        assert "reaches" in fail([*argv, str(tmp_path / "a")], capsys)

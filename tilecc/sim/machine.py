@@ -224,7 +224,8 @@ class Machine:
             raise SimError(f"access to {ap.memref!r} reaches free elements {low}..{high}; "
                            f"the location's row holds 0..{row - 1}")
         shape = (pnum,) + tuple(num for _, num in free)
-        strides = (row_bytes,) + tuple(step * pl.itemsize for step, _ in free)
+        # a pair of one element never moves: its step (any int64 in the JSON) is no stride
+        strides = (row_bytes,) + tuple(step * pl.itemsize if num > 1 else 0 for step, num in free)
         byte_offset = start * row_bytes + first * pl.itemsize
         return shape, byte_offset, strides
 
@@ -257,7 +258,7 @@ class Machine:
             raise SimError(f"HBM tensor {ap.memref!r}: {pl.data.shape[1]} bytes per partition "
                            f"is not a whole number of {pl.loc.dtype.name} elements")
         shape = tuple(num for _, num in ap.ap)
-        strides = tuple(step * pl.itemsize for step, _ in ap.ap)
+        strides = tuple(step * pl.itemsize if num > 1 else 0 for step, num in ap.ap)
         return shape, ap.offset * pl.itemsize, strides
 
     def _uninitialised(self, ap: AccessPattern, unwritten: np.ndarray) -> str:
