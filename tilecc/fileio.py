@@ -135,6 +135,11 @@ def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]]) ->
 
     numpy writes ml_dtypes arrays (bf16, fp8) as raw records of the same size: read them back
     with `.view(ml_dtypes.bfloat16)` etc."""
+    arrays = list(arrays)
+    for name, _ in arrays:  # names come from the program: none may leave the folder
+        if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+            raise TileccError(f"output {name!r}: not usable as a file name (it is written as "
+                              f"{out_dir}/<name>.npy)")
     folder = Path(out_dir)
     if folder.exists() and not folder.is_dir():
         raise TileccError(f"{out_dir}: is a file (expected a folder for the .npy outputs)")

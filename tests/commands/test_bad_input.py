@@ -357,3 +357,16 @@ def test_sim_access_steps_beyond_numpy_strides(num, huge, tmp_path, capsys):
         assert np.array_equal(np.load(tmp_path / "a" / "out.npy"), np.load(tmp_path / "b" / "out.npy"))
     else:
         assert "reaches" in fail([*argv, str(tmp_path / "a")], capsys)
+
+
+@pytest.mark.parametrize("name", ["../escaped", "a/b", ""])
+def test_sim_output_names_cannot_leave_the_out_folder(name, tmp_path, capsys):
+    program = tmp_path / "p.bir.json"
+    program.write_text(bir_file(tmp_path, capsys).read_text().replace('"out"', f'"{name}"'))
+    np.save(tmp_path / "x.npy", np.zeros((128, 512), np.float32))
+    (tmp_path / "od").mkdir()
+    err = fail(["sim", str(program), "--input", f"x={tmp_path / 'x.npy'}", "--out",
+                str(tmp_path / "od")], capsys)
+    assert err == (f"error: output {name!r}: not usable as a file name (it is written as "
+                   f"{tmp_path / 'od'}/<name>.npy)\n")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["k.bir.json", "od", "p.bir.json", "x.npy"]
