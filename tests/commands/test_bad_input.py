@@ -370,3 +370,10 @@ def test_sim_output_names_cannot_leave_the_out_folder(name, tmp_path, capsys):
     assert err == (f"error: output {name!r}: not usable as a file name (it is written as "
                    f"{tmp_path / 'od'}/<name>.npy)\n")
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["k.bir.json", "od", "p.bir.json", "x.npy"]
+
+
+def test_a_nul_byte_in_a_kernel_file_is_located(npys, capsys):
+    kernel = npys / "k.py"
+    kernel.write_bytes(b"def f(a):\n    x = 1\0\n")
+    err = fail(["trace", f"{kernel}:f", "--input", f"a={npys / 'a.npy'}"], capsys)
+    assert err == f"{kernel}:2:10: error: a NUL byte: not Python source\n"

@@ -64,6 +64,10 @@ def load_kernel(target: str) -> Callable[..., Any]:
     except SyntaxError as err:
         if err.msg.startswith("(unicode error)"):  # a bad byte past the first two lines
             _check_utf8(file, path)
+        if err.lineno is None and b"\0" in (data := file.read_bytes()):  # Python gives no place
+            at = data.index(b"\0")
+            raise ParseError(path, data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at),
+                             "a NUL byte: not Python source") from None
         raise ParseError(path, err.lineno or 0, err.offset or 0, f"syntax error: {err.msg}",
                          source_line=err.text) from None
     except UnicodeDecodeError as err:  # importlib decodes the first two lines itself
