@@ -23,9 +23,11 @@ from tilecc.errors import ParseError, TileccError
 
 
 def read_text(path: str) -> str:
-    """The file (or stdin) decoded as UTF-8; a byte that is not UTF-8 is a ParseError at its
-    line and column (stdin too: the locale's decoder would let it through as a surrogate)."""
-    return decode_utf8(read_bytes(path), "<stdin>" if path == "-" else path)
+    """The file (or stdin) decoded as UTF-8 with universal newlines (CRLF and CR read as LF,
+    as text-mode reads do); a byte that is not UTF-8 is a ParseError at its line and column
+    (stdin too: the locale's decoder would let it through as a surrogate)."""
+    text = decode_utf8(read_bytes(path), "<stdin>" if path == "-" else path)
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def decode_utf8(data: bytes, path: str) -> str:

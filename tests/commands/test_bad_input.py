@@ -377,3 +377,13 @@ def test_a_nul_byte_in_a_kernel_file_is_located(npys, capsys):
     kernel.write_bytes(b"def f(a):\n    x = 1\0\n")
     err = fail(["trace", f"{kernel}:f", "--input", f"a={npys / 'a.npy'}"], capsys)
     assert err == f"{kernel}:2:10: error: a NUL byte: not Python source\n"
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_crlf_and_cr_line_ends_read_as_lf(newline, tmp_path, capsys):
+    hlo = tmp_path / "m.hlo"
+    hlo.write_bytes(HLO.read_bytes().replace(b"\n", newline.encode()))
+    for path in (HLO, hlo):
+        assert main(["hlo-opt", str(path), "--passes=decompose-int-all-reduce",
+                     "-o", str(tmp_path / f"{path.parent.name}.out")]) == 0
+    assert (tmp_path / f"{tmp_path.name}.out").read_bytes() == (tmp_path / "hlo.out").read_bytes()
