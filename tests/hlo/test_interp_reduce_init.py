@@ -8,7 +8,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from tilecc.hlo.interp_reduce import init_uses
+from tilecc.hlo.interp.reduce import init_uses
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.parser import parse_module

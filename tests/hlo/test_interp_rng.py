@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_rng import philox4x32, threefry2x32
+from tilecc.hlo.interp.rng import philox4x32, threefry2x32
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import random_inputs

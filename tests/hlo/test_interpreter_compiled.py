@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_values import select_lanes
+from tilecc.hlo.interp.values import select_lanes
 from tilecc.hlo.interpreter import compile_module, evaluate_module
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_custom_calls import IDENTITY_CUSTOM_CALLS
+from tilecc.hlo.interp.custom_calls import IDENTITY_CUSTOM_CALLS
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import random_inputs

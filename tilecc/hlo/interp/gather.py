@@ -16,7 +16,7 @@ Contract:
   in the order of the update array (scatter indices row-major, then the window), XLA CPU's
   sequential order, so `overwrite` (to_apply returning its second parameter) keeps the
   last update and float sums round in XLA's order. `opcode` is the to_apply's standard
-  reducer opcode (interp_reduce.reducer_opcode) or None; the general path evaluates the
+  reducer opcode (reduce.reducer_opcode) or None; the general path evaluates the
   to_apply on flat lanes with `combine`, in rounds: round k applies, at once, the k-th
   update of every target element, so the cost is vectorized per round and the number of
   rounds is the largest number of updates meeting one element. Integer add / multiply /
@@ -28,20 +28,20 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable, Protocol
+from typing import Callable
 
 import numpy as np
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_elementwise import binary_op
-from tilecc.hlo.interp_reduce import reducer_opcode
-from tilecc.hlo.interp_values import Lanes, Step, Value, single_or_tuple
-from tilecc.hlo.ir import HloComputation, HloInstruction
+from tilecc.hlo.interp.elementwise import binary_op
+from tilecc.hlo.interp.reduce import reducer_opcode
+from tilecc.hlo.interp.values import (Array, LaneCombiner, Lanes, Operands, Runner, Step,
+                                      Value, called_computation, lane_combiner,
+                                      single_or_tuple)
+from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import PrimitiveType, is_floating
 
-Array = np.ndarray
-LaneCombiner = Callable[[list[Array], list[Array]], list[Array]]
 _INTS = re.compile(r"-?\d+")
 _INT_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply, Op.MAXIMUM: np.maximum,
                Op.MINIMUM: np.minimum, Op.AND: np.bitwise_and, Op.OR: np.bitwise_or,
@@ -263,25 +263,17 @@ def combine_in_order(results: list[Array], targets: Array, items: list[Array],
             res[where] = value
 
 
-class _Evaluator(Protocol):
-    """What the scatter step needs from the interpreter."""
-
-    def _called(self, inst: HloInstruction) -> HloComputation: ...
-
-    def _lane_combiner(self, comp: HloComputation) -> LaneCombiner: ...
-
-
-def gather_step(interp: object, inst: HloInstruction) -> Step:
+def gather_step(runner: Runner, inst: HloInstruction) -> Step:
     """The interpreter step of a gather instruction."""
     fn = gather_op(inst)
-    return lambda a, d: fn(a[0], a[1])  # type: ignore[arg-type]
+    return lambda a, d: fn(a[0], a[1])
 
 
-def scatter_step(interp: _Evaluator, inst: HloInstruction) -> Step:
+def scatter_step(runner: Runner, inst: HloInstruction) -> Step:
     """The interpreter step of a scatter instruction (its to_apply run on flat lanes)."""
-    comp = interp._called(inst)
-    fn = scatter_op(inst, interp._lane_combiner(comp), reducer_opcode(comp))
+    comp = called_computation(inst)
+    fn = scatter_op(inst, lane_combiner(runner, comp), reducer_opcode(comp))
 
-    def step(a: list[Value], d: Lanes) -> Value:
-        return single_or_tuple(inst, fn(list(a)))  # type: ignore[arg-type]
+    def step(a: Operands, d: Lanes) -> Value:
+        return single_or_tuple(inst, fn(list(a)))
     return step

@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_elementwise import convert
+from tilecc.hlo.interp.elementwise import convert
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
 

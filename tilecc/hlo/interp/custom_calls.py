@@ -4,11 +4,14 @@ modules lowered before SPMD partitioning.
 Contract: `is_identity_custom_call(inst)` says whether XLA CPU runs `inst` as the identity
 (an annotation whose result has its operand's shape and type); `refusal_hint(inst)` is the
 text appended to the interpreter's refusal of any other custom call, naming its target and,
-for a sharding marker, the per-device dump to run instead.
+for a sharding marker, the per-device dump to run instead. `custom_call_step` is the
+custom-call builder: the identity for those annotations, else that refusal.
 """
 
 from __future__ import annotations
 
+from tilecc.errors import InterpError
+from tilecc.hlo.interp.values import Runner, Step
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode as Op
 
@@ -47,3 +50,10 @@ def refusal_hint(inst: HloInstruction) -> str:
                 "before SPMD partitioning: run the per-device module XLA dumps after its "
                 "SPMD partitioner, *.spmd-partitioner.*.txt under --xla_dump_to)")
     return f" (custom_call_target={target})" if target else ""
+
+
+def custom_call_step(runner: Runner, inst: HloInstruction) -> Step:
+    if not is_identity_custom_call(inst):
+        raise InterpError(f"{inst.name}: opcode custom-call is not supported by the "
+                          f"interpreter{refusal_hint(inst)}")
+    return lambda a, d: a[0]

@@ -1,19 +1,22 @@
-"""Values of the interpreter: the lane axis, tuples of arrays, and entry input checks.
+"""Values of the interpreter, the step and builder types, and entry input checks.
 
 Contract: a Value is a numpy array whose axis 0 is the lane axis, or a tuple of Values (an
-HLO tuple). `Lanes` describes that axis for a running computation. `check_input` accepts
-an entry input only with the parameter's exact dtype and (devices, *dims) shape.
+HLO tuple). `Lanes` describes that axis for a running computation. A Step is one compiled
+instruction; a Builder makes the Step of an instruction from the `Runner` compiling it
+(the only thing a builder may ask of the interpreter: its device counts and `run`).
+`lane_combiner` runs a reducer computation on flat scalar lanes. `check_input` accepts an
+entry input only with the parameter's exact dtype and (devices, *dims) shape.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence, Union
+from typing import Any, Callable, Protocol, Sequence, Union
 
 import numpy as np
 
 from tilecc.errors import InterpError
-from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.ir import HloComputation, HloInstruction
 from tilecc.hlo.types import numpy_dtype
 
 Array = np.ndarray
@@ -29,8 +32,46 @@ class Lanes:
     device_ids: Array | None
 
 
-Step = Callable[[list[Value], Lanes], Value]
+Operands = list[Any]
+"""The operand values of a step, typed Any: which of them are arrays and which tuples is
+fixed by the instruction's (verified) shapes when the step is built, so a step uses them
+without a check per run."""
+
+Step = Callable[[Operands, Lanes], Value]
 """One compiled instruction: (operand values, lanes) -> its value."""
+
+LaneCombiner = Callable[[list[Array], list[Array]], list[Array]]
+"""combine(accumulators, elements) -> new accumulators, one array of flat lanes each."""
+
+
+class Runner(Protocol):
+    """What a Builder may ask of the interpreter that compiles the instruction."""
+
+    replicas: int
+    partitions: int
+
+    def run(self, comp: HloComputation, args: Sequence[Value], lanes: Lanes) -> Value: ...
+
+
+Builder = Callable[[Runner, HloInstruction], Step]
+"""builder(runner, instruction) -> the instruction's Step (raising InterpError when the
+instruction cannot run; the interpreter defers that error to the step's first run)."""
+
+
+def called_computation(inst: HloInstruction) -> HloComputation:
+    """The computation `inst` applies (to_apply=, else the first of calls=)."""
+    comp = inst.to_apply or (inst.calls[0] if inst.calls else None)
+    if comp is None:
+        raise InterpError(f"{inst.name}: {inst.opcode.mnemonic} names no computation")
+    return comp
+
+
+def lane_combiner(runner: Runner, comp: HloComputation) -> LaneCombiner:
+    """combine(accumulators, elements) evaluating `comp` on flat scalar lanes."""
+    def combine(acc: list[Array], elements: list[Array]) -> list[Array]:
+        args = list(acc) + list(elements)
+        return leaves(runner.run(comp, args, Lanes(int(args[0].shape[0]), None)))
+    return combine
 
 
 def single_or_tuple(inst: HloInstruction, outs: Sequence[Value]) -> Value:

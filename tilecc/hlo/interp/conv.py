@@ -27,8 +27,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_elementwise import convert
-from tilecc.hlo.interp_values import Lanes, Step, Value
+from tilecc.hlo.interp.elementwise import convert
+from tilecc.hlo.interp.values import Runner, Step
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
 
@@ -55,9 +55,13 @@ def _window(inst: HloInstruction, spatial: int) -> _Window:
                               "entries")
         return values
 
-    pads = [(int(lo), int(hi)) for lo, hi in
-            (re.match(r"(-?\d+)_(-?\d+)$", p).groups()  # type: ignore[union-attr]
-             for p in fields["pad"].split("x"))] if "pad" in fields else [(0, 0)] * spatial
+    def pad(text: str) -> tuple[int, int]:
+        match = re.fullmatch(r"(-?\d+)_(-?\d+)", text)
+        if match is None:
+            raise InterpError(f"{inst.name}: window pad {text} is not LOW_HIGH")
+        return int(match[1]), int(match[2])
+
+    pads = [pad(p) for p in fields["pad"].split("x")] if "pad" in fields else [(0, 0)] * spatial
     if len(pads) != spatial:
         raise InterpError(f"{inst.name}: window pad does not have {spatial} entries")
     return (ints("size", 1), ints("stride", 1), pads, ints("lhs_dilate", 1),
@@ -180,10 +184,7 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
     return conv
 
 
-def convolution_step(interp: object, inst: HloInstruction) -> Step:
+def convolution_step(runner: Runner, inst: HloInstruction) -> Step:
     """The interpreter step of a convolution instruction."""
     fn = convolution_op(inst)
-
-    def step(a: list[Value], d: Lanes) -> Value:
-        return fn(a[0], a[1])  # type: ignore[arg-type]
-    return step
+    return lambda a, d: fn(a[0], a[1])

@@ -49,18 +49,16 @@ from typing import Callable
 import numpy as np
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_elementwise import binary, binary_op, flush_subnormals
+from tilecc.hlo.interp.elementwise import binary, binary_op, flush_subnormals
 from tilecc.hlo.ir import HloComputation
 from tilecc.hlo.opcodes import HloOpcode as Op
+from tilecc.hlo.interp.values import Array, LaneCombiner
 from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
 
-Array = np.ndarray
 FOLD_LIMIT = 64
 """Reductions of at most this many elements fold left to right from the init value, in
 XLA CPU's order, so reducers that are not associative for every input (an argmax meeting
 NaN) agree with XLA; longer ones use the pairwise tree."""
-LaneCombiner = Callable[[list[Array], list[Array]], list[Array]]
-"""combine(accumulators, elements) -> new accumulators, each a flat (lanes,) array."""
 
 _FAST_REDUCERS = frozenset({Op.ADD, Op.MULTIPLY, Op.MAXIMUM, Op.MINIMUM, Op.AND, Op.OR, Op.XOR})
 

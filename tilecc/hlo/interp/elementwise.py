@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from tilecc.errors import InterpError
-from tilecc.hlo import interp_complex as cx
+from tilecc.hlo.interp import complex_math as cx
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import (PrimitiveType, is_complex, is_floating, is_unsigned,
                               numpy_dtype, primitive_type_name)

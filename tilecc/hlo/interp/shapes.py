@@ -31,14 +31,10 @@ def attribute_ints(inst: HloInstruction, name: str) -> list[int]:
     return [int(v) for v in _BRACED_INTS.findall(text)]
 
 
-def broadcast(x: Array, dims: tuple[int, ...], out_dims: tuple[int, ...]) -> Array:
-    """Operand dim i becomes result dim dims[i]; the other result dims repeat it."""
-    return broadcast_plan(dims, out_dims)(x)
-
-
 def broadcast_plan(dims: tuple[int, ...], out_dims: tuple[int, ...]
                    ) -> Callable[[Array], Array]:
-    """`broadcast` with its permutation and shapes worked out once, for repeated use."""
+    """x -> broadcast of x (B, *in dims) to (B, *out_dims), operand dim i going to result dim
+    dims[i]; the permutation and shapes are worked out once, for repeated use."""
     order = sorted(range(len(dims)), key=lambda i: dims[i])
     perm = [0] + [1 + i for i in order]
     in_order = perm == sorted(perm)
@@ -53,10 +49,6 @@ def broadcast_plan(dims: tuple[int, ...], out_dims: tuple[int, ...]
         lanes = x.shape[0]
         return np.broadcast_to(x.reshape((lanes,) + kept), (lanes,) + result)
     return apply
-
-
-def transpose(x: Array, perm: tuple[int, ...]) -> Array:
-    return np.transpose(x, [0] + [1 + p for p in perm])
 
 
 def slice_static(x: Array, starts: tuple[int, ...], limits: tuple[int, ...],
@@ -145,10 +137,6 @@ def iota(lanes: int, dims: tuple[int, ...], dimension: int, dtype: np.dtype) -> 
 
 # ---- handlers: (instruction, operand values) -> value -------------------------------------
 
-def _reshape(inst: HloInstruction, a: list[Array]) -> Array:
-    return a[0].reshape((a[0].shape[0],) + inst.shape.dims)
-
-
 def _slice(inst: HloInstruction, a: list[Array]) -> Array:
     if inst.slice_starts is None or inst.slice_limits is None:
         raise InterpError(f"{inst.name}: slice without a slice={{...}} attribute")
@@ -182,10 +170,7 @@ def _major_to_minor(shape: Shape) -> list[int]:
 
 
 HANDLERS: dict[HloOpcode, Callable[[HloInstruction, list[Array]], Array]] = {
-    HloOpcode.RESHAPE: _reshape,
     HloOpcode.BITCAST: _bitcast,
-    HloOpcode.BROADCAST: lambda inst, a: broadcast(a[0], inst.dimensions or (), inst.shape.dims),
-    HloOpcode.TRANSPOSE: lambda inst, a: transpose(a[0], inst.dimensions or ()),
     HloOpcode.SLICE: _slice,
     HloOpcode.DYNAMIC_SLICE: lambda inst, a: dynamic_slice(
         a[0], a[1:], tuple(attribute_ints(inst, "dynamic_slice_sizes"))),
@@ -195,4 +180,5 @@ HANDLERS: dict[HloOpcode, Callable[[HloInstruction, list[Array]], Array]] = {
                                        inst.shape.dims),
     HloOpcode.REVERSE: lambda inst, a: reverse(a[0], inst.dimensions or ()),
 }
-"""Data-movement opcodes -> handler; the interpreter's dispatch table includes these."""
+"""Data-movement opcodes -> handler(instruction, operand arrays); interp/steps.py gives each
+of them the step that calls its handler."""

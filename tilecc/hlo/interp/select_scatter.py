@@ -8,7 +8,7 @@ element) the selected element starts as the window's first in-bounds element and
 following in-bounds element replaces it when select(selected, element) is false; padding is
 never selected. The result starts as `init` everywhere and every source element is
 combined into its window's selected position with `scatter`, one at a time in source
-row-major order (interp_gather's sequential rounds, so float sums round in XLA's order).
+row-major order (gather's sequential rounds, so float sums round in XLA's order).
 The select fold runs one vectorized step per window element (all windows of all lanes at
 once), not one per array element.
 """
@@ -16,23 +16,16 @@ once), not one per array element.
 from __future__ import annotations
 
 import math
-from typing import Protocol
-
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp_elementwise import binary_op
-from tilecc.hlo.interp_gather import LaneCombiner, combine_in_order, order_free_ufunc
-from tilecc.hlo.interp_reduce import parse_window, reducer_opcode
-from tilecc.hlo.interp_values import Lanes, Step, Value
-from tilecc.hlo.ir import HloComputation, HloInstruction
-
-Array = np.ndarray
-
-
-class _Evaluator(Protocol):
-    def _lane_combiner(self, comp: HloComputation) -> LaneCombiner: ...
+from tilecc.hlo.interp.elementwise import binary_op
+from tilecc.hlo.interp.gather import combine_in_order, order_free_ufunc
+from tilecc.hlo.interp.reduce import parse_window, reducer_opcode
+from tilecc.hlo.interp.values import (Array, Lanes, Operands, Runner, Step, Value,
+                                      lane_combiner)
+from tilecc.hlo.ir import HloInstruction
 
 
 def _window_positions(dims: tuple[int, ...], sizes: list[int], strides: list[int],
@@ -49,7 +42,7 @@ def _window_positions(dims: tuple[int, ...], sizes: list[int], strides: list[int
     return view.reshape(view.shape[:len(dims)] + (-1,))
 
 
-def select_and_scatter_step(interp: _Evaluator, inst: HloInstruction) -> Step:
+def select_and_scatter_step(runner: Runner, inst: HloInstruction) -> Step:
     """The interpreter step of a select-and-scatter instruction; see the module contract."""
     if not inst.calls or len(inst.calls) != 2:
         raise InterpError(f"{inst.name}: select-and-scatter needs select= and scatter=")
@@ -60,15 +53,15 @@ def select_and_scatter_step(interp: _Evaluator, inst: HloInstruction) -> Step:
     if positions.shape[:-1] != inst.operands[1].shape.dims:
         raise InterpError(f"{inst.name}: source {inst.operands[1].shape} does not have one "
                           f"element per window ({list(positions.shape[:-1])} windows)")
-    select = interp._lane_combiner(select_comp)
-    combine = interp._lane_combiner(scatter_comp)
+    select = lane_combiner(runner, select_comp)
+    combine = lane_combiner(runner, scatter_comp)
     opcode = reducer_opcode(scatter_comp)
     t = inst.shape.element_type
     fast = binary_op(opcode, t) if opcode is not None else None
     at = order_free_ufunc(opcode, t)
     size = math.prod(dims)
 
-    def step(a: list[Value], d: Lanes) -> Value:
+    def step(a: Operands, d: Lanes) -> Value:
         operand, source, init = a
         assert isinstance(operand, np.ndarray) and isinstance(source, np.ndarray) \
             and isinstance(init, np.ndarray)
