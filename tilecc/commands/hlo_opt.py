@@ -25,19 +25,16 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from tilecc.commands import seed_value
-from tilecc.errors import PassError, TileccError
+from tilecc.errors import PassError
 from tilecc.fileio import read_text, write_text_atomic
-from tilecc.hlo.ir import HloModule
+from tilecc.hlo.equivalence import check_equivalence, default_replicas
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
 from tilecc.passes.pass_base import PASS_REGISTRY, build_pipeline
 
 HELP = "run HLO passes (decompose-int-all-reduce, decompose-scalar-reduce) on an HLO text module"
 
-DEFAULT_VERIFY_REPLICAS = 4
 _DEFAULT_N = -1  # `--verify` without a value
 
 
@@ -98,97 +95,20 @@ def run(args: argparse.Namespace) -> int:
     verify = args.verify is not None or args.oracle is not None
     if args.inputs and not verify:
         raise PassError("--input gives values for --verify; add --verify or --oracle")
-    before_text = print_module(module) if verify else ""
+    before = module.clone() if verify else None
     for name, changed in pipeline.run(module):
         print(f"{name}: {'changed' if changed else 'no change'}", file=sys.stderr)
     out_text = print_module(module)
 
-    if verify:
+    if before is not None:
+        from tilecc.commands.run_hlo import read_inputs
         explicit = args.verify not in (None, _DEFAULT_N)
         replicas = args.verify if explicit else default_replicas(module)
-        oracle = args.oracle or "interpreter"
-        equal = verify_equivalence(before_text, out_text, replicas, args.seed, oracle, path,
-                                   list(args.inputs))
+        given = read_inputs(before, list(args.inputs), replicas * before.num_partitions)
+        equal = check_equivalence(before, module, replicas, args.seed,
+                                  args.oracle or "interpreter", given, sys.stderr)
         if not equal:
             print("verify: MISMATCH; output not written", file=sys.stderr)
             return 2
     write_text_atomic(args.output, out_text)
     return 0
-
-
-def default_replicas(module: HloModule) -> int:
-    """The module's replica_count when its header fixes the device count (replica_count or
-    num_partitions written), else DEFAULT_VERIFY_REPLICAS."""
-    if "replica_count" in module.header_order or "num_partitions" in module.header_order:
-        return module.replica_count
-    return DEFAULT_VERIFY_REPLICAS
-
-
-def verify_equivalence(before_text: str, after_text: str, replicas: int, seed: int,
-                       oracle: str, path: str, input_specs: list[str] | None = None) -> bool:
-    """Run both module texts on the same seeded inputs (`input_specs`, `NAME=FILE.npy`,
-    replace some: tilecc run's rules); report per output; True if all equal."""
-    from tilecc.commands.run_hlo import read_inputs
-    from tilecc.hlo.random_inputs import random_inputs
-
-    before = parse_module(before_text, path)
-    after = parse_module(after_text, path)
-    partitions = before.num_partitions
-    inputs = random_inputs(before, replicas, seed, partitions)
-    for number, array in read_inputs(before, input_specs or [], replicas * partitions).items():
-        inputs[number] = array
-    if oracle == "xla":
-        from tilecc.hlo.interpreter import is_identity_custom_call, refusal_hint
-        from tilecc.hlo.xla import XlaJob, run_many_on_xla
-        for comp in before.computations:
-            for inst in comp.instructions:
-                if not is_identity_custom_call(inst) and \
-                        "sharding marker" in (hint := refusal_hint(inst)):
-                    raise TileccError(f"verify on xla: {inst.name}: XLA CPU cannot run this "
-                                      f"module{hint}")
-        results = run_many_on_xla([XlaJob("run", before_text, inputs, replicas, partitions),
-                                   XlaJob("run", after_text, inputs, replicas, partitions)])
-        for result in results:
-            if isinstance(result, TileccError):
-                if before.header_attributes.get("is_scheduled") == "true":
-                    raise TileccError(f"{result} (the module is scheduled, XLA's "
-                                      "post-optimization form, which XLA does not compile "
-                                      "again; verify a dump from before optimization, or "
-                                      "use --oracle=interpreter)") from None
-                raise result
-        outs_before, outs_after = results
-    else:
-        from tilecc.hlo.interpreter import evaluate_module
-        outs_before = evaluate_module(before, inputs, replicas, partitions)
-        outs_after = evaluate_module(after, inputs, replicas, partitions)
-    assert isinstance(outs_before, list) and isinstance(outs_after, list)
-    print(f"verify on {oracle}: {replicas} replica(s) x {partitions} partition(s), seed {seed}",
-          file=sys.stderr)
-    if len(outs_before) != len(outs_after):
-        print(f"verify: {len(outs_before)} outputs before, {len(outs_after)} after",
-              file=sys.stderr)
-        return False
-    ok = True
-    for k, (x, y) in enumerate(zip(outs_before, outs_after)):
-        report = compare_outputs(x, y)
-        print(f"  output {k}: {report}", file=sys.stderr)
-        ok = ok and report == "equal"
-    return ok
-
-
-def compare_outputs(before: np.ndarray, after: np.ndarray) -> str:
-    """'equal', or 'mismatch ...' naming the first differing index (axis 0 = device)."""
-    if before.dtype != after.dtype or before.shape != after.shape:
-        return (f"mismatch: {before.dtype}{list(before.shape)} before, "
-                f"{after.dtype}{list(after.shape)} after")
-    if before.dtype.kind in "iub":
-        same = before == after
-    else:  # floats (ml_dtypes ones too): NaN equals NaN, compared as wide values
-        wide = np.complex128 if before.dtype.kind == "c" else np.float64
-        x, y = before.astype(wide), after.astype(wide)
-        same = (x == y) | (np.isnan(x) & np.isnan(y))
-    if bool(np.all(same)):
-        return "equal"
-    index = tuple(int(i) for i in np.argwhere(~same)[0])
-    return (f"mismatch at device {index[0]}, index {list(index[1:])}: "
-            f"before {before[index]!r}, after {after[index]!r}")

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from tilecc.commands.hlo_opt import compare_outputs, default_replicas
 from tilecc.errors import TileccError
+from tilecc.hlo.equivalence import compare_outputs, default_replicas
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
@@ -42,7 +42,7 @@ def run_stage(examples: Path, out: TextIO) -> bool:
 def _demo_module(path: Path, out: TextIO) -> bool:
     text = path.read_text(encoding="utf-8")
     module = parse_module(text, str(path))
-    before = parse_module(text, str(path))
+    before = module.clone()
     passes = [info.create() for info in PASS_REGISTRY]
     print(f"-- {path.name}: {module.instruction_count()} instructions", file=out)
     for hlo_pass in passes:

@@ -490,6 +490,11 @@ class HloModule:
     def instruction_count(self) -> int:
         return sum(len(c) for c in self.computations)
 
+    def clone(self) -> HloModule:
+        """A deep copy that shares no mutable IR object with self (tilecc.hlo.clone)."""
+        from tilecc.hlo.clone import clone_module
+        return clone_module(self)
+
     def __repr__(self) -> str:
         return f"<HloModule {self.name}: {len(self.computations)} computations>"
 
