@@ -4,8 +4,8 @@ Contract: `HloOpcode` has one member per entry of XLA's HLO_OPCODE_LIST
 (xla/hlo/ir/hlo_opcode.h, including ops newer than some XLA releases, such as scaled-dot and
 scan), so any real dump parses. `.mnemonic` is the text spelling, `.arity` the fixed operand
 count or None for variadic ops. `opcode_from_mnemonic` is the inverse of `.mnemonic`.
-The sets below (ELEMENTWISE_UNARY, ELEMENTWISE_BINARY, COLLECTIVES, ...) are what gates and
-tables name instead of listing members again.
+The sets below (ELEMENTWISE_UNARY, ELEMENTWISE_BINARY, SIDE_EFFECTING, ...) are what gates
+and tables name instead of listing members again.
 """
 
 from __future__ import annotations
@@ -203,29 +203,12 @@ ELEMENTWISE_BINARY = frozenset({
     O.SHIFT_RIGHT_LOGICAL, O.STOCHASTIC_CONVERT, O.SUBTRACT, O.XOR})
 """Two operands of equal dims; result has those dims."""
 
-ELEMENTWISE_TERNARY = frozenset({O.CLAMP, O.SELECT})
-
-ELEMENTWISE = ELEMENTWISE_UNARY | ELEMENTWISE_BINARY | ELEMENTWISE_TERNARY
-
 TYPE_PRESERVING_UNARY = ELEMENTWISE_UNARY - {
     O.CONVERT, O.BITCAST_CONVERT, O.IMAG, O.REAL, O.IS_FINITE}
 """Unary elementwise ops whose result element type equals the operand's."""
 
 TYPE_PRESERVING_BINARY = ELEMENTWISE_BINARY - {O.COMPARE, O.COMPLEX, O.STOCHASTIC_CONVERT}
 """Binary elementwise ops whose result element type equals the operands'."""
-
-COMMUTATIVE_BINARY = frozenset({O.ADD, O.MULTIPLY, O.MULHI, O.MAXIMUM, O.MINIMUM, O.AND,
-                                O.OR, O.XOR})
-
-COLLECTIVES = frozenset({
-    O.ALL_GATHER, O.ALL_GATHER_START, O.ALL_REDUCE, O.ALL_REDUCE_START, O.ALL_TO_ALL,
-    O.COLLECTIVE_BROADCAST, O.COLLECTIVE_PERMUTE, O.COLLECTIVE_PERMUTE_START,
-    O.COLLECTIVE_REDUCE, O.RAGGED_ALL_TO_ALL, O.REDUCE_SCATTER})
-"""Ops that communicate between replicas / partitions."""
-
-COLLECTIVES_WITH_REPLICA_GROUPS = frozenset({
-    O.ALL_GATHER, O.ALL_GATHER_START, O.ALL_REDUCE, O.ALL_REDUCE_START, O.ALL_TO_ALL,
-    O.COLLECTIVE_BROADCAST, O.COLLECTIVE_REDUCE, O.RAGGED_ALL_TO_ALL, O.REDUCE_SCATTER})
 
 ASYNC = frozenset({O.ASYNC_START, O.ASYNC_UPDATE, O.ASYNC_DONE})
 
@@ -246,13 +229,5 @@ calls a side-effecting computation."""
 CHANNEL_SIDE_EFFECTING = frozenset({
     O.ALL_GATHER, O.ALL_REDUCE, O.ALL_TO_ALL, O.REDUCE_SCATTER, O.COLLECTIVE_PERMUTE})
 """Collectives whose side effect depends on constrain_layout / channel_id (see above)."""
-
-CALLS_TO_APPLY = frozenset({
-    O.ALL_REDUCE, O.ALL_REDUCE_START, O.REDUCE, O.REDUCE_SCATTER, O.REDUCE_WINDOW, O.MAP,
-    O.SCATTER, O.SORT, O.CALL, O.COLLECTIVE_REDUCE, O.SELECT_AND_SCATTER})
-"""Ops that name a computation with `to_apply=` (select-and-scatter also has select=/scatter=)."""
-
-NULLARY_LEAVES = frozenset({O.PARAMETER, O.CONSTANT, O.IOTA, O.REPLICA_ID, O.PARTITION_ID,
-                            O.RNG_GET_AND_UPDATE_STATE})
 
 del O

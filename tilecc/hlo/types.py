@@ -100,10 +100,6 @@ def is_integral(t: PrimitiveType) -> bool:
     return t == PrimitiveType.PRED or t in _SIGNED or t in _UNSIGNED
 
 
-def is_signed_integral(t: PrimitiveType) -> bool:
-    return t in _SIGNED
-
-
 def is_unsigned(t: PrimitiveType) -> bool:
     """Unsigned integer types (PRED excluded)."""
     return t in _UNSIGNED
