@@ -69,7 +69,6 @@ CASES = [
      "is not a permutation of the 1 dimensions"),
     ("missing shape", GOOD.replace("c = s32[] constant(0)", "c = constant(0)"), 11, 7,
      "expected a shape"),
-    ("missing ROOT", GOOD.replace("ROOT s = ", "s = "), 3, 5, "has no ROOT instruction"),
     ("two ROOTs", GOOD.replace("  x = s32[] parameter(0)", "  ROOT x = s32[] parameter(0)"),
      6, 8, "a second ROOT"),
     ("unclosed computation", GOOD[:GOOD.rindex("}")], 9, 12, "is not closed"),
@@ -165,6 +164,12 @@ def test_malformed_input(name: str, text: str, line: int, col: int, fragment: st
     assert str(err).startswith(f"bad.hlo:{line}:{col}: error: ")
     lines = text.split("\n")
     assert err.source_line == (lines[line - 1] if line <= len(lines) else "")
+
+
+def test_a_computation_without_root_returns_its_last_instruction() -> None:
+    module = parse_module(GOOD.replace("ROOT s = ", "s = "), "ok.hlo")  # XLA's rule
+    add = module.computations[0]
+    assert add.root is not None and add.root.name == "s"
 
 
 def test_there_are_at_least_30_cases() -> None:

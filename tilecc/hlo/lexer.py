@@ -4,8 +4,8 @@ Contract: `Cursor` holds the whole text and a position; every helper consumes a 
 piece with one compiled regex (whitespace and comments, a verbatim attribute value with its
 brackets balanced and strings respected, a shape `s32[2,<=3]{1,0:T(8,128)}` or tuple of
 shapes) and raises ParseError at the exact line:col of a
-problem. Values never span lines outside strings -- XLA prints one instruction per line --
-so an unclosed bracket cannot swallow the rest of the module. The module-level decoders
+problem. A bracketed value may continue over lines, as XLA's parser reads it, and is kept
+verbatim (line breaks included, as XLA keeps a backend_config); strings never span lines. The module-level decoders
 turn verbatim values into typed ones (integer lists, slice bounds, replica groups, name
 lists) and raise ValueError with what was expected; the parser adds the location.
 """
@@ -25,8 +25,12 @@ STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _SKIP = re.compile(WS)
 _SIMPLE_VALUE = re.compile(r'[^,{}()\[\]"\s]+')
 _FLAT_BRACES = re.compile(r'\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\}')
-_BRACKET_OR_QUOTE = re.compile(r'[()\[\]{}"]')
 _BRACKET_QUOTE_OR_NEWLINE = re.compile(r'[()\[\]{}"\n]')
+# a line that cannot continue a value: it closes the value's last bracket first thing (the
+# `}` of the computation), or starts the next instruction
+_NOT_A_CONTINUATION = re.compile(
+    r"\s*(?:\}|(?:ROOT\s+)?%?" + NAME + r"\s*=\s*(?:\(|[a-z][a-z0-9\-]*[\[(]))")
+_BRACKET_OR_QUOTE = re.compile(r'[()\[\]{}"]')
 _DEPTH0_STOP = re.compile(r'[,\n(){}\[\]"]')
 _INT_LIST = re.compile(r"\{\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\}")
 _SLICE_DIM = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
@@ -198,10 +202,16 @@ class Cursor:
                     pos = m.start()
                     break
             else:
-                # Values never span lines outside strings (XLA prints one instruction per line),
-                # which keeps an unclosed bracket from swallowing the rest of the module.
+                # inside brackets a value may go on over lines, as XLA's parser reads it,
+                # but not into the computation's `}` or the next instruction
                 m = _BRACKET_QUOTE_OR_NEWLINE.search(text, pos)
-                if m is None or m.group(0) == "\n":
+                if m is not None and m.group(0) == "\n":
+                    nxt = _NOT_A_CONTINUATION.match(text, m.end())
+                    if nxt is None or (len(stack) > 1 and nxt.group(0).endswith("}")):
+                        pos = m.end()
+                        continue
+                    m = None
+                if m is None:
                     o, opos = stack[-1]
                     raise self.error(f"unbalanced '{o}' in attribute '{key}'", opos)
                 ch = m.group(0)

@@ -9,10 +9,14 @@ col, message, source_line=...) -- never another exception -- for any input. Acce
   without ENTRY the last computation is the entry;
 - instructions `[ROOT] [%]name = shape opcode(operands), attr=value, ...`; operands may be
   preceded by their shape; `//` and `/* */` comments are skipped anywhere between tokens.
-  The result shape is required (XLA always prints it), and an attribute value stays on
-  its line outside strings (tilecc.hlo.lexer).
+  A left-out result shape is inferred where XLA's parser infers it
+  (tilecc.hlo.shape_inference); an attribute value stays on its line outside strings
+  (tilecc.hlo.lexer).
+A computation without ROOT returns its last instruction (XLA's rule); an operand may be an
+instruction written in place (`add(f32[] parameter(0), ...)`), named `<opcode>.anon` as XLA
+names it; broadcast's dimensions default to {}.
 Rejected with a located message: unknown opcode / type, bad shape, undefined or duplicate
-names, missing or repeated ROOT, unbalanced brackets, wrong operand count for fixed-arity
+names, repeated ROOT, unbalanced brackets, wrong operand count for fixed-arity
 opcodes, missing required attributes, unknown computations, malformed literals.
 Instruction names must be unique within a computation; a name repeated in another
 computation is renamed `name.N` as XLA's parser does.
@@ -34,15 +38,20 @@ from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, WS, Cursor, int_l
                               name_list, replica_groups_from_text, slice_bounds)
 from tilecc.hlo.literal import LiteralError, parse_literal
 from tilecc.hlo.opcodes import HloOpcode, lookup_opcode
-from tilecc.hlo.types import TYPE_BY_NAME
+from tilecc.hlo.shape_inference import infer_shape
+from tilecc.hlo.types import TYPE_BY_NAME, Shape
 
-_HEADER = re.compile(WS + r"HloModule\s+(" + NAME + r")")
-_INST_HEAD = re.compile(WS + r"(ROOT\s+)?%?(" + NAME + r")" + WS + "=" + WS)
-_OPCODE = re.compile(WS + r"([a-z][a-z0-9\-]*)" + WS + r"\(")
+# Whitespace and comments read as one atomic piece: a match never backtracks into a
+# comment, so a `// ..., key=value` comment cannot end early and turn into an attribute
+# (and consecutive comment lines cost linear time).
+_WS = "(?>" + WS + ")"
+_HEADER = re.compile(_WS + r"HloModule\s+(" + NAME + r"):?")  # XLA reads `name:` too
+_INST_HEAD = re.compile(_WS + r"(ROOT\s+)?%?(" + NAME + r")" + _WS + "=" + _WS)
+_OPCODE = re.compile(_WS + r"([a-z][a-z0-9\-]*)" + _WS + r"\(")
 _SIMPLE_OPERANDS = re.compile(r"\s*((?:%?" + NAME + r"\s*,\s*)*%?" + NAME + r")?\s*\)")
-_ATTR_KEY = re.compile(WS + r"," + WS + r"([A-Za-z_][\w\-]*)" + WS + "=" + WS)
-_COMP_HEAD = re.compile(WS + r"(ENTRY\s+)?%?(" + NAME + r")" + WS)
-_EXECUTION_THREAD = re.compile(WS + r',\s*execution_thread\s*=\s*"([^"\n]*)"')
+_ATTR_KEY = re.compile(_WS + r"," + _WS + r"([A-Za-z_][\w\-]*)" + _WS + "=" + _WS)
+_COMP_HEAD = re.compile(_WS + r"(ENTRY\s+)?%?(" + NAME + r")" + _WS)
+_EXECUTION_THREAD = re.compile(_WS + r',\s*execution_thread\s*=\s*"([^"\n]*)"')
 _INT = re.compile(r"\s*(-?\d+)\s*")
 _STACK_SECTIONS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 _STACK_LINE = re.compile(r"[ \t]*(?:\d[^\n]*|FileNames|FunctionNames|FileLocations|StackFrames)?[ \t]*(?:\n|$)")
@@ -65,7 +74,6 @@ _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
     HloOpcode.ALL_REDUCE: ("to_apply",),
     HloOpcode.REDUCE_SCATTER: ("dimensions", "to_apply"),
     HloOpcode.ALL_GATHER: ("dimensions",),
-    HloOpcode.BROADCAST: ("dimensions",),
     HloOpcode.TRANSPOSE: ("dimensions",),
     HloOpcode.CONCATENATE: ("dimensions",),
     HloOpcode.SLICE: ("slice",),
@@ -77,6 +85,7 @@ _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
     HloOpcode.MAP: ("to_apply",),
     HloOpcode.FUSION: ("calls",),
 }
+_NO_SHAPE = Shape.token()  # until the left-out result shape is inferred
 # Opcodes whose parentheses hold a value, not operands.
 _PAYLOAD_OPCODES = frozenset({HloOpcode.CONSTANT, HloOpcode.PARAMETER})
 _COMPARISON_DIRECTIONS = {"EQ", "NE", "GE", "GT", "LE", "LT"}
@@ -104,6 +113,9 @@ class _Parser(Cursor):
         self.module: HloModule | None = None
         # (instruction, attribute, computation name, text position) resolved at the end
         self.comp_refs: list[tuple[HloInstruction, str, int, list[tuple[str, int]]]] = []
+        self.nested: list[HloInstruction] = []
+        """Instructions read as operands of the one being read, innermost first; they join
+        the computation before it."""
 
     # --- module ----------------------------------------------------------------------------
 
@@ -199,6 +211,7 @@ class _Parser(Cursor):
         scope: dict[str, HloInstruction] = {}
         control_refs: list[tuple[HloInstruction, list[tuple[str, int]]]] = []
         root: HloInstruction | None = None
+        last: HloInstruction | None = None
         params: dict[int, HloInstruction] = {}
         text = self.text
         while True:
@@ -219,23 +232,26 @@ class _Parser(Cursor):
                     raise self.error(f"a second ROOT in computation '{comp.name}' (first: "
                                      f"'{root.name}')", name_pos)
                 root = inst
-            if inst.opcode is HloOpcode.PARAMETER:
-                n = inst.parameter_number
-                assert n is not None
-                if n in params:
-                    raise self.error(f"parameter number {n} is used twice in computation "
-                                     f"'{comp.name}'", name_pos)
-                params[n] = inst
             if module.name_is_used(inst.name):  # used in another computation
                 inst.name = module.claim_name(inst.name)
             else:
                 module.register_name(inst.name)
-            inst.parent = comp
-            comp._instructions[inst] = None
+            for part in [*self.nested, inst]:  # nested ones were named when read
+                if part.opcode is HloOpcode.PARAMETER:
+                    n = part.parameter_number
+                    assert n is not None
+                    if n in params:
+                        raise self.error(f"parameter number {n} is used twice in computation "
+                                         f"'{comp.name}'", name_pos)
+                    params[n] = part
+                part.parent = comp
+                comp._instructions[part] = None
+            self.nested.clear()
+            last = inst
         if not scope:
             raise self.error(f"computation '{comp.name}' has no instructions", open_pos)
-        if root is None:
-            raise self.error(f"computation '{comp.name}' has no ROOT instruction", open_pos)
+        if root is None:  # XLA's parser takes the last instruction
+            root = last
         if sorted(params) != list(range(len(params))):
             missing = min(set(range(len(params))) - set(params))
             raise self.error(f"computation '{comp.name}' lacks parameter({missing})", open_pos)
@@ -301,6 +317,8 @@ class _Parser(Cursor):
             self.undo_references(inst, control_refs)
             return self.parse_instruction_general(scope, control_refs)
         self.pos = end.end()
+        if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
+            inst.dimensions = ()  # XLA's default: a scalar operand needs none
         inst.register_as_user()
         return inst, m.group(1) is not None, m.start(2)
 
@@ -324,7 +342,17 @@ class _Parser(Cursor):
             raise self.error(f"'{name}' is a reserved word and cannot name an instruction",
                              name_pos)
         self.pos = m.end()
-        shape = self.parse_shape()
+        inst = self.parse_rhs(name, scope, control_refs, attributes=True)
+        return inst, is_root, name_pos
+
+    def parse_rhs(self, name: str, scope: dict[str, HloInstruction], control_refs: list,
+                  attributes: bool) -> HloInstruction:
+        """`[shape] opcode(operands)[, attributes]` of instruction `name`; an instruction
+        nested as an operand (XLA's anonymous form) has no attributes of its own."""
+        text = self.text
+        # XLA's parser infers a left-out result shape (tilecc.hlo.shape_inference)
+        shape = self.parse_shape() if text.startswith("(", self.pos) or \
+            ARRAY_SHAPE.match(text, self.pos) else None
         m = _OPCODE.match(text, self.pos)
         if m is None:
             self.skip()
@@ -336,8 +364,11 @@ class _Parser(Cursor):
             if opcode is None:
                 raise self.error(f"unknown opcode '{m.group(1)}'", m.start(1))
         op_pos = m.start(1)
+        if shape is None and opcode in _PAYLOAD_OPCODES:
+            raise self.error(f"expected a shape such as s32[2,3] before {opcode.mnemonic} "
+                             "(XLA infers no shape for it)", op_pos)
         self.pos = m.end()
-        inst = HloInstruction(name, opcode, shape, async_wrapped=wrapped)
+        inst = HloInstruction(name, opcode, shape or _NO_SHAPE, async_wrapped=wrapped)
         if opcode is HloOpcode.CONSTANT:
             self.parse_constant_payload(inst)
         elif opcode is HloOpcode.PARAMETER:
@@ -348,13 +379,13 @@ class _Parser(Cursor):
             self.pos = mi.end()
             self.expect(")", "after the parameter number")
         else:
-            self.parse_operands(inst, scope)
+            self.parse_operands(inst, scope, control_refs)
         arity = opcode.arity
         if arity is not None and len(inst.operands) != arity and opcode is not HloOpcode.CONSTANT:
             raise self.error(f"{opcode.mnemonic} takes {arity} operand{'s' * (arity != 1)}, "
                              f"got {len(inst.operands)}", op_pos)
         seen: set[str] = set()
-        while True:
+        while attributes:
             m = _ATTR_KEY.match(text, self.pos)
             if m is None:
                 break
@@ -364,13 +395,31 @@ class _Parser(Cursor):
             seen.add(key)
             self.pos = m.end()
             self.parse_attribute(inst, key, control_refs)
-        self.check_instruction_end(inst)
+        if attributes:
+            self.check_instruction_end(inst)
         for req in _REQUIRED.get(opcode, ()):
             if req not in seen:
                 raise self.error(f"{opcode.mnemonic} '{name}' lacks the required attribute "
                                  f"'{req}'", op_pos)
+        if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
+            inst.dimensions = ()  # XLA's default: a scalar operand needs none
+        if shape is None:
+            self.infer_result_shape(inst, op_pos)
         inst.register_as_user()
-        return inst, is_root, name_pos
+        return inst
+
+    def infer_result_shape(self, inst: HloInstruction, op_pos: int) -> None:
+        assert self.module is not None
+        called = None
+        for ref_inst, key, _, names in reversed(self.comp_refs):
+            if ref_inst is not inst:
+                break
+            if key in ("to_apply", "true_computation", "branch_computations") and names:
+                called = self.module.computation_by_name(names[0][0])
+        try:
+            inst.shape = infer_shape(inst, called)
+        except ValueError as err:
+            raise self.error(f"no result shape for '{inst.name}': {err}", op_pos) from None
 
     def check_instruction_end(self, inst: HloInstruction) -> None:
         """After the attributes the line must end (next instruction or '}')."""
@@ -386,7 +435,8 @@ class _Parser(Cursor):
         raise self.error(f"unexpected {self.describe_here()} after instruction '{inst.name}' "
                          "(expected ', attribute=value' or a new instruction)")
 
-    def parse_operands(self, inst: HloInstruction, scope: dict[str, HloInstruction]) -> None:
+    def parse_operands(self, inst: HloInstruction, scope: dict[str, HloInstruction],
+                       control_refs: list) -> None:
         text = self.text
         m = _SIMPLE_OPERANDS.match(text, self.pos)
         if m is not None:
@@ -416,6 +466,17 @@ class _Parser(Cursor):
                     _OPERAND_WITH_SHAPE.match(text, self.pos):
                 self.parse_shape()
                 self.skip()
+            nested = _OPCODE.match(text, self.pos)
+            if nested is not None and (lookup_opcode(nested.group(1)) is not None
+                                       or _async_sugar(nested.group(1))[0] is not None):
+                # an instruction written in place of an operand: XLA names it <opcode>.anon
+                self.pos = start
+                assert self.module is not None
+                name = self.module.claim_name(nested.group(1) + ".anon")
+                inner = self.parse_rhs(name, scope, control_refs, attributes=False)
+                self.nested.append(inner)
+                inst.operands.append(inner)
+                continue
             m = _OPERAND_NAME.match(text, self.pos)
             if m is None:
                 if self.pos >= len(text):
