@@ -32,9 +32,11 @@ import numpy as np
 from tilecc.errors import TileccError
 from tilecc.klr import ast
 from tilecc.nki.dtypes import canonical_dtype, dtype_info
-from tilecc.nki.errors import KernelError
-from tilecc.nki.loader import kernel_failure
+from tilecc.nki.errors import KernelError, kernel_failure
 from tilecc.nki.tracer import Trace, in_trace, tracing
+
+__all__ = ["ArgSpec", "JitKernel", "TracedKernel", "baremetal", "benchmark", "jit", "profile",
+           "simulate", "simulate_kernel", "trace", "trace_kernel"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,7 @@ def _grid_of(fn: object) -> tuple[int, ...]:
 
 
 def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> TracedKernel:
+    """Trace `fn` once per program of its launch grid into one KLR Kernel (module docstring)."""
     grid = _grid_of(fn)
     target = getattr(fn, "fn", fn)
     try:
