@@ -194,7 +194,7 @@ def test_faults_name_the_instruction():
     pb = ProgramBuilder()
     pb.tile("t", (2, 2))
     pb.add(InstBogus("bogus-1", DVE, [], []))
-    with pytest.raises(SimError, match="bogus-1: opcode InstBogus is not implemented"):
+    with pytest.raises(SimError, match=r"bogus-1 \(Bogus\): opcode InstBogus is not implemented"):
         pb.run()
     pb = ProgramBuilder()
     pb.tile("t", (2, 2))

@@ -38,6 +38,7 @@ from tilecc.errors import InterpError
 from tilecc.klr import ast as k
 from tilecc.klr.interp_alu import (ALU, activation, alu, binary, fold, identity_of, np_dtype,
                                    row_fold, to_dtype)
+from tilecc.source_pos import describe
 
 F32 = np.float32
 A = k.AluOp
@@ -386,6 +387,15 @@ RUNNERS: dict[type[k.Operator], Callable[[State, Any], None]] = {
 }
 
 
+def describe_stmt(number: int, stmt: k.Operator) -> str:
+    """`kernel.py:12:9 nl.exp: body[3] (NcActivate)`: the statement's kernel line and NKI call
+    (when it has a `pos`), then its place in the body."""
+    label = f"body[{number}] ({type(stmt).__name__})"
+    pos = stmt.pos
+    where = describe(pos.filename, pos.line, pos.column) if pos is not None else ""
+    return f"{where}: {label}" if where else label
+
+
 def interpret_kernel(kernel: k.Kernel, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Run `kernel` on `inputs` (by input name); its outputs by name."""
     s = State()
@@ -404,13 +414,14 @@ def interpret_kernel(kernel: k.Kernel, inputs: Mapping[str, np.ndarray]) -> dict
     for number, stmt in enumerate(kernel.body):
         runner = RUNNERS.get(type(stmt))
         if runner is None:
-            raise InterpError(f"body[{number}]: operator {type(stmt).__name__} is not interpreted")
+            raise InterpError(f"{describe_stmt(number, stmt)}: operator {type(stmt).__name__} is "
+                              f"not interpreted")
         try:
             runner(s, stmt)
         except InterpError as err:
-            raise InterpError(f"body[{number}] ({type(stmt).__name__}): {err}") from None
+            raise InterpError(f"{describe_stmt(number, stmt)}: {err}") from None
         except (KeyError, IndexError, TypeError) as err:
-            raise InterpError(f"body[{number}] ({type(stmt).__name__}): malformed operator: {err}") from None
+            raise InterpError(f"{describe_stmt(number, stmt)}: malformed operator: {err}") from None
     result: dict[str, np.ndarray] = {}
     for tensor in kernel.outputs:
         shape = (tensor.shape.par_dim,) + tuple(tensor.shape.free_dims)

@@ -5,8 +5,9 @@ lifetime when they do not all fit: sim/placement.py), copies each kernel input
 (by IOTensor name; shape and dtype must match) into its HBM tensor, runs the instructions
 in order and returns every kernel output as a numpy array of its IOTensor shape and dtype
 (bf16 / fp8 as ml_dtypes arrays). A tensor that is both input and output keeps the values
-the kernel does not write. Any fault is a SimError whose message starts with the
-instruction's name.
+the kernel does not write. Any fault is a SimError whose message starts with the kernel
+line and NKI call the instruction comes from (when it carries a `pos`), then the
+instruction's name (`describe_inst`).
 
 Semantics (operand order and fields: bir/inst.py; meaning: reference/klr-bir.md "NKI
 instruction semantics"): operands are read through access-pattern views, arithmetic is
@@ -36,6 +37,7 @@ from tilecc.bir.inst import (AccessPattern, Immediate, Inst, InstActivation,
                              InstTensorCopy, InstTensorReduce, InstTensorScalarCache,
                              InstTensorScalarPtr, InstTensorTensor, Program)
 from tilecc.errors import SimError
+from tilecc.source_pos import describe
 from tilecc.sim.activation import apply_activation
 from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
 from tilecc.sim.dtypes import convert, numpy_dtype
@@ -314,17 +316,24 @@ EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
 
 # ---------------------------------------------------------------- whole programs
 
+def describe_inst(inst: Inst) -> str:
+    """`kernel.py:12:9 nl.exp: Activation-3 (Activation)`: the kernel line and NKI call an
+    instruction was lowered from (when known), then its BIR name and opcode."""
+    label = f"{inst.name} ({type(inst).__name__[4:]})"
+    where = describe(inst.pos.file, inst.pos.line, inst.pos.column) if inst.pos is not None else ""
+    return f"{where}: {label}" if where else label
+
+
 def execute(m: Machine, inst: Inst) -> None:
-    """Run one instruction; any fault becomes a SimError naming it."""
+    """Run one instruction; any fault becomes a SimError naming it (describe_inst)."""
     if (fn := EXECUTORS.get(type(inst))) is None:
-        raise SimError(f"{inst.name}: opcode {type(inst).__name__} is not implemented")
+        raise SimError(f"{describe_inst(inst)}: opcode {type(inst).__name__} is not implemented")
     try:
         fn(m, inst)
     except SimError as err:
-        raise SimError(f"{inst.name} ({type(inst).__name__[4:]}): {err}") from None
+        raise SimError(f"{describe_inst(inst)}: {err}") from None
     except (IndexError, TypeError, AttributeError) as err:
-        raise SimError(f"{inst.name} ({type(inst).__name__[4:]}): malformed operands: "
-                       f"{err}") from None
+        raise SimError(f"{describe_inst(inst)}: malformed operands: {err}") from None
 
 
 _DEFAULT: list[Machine] = []
