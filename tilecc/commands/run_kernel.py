@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     except Exception as err:
         raise kernel_failure(err) from None
-    outputs = run_traced(traced, {t.name: arrays[t.name] for t in traced.kernel.inputs})
+    outputs = run_traced(traced, {t.name: arrays[t.name] for t in traced.kernel.inputs},
+                         uninit=getattr(args, "uninit", "error"))
     write_npy_outputs(args.out, ((t.name, a) for t, a in zip(traced.kernel.outputs, outputs)))
     return 0

@@ -29,11 +29,16 @@ from typing import Any
 
 import numpy as np
 
+from tilecc.bir.inst import Program
+from tilecc.bir.verifier import verify_program
+from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.errors import TileccError
 from tilecc.klr import ast
+from tilecc.klr.interp import interpret_kernel
 from tilecc.nki.dtypes import canonical_dtype, dtype_info
 from tilecc.nki.errors import KernelError, kernel_failure
 from tilecc.nki.tracer import Trace, in_trace, tracing
+from tilecc.sim.execute import simulate as simulate_program
 
 __all__ = ["ArgSpec", "JitKernel", "TracedKernel", "baremetal", "benchmark", "jit", "profile",
            "simulate", "simulate_kernel", "trace", "trace_kernel"]
@@ -114,30 +119,34 @@ def _at_definition(fn: Callable[..., Any], message: str) -> KernelError:
                        source_line=source)
 
 
-def run_traced(traced: TracedKernel, arrays: dict[str, np.ndarray], backend: str = "bir") -> list[np.ndarray]:
+def lower_traced(traced: TracedKernel) -> Program:
+    """The verified BIR program of a traced kernel."""
+    program = codegen_kernel(traced.kernel)
+    verify_program(program)
+    return program
+
+
+def run_traced(traced: TracedKernel, arrays: dict[str, np.ndarray], backend: str = "bir",
+               uninit: str = "error") -> list[np.ndarray]:
     """Run a traced kernel on its inputs (by KLR input name): backend "bir" lowers, verifies
-    and simulates the BIR program; "klr" runs the KLR reference interpreter instead."""
+    and simulates the BIR program; "klr" runs the KLR reference interpreter instead. `uninit`
+    is what undefined data reaching HBM does ("error" | "warn" | "ignore", tilecc/definedness.py)."""
     inputs = {}
     for tensor in traced.kernel.inputs:
         array = np.asarray(arrays[tensor.name])
         inputs[tensor.name] = array.reshape((tensor.shape.par_dim, *tensor.shape.free_dims))
     if backend == "klr":
-        from tilecc.klr.interp import interpret_kernel
-        outputs = interpret_kernel(traced.kernel, inputs)
+        outputs = interpret_kernel(traced.kernel, inputs, uninit=uninit)
     else:
-        from tilecc.bir.verifier import verify_program
-        from tilecc.codegen.klr_to_bir import codegen_kernel
-        from tilecc.sim.execute import simulate as simulate_program
-        program = codegen_kernel(traced.kernel)
-        verify_program(program)
-        outputs = simulate_program(program, inputs)
+        outputs = simulate_program(lower_traced(traced), inputs, uninit=uninit)
     return [np.asarray(outputs[tensor.name]).reshape(shape)
             for tensor, shape in zip(traced.kernel.outputs, traced.output_shapes)]
 
 
-def simulate(kernel: Callable[..., Any], backend: str = "bir") -> Callable[..., Any]:
+def simulate(kernel: Callable[..., Any], backend: str = "bir", uninit: str = "error") -> Callable[..., Any]:
     """`simulate(kernel)(*arrays, **constants)`: the kernel's outputs as numpy arrays.
-    backend="klr" runs the traced KLR on the reference interpreter (a differential check)."""
+    backend="klr" runs the traced KLR on the reference interpreter (a differential check);
+    `uninit` ("error" | "warn" | "ignore") is what undefined data reaching HBM does."""
     if backend not in ("bir", "klr"):
         raise TileccError(f"unknown backend {backend!r}: expected 'bir' or 'klr'")
 
@@ -150,7 +159,8 @@ def simulate(kernel: Callable[..., Any], backend: str = "bir") -> Callable[..., 
             value = bound.arguments[tensor.name]
             expected = dtype_info(canonical_dtype(value.dtype)).numpy
             arrays[tensor.name] = np.asarray(value, dtype=expected)
-        outputs = dict(zip((t.name for t in traced.kernel.outputs), run_traced(traced, arrays, backend)))
+        outputs = dict(zip((t.name for t in traced.kernel.outputs),
+                           run_traced(traced, arrays, backend, uninit)))
         returned = [outputs[name] for name in traced.returned_names]
         return tuple(returned) if traced.returns_tuple else returned[0]
     return run
