@@ -19,8 +19,9 @@ A kernel written against the public NKI API runs after changing its imports:
 from __future__ import annotations
 
 from tilecc.nki import compiler, isa, language, typing
-from tilecc.nki.driver import (ArgSpec, JitKernel, TracedKernel, baremetal, benchmark, jit, profile,
-                               simulate, simulate_kernel, trace, trace_kernel)
+from tilecc.nki.estimates import benchmark, profile
+from tilecc.nki.driver import (ArgSpec, JitKernel, TracedKernel, baremetal, jit, simulate,
+                               simulate_kernel, trace, trace_kernel)
 from tilecc.nki.errors import KernelError
 from tilecc.nki.supported import supported
 

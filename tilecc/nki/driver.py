@@ -40,8 +40,8 @@ from tilecc.nki.errors import KernelError, kernel_failure
 from tilecc.nki.tracer import Trace, in_trace, tracing
 from tilecc.sim.execute import simulate as simulate_program
 
-__all__ = ["ArgSpec", "JitKernel", "TracedKernel", "baremetal", "benchmark", "jit", "profile",
-           "simulate", "simulate_kernel", "trace", "trace_kernel"]
+__all__ = ["ArgSpec", "JitKernel", "TracedKernel", "baremetal", "jit", "simulate", "simulate_kernel",
+           "trace", "trace_kernel"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,19 +151,26 @@ def simulate(kernel: Callable[..., Any], backend: str = "bir", uninit: str = "er
         raise TileccError(f"unknown backend {backend!r}: expected 'bir' or 'klr'")
 
     def run(*args: object, **kwargs: object) -> Any:
-        traced = trace_kernel(kernel, *args, **kwargs)
-        target = getattr(kernel, "fn", kernel)
-        bound = inspect.signature(target).bind(*args, **kwargs)
-        arrays = {}
-        for tensor in traced.kernel.inputs:
-            value = bound.arguments[tensor.name]
-            expected = dtype_info(canonical_dtype(value.dtype)).numpy
-            arrays[tensor.name] = np.asarray(value, dtype=expected)
-        outputs = dict(zip((t.name for t in traced.kernel.outputs),
-                           run_traced(traced, arrays, backend, uninit)))
-        returned = [outputs[name] for name in traced.returned_names]
-        return tuple(returned) if traced.returns_tuple else returned[0]
+        return run_kernel(kernel, args, kwargs, backend, uninit)[0]
     return run
+
+
+def run_kernel(kernel: Callable[..., Any], args: tuple[object, ...], kwargs: dict[str, object],
+               backend: str = "bir", uninit: str = "error") -> tuple[Any, TracedKernel]:
+    """Trace and run `kernel` on numpy arguments: (its result as `simulate` returns it, the
+    traced kernel)."""
+    traced = trace_kernel(kernel, *args, **kwargs)
+    target = getattr(kernel, "fn", kernel)
+    bound = inspect.signature(target).bind(*args, **kwargs)
+    arrays = {}
+    for tensor in traced.kernel.inputs:
+        value = bound.arguments[tensor.name]
+        expected = dtype_info(canonical_dtype(value.dtype)).numpy
+        arrays[tensor.name] = np.asarray(value, dtype=expected)
+    outputs = dict(zip((t.name for t in traced.kernel.outputs),
+                       run_traced(traced, arrays, backend, uninit)))
+    returned = [outputs[name] for name in traced.returned_names]
+    return (tuple(returned) if traced.returns_tuple else returned[0]), traced
 
 
 def simulate_kernel(kernel: Callable[..., Any], *args: object, **kwargs: object) -> Any:
@@ -224,6 +231,6 @@ def jit(fn: Callable[..., Any] | None = None, **options: object) -> Any:
 
 
 trace = jit   # NKI 1.x `@nki.trace`, used with simulate_kernel
-# NKI's device-run decorators (`@nki.baremetal(save_neff_name=...)`, `@nki.benchmark(warmup=,
-# iters=)`, `@nki.profile(...)`): there is no device here, so they simulate as @jit does
-baremetal = benchmark = profile = jit
+# NKI's device-run decorator `@nki.baremetal(save_neff_name=...)`: there is no device here, so
+# it simulates as @jit does (nki.benchmark / nki.profile estimate too: tilecc/nki/benchmark.py)
+baremetal = jit

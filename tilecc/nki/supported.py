@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import types
 
-from tilecc.nki import compiler, driver, isa, language
+from tilecc.nki import compiler, driver, estimates, isa, language
 
-# "nki" itself exports the driver's names (jit, simulate, benchmark ...)
-_MODULES: dict[str, types.ModuleType] = {"nki": driver, "nki.language": language, "nki.isa": isa,
-                                         "nki.compiler": compiler}
+# "nki" itself exports the driver's names (jit, simulate ...) and benchmark / profile
+_MODULES: dict[str, list[types.ModuleType]] = {"nki": [driver, estimates], "nki.language": [language],
+                                               "nki.isa": [isa], "nki.compiler": [compiler]}
 
 
 def supported() -> dict[str, list[str]]:
     """Module name -> the names tilecc implements there."""
-    return {name: sorted(getattr(module, "__all__")) for name, module in _MODULES.items()}
+    return {name: sorted(n for module in modules for n in getattr(module, "__all__"))
+            for name, modules in _MODULES.items()}
 
 
 def render_supported() -> str:
