@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "codegen": "codegen",
     "sim": "sim",
     "trace": "trace",
+    "nki": "nki",
     "host-opt": "host_opt",
 }
 

@@ -153,10 +153,10 @@ def test_the_interpreter_is_independent():
             assert forbidden not in source
 
 
-def test_uninitialised_tile_reads_are_errors():
-    """Reading an SBUF element nothing wrote is an error naming the statement (as in the BIR
-    simulator); a partly written tile may be read where it was written; HBM outputs start
-    zeroed and are not tracked."""
+def test_undefined_data_reaching_hbm_is_an_error_naming_the_first_read():
+    """Computing on SBUF elements nothing wrote is allowed; storing the result into HBM is an
+    error naming the HBM element and the statement that first read them (as in the BIR
+    simulator); elements of an output nothing writes keep their zeros."""
     a, out = hbm("a", F32, (4, 8)), hbm("out", F32, (4, 8))
     x = sb("x", F32, (4, 8))
     left = k.AccessBasic(x, (k.Slice(0, 4, 1), k.Slice(0, 4, 1)))
@@ -168,8 +168,12 @@ def test_uninitialised_tile_reads_are_errors():
     got = interpret_kernel(ok, {"a": data})["out"]
     np.testing.assert_array_equal(got[:, :4], data[:, :4])
     np.testing.assert_array_equal(got[:, 4:], 0)
+    out_right = k.AccessBasic(out, right.indexes)
     bad = kernel_of([k.NcDmaCopy(left, k.AccessBasic(a, left.indexes)),
-                     k.TensorScalar(right, right, k.Immediate(1.0), A.add)], [a], [out])
-    with pytest.raises(InterpError, match=r"body\[1\] \(TensorScalar\): reads elements of 'x' "
-                                          r"that nothing has written \(uninitialised sbuf\)"):
+                     k.TensorScalar(right, right, k.Immediate(1.0), A.add),
+                     k.NcDmaCopy(out_right, right)], [a], [out])
+    with pytest.raises(InterpError, match=r"body\[2\] \(NcDmaCopy\): undefined data reaches HBM "
+                                          r"tensor 'out' element \[0, 4\]; first read uninitialised "
+                                          r"at body\[1\] \(TensorScalar\): 'x' element \[0, 4\]"):
         interpret_kernel(bad, {"a": data})
+    np.testing.assert_array_equal(interpret_kernel(bad, {"a": data}, uninit="ignore")["out"][:, 4:], 1.0)

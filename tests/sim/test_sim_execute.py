@@ -194,13 +194,18 @@ def test_faults_name_the_instruction():
     pb = ProgramBuilder()
     pb.tile("t", (2, 2))
     pb.add(InstBogus("bogus-1", DVE, [], []))
-    with pytest.raises(SimError, match="bogus-1: opcode InstBogus is not implemented"):
+    with pytest.raises(SimError, match=r"bogus-1 \(Bogus\): opcode InstBogus is not implemented"):
         pb.run()
     pb = ProgramBuilder()
     pb.tile("t", (2, 2))
     pb.tile("u", (2, 2))
-    pb.add(InstTensorTensor("tt-7", DVE, [pb.ap("t")], [pb.ap("u")], op=Op.add))
-    with pytest.raises(SimError, match=r"tt-7 \(TensorTensor\): reads uninitialised memory: 't' element \[0, 0\]"):
+    pb.add(InstTensorTensor("tt-7", DVE, [pb.ap("t"), pb.ap("t")], [pb.ap("u")], op=Op.add))
+    pb.arg_out("out", (2, 2))
+    pb.store("out", "u")
+    # computing on never-written data is allowed; storing the result to HBM is the error
+    with pytest.raises(SimError, match=r"\(DMACopy\): undefined data reaches HBM tensor 'out' "
+                                       r"element \[0, 0\]; first read uninitialised at tt-7 "
+                                       r"\(TensorTensor\): 't' element \[0, 0\] was never written"):
         pb.run()
     pb = ProgramBuilder()
     pb.tile("t", (2, 2))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tilecc.bir.enums import BirDtype, MemoryKind
-from tilecc.bir.inst import AccessPattern, MemoryLocation
+from tilecc.bir.enums import BirDtype, EngineType, MemoryKind
+from tilecc.bir.inst import AccessPattern, InstMemset, MemoryLocation
 from tilecc.errors import SimError
 from tilecc.sim.machine import SBUF_BYTES, Machine
 
@@ -82,25 +82,35 @@ def test_bounds_errors_name_the_indices():
         m.view(ap("t", 8, 1, [(1, 8)], dtype=BirDtype.bfloat16), write=True)
 
 
-def test_uninitialised_reads_are_reported_with_the_element():
+def test_undefined_reads_are_recorded_and_reaching_hbm_names_the_element():
     m = Machine()
     sb(m, "t", 32, 8)
+    m.place(MemoryLocation("h", MemoryKind.HBM, F32, 32, 8 * 4))
+    m.begin(InstMemset("fill", EngineType.DVE, [], []))
     m.view(ap("t", 8, 32, [(1, 4)]), write=True)[...] = 1.0
-    m.view(ap("t", 8, 32, [(1, 4)]), write=False)
-    with pytest.raises(SimError, match=r"'t' element \[0, 4\]"):
-        m.view(ap("t", 8, 32, [(1, 8)]), write=False)
+    m.finish()
+    np.testing.assert_array_equal(m.undefined(ap("t", 8, 32, [(1, 8)]))[0], [False] * 4 + [True] * 4)
+    m.begin(InstMemset("copy", EngineType.DVE, [], []))
+    src = m.view(ap("t", 8, 32, [(1, 8)]), write=False)
+    m.view(AccessPattern("h", F32, 0, ((8, 32), (1, 8))), write=True)[...] = src
+    with pytest.raises(SimError, match=r"undefined data reaches HBM tensor 'h' element \[0, 4\]; "
+                                       r"first read uninitialised at copy \(Memset\): 't' element "
+                                       r"\[0, 4\] was never written"):
+        m.finish()
 
 
 def test_reset_returns_to_power_on():
     m = Machine()
     sb(m, "t", 4, 4)
+    m.begin(InstMemset("fill", EngineType.DVE, [], []))
     m.view(ap("t", 4, 4, [(1, 4)]), write=True)[...] = 7.0
+    m.finish()
+    assert not m.undefined(ap("t", 4, 4, [(1, 4)])).any()
     m.act_acc[:] = 3.0
     m.reset()
     assert not m.placements and not m.act_acc.any() and not m.sbuf.any()
     sb(m, "t", 4, 4)
-    with pytest.raises(SimError, match="uninitialised"):
-        m.view(ap("t", 4, 4, [(1, 4)]), write=False)
+    assert m.undefined(ap("t", 4, 4, [(1, 4)])).all()
 
 
 def test_capacity_and_partition_limits():

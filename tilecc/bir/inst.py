@@ -16,7 +16,9 @@ Invariants of this level (checked by `bir.verifier.verify_program`):
   (NKI: >64 partitions start at 0, 33..64 at 0 or 64).
 - An Immediate is a scalar argument: dtype float32 (value a float) or int32 (an int).
 - Every instruction has `name`, `engine`, `ins` (arguments, in the positional order
-  below) and `outs` (access patterns), plus its op-specific fields (reference/klr-bir.md).
+  below) and `outs` (access patterns), plus its op-specific fields (reference/klr-bir.md),
+  and optionally `pos`, the kernel source line it comes from. Every op-specific field has
+  a default value, so a header field can be added to `Inst`.
 
 Operand order per opcode, as spec 003's leaves bind them:
 - Activation (IT4): outs [dst]. Plain: ins [src, bias, scale-tile?, accumulator?]; `scale`
@@ -93,14 +95,26 @@ class Immediate:
 Argument = Union[AccessPattern, Immediate]
 
 
+@dataclass(frozen=True, slots=True)
+class SourcePos:
+    """Where an instruction comes from in the kernel source: 1-based line, 0-based column
+    (KLR `Pos`; tilecc/source_pos.py prints it)."""
+    file: str | None
+    line: int
+    column: int = 0
+
+
 @dataclass(slots=True)
 class Inst:
-    """Common header of every instruction; OPCODE is the BIR opcode number."""
+    """Common header of every instruction; OPCODE is the BIR opcode number. `pos` (keyword
+    only, so subclasses' positional fields are unchanged) is the kernel line it was lowered
+    from, or None; it does not take part in equality."""
     OPCODE: ClassVar[int] = -1
     name: str
     engine: EngineType
     ins: list[Argument]
     outs: list[AccessPattern]
+    pos: SourcePos | None = field(default=None, kw_only=True, compare=False)
 
 
 @dataclass(slots=True)

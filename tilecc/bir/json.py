@@ -3,8 +3,8 @@
 Contract: read(write(p)) == p. Document:
   {"name", "memory_locations": [{name, kind, dtype, partitions, bytes_per_partition}],
    "inputs" / "outputs": [{name, dtype, shape}], "instructions": [Inst]}
-An instruction is {"opcode": <class name without "Inst">, "name", "engine", "ins", "outs"}
-plus its op-specific keys (reference/klr-bir.md), enums by NAME. An access pattern argument
+An instruction is {"opcode": <class name without "Inst">, "name", "engine", "ins", "outs"},
+then "pos": {"file", "line", "column"} when it has a kernel source position, plus its op-specific keys (reference/klr-bir.md), enums by NAME. An access pattern argument
 is {"memref", "dtype", "offset", "ap": [[step, num], ...]}, an immediate {"dtype", "value"}
 (non-finite floats as "inf" / "-inf" / "nan"). Unknown keys are errors here (BIR JSON is
 tilecc's own format). Malformed input -> ParseError with the field path
@@ -22,13 +22,13 @@ from typing import Any, Callable
 
 from tilecc.bir import enums as e
 from tilecc.bir.inst import (INST_CLASSES, AccessPattern, Argument, Immediate, Inst, IOTensor,
-                             MemoryLocation, Program)
+                             MemoryLocation, Program, SourcePos)
 from tilecc.errors import ParseError
 from tilecc.fileio import parse_json_text
 from tilecc.klr.json_fields import (Bad, at, bad_at, enum_reader, expect_obj, field, json_type,
                                     read_bool, read_int, read_nat, read_str)
 
-_HEADER = ("name", "engine", "ins", "outs")
+_HEADER = ("name", "engine", "ins", "outs", "pos")
 # class -> [(attribute, writer kind)] of the op-specific fields, in declaration order
 _OP_FIELDS: dict[type[Inst], list[tuple[str, str]]] = {
     cls: [(f.name, str(f.type)) for f in dataclasses.fields(cls) if f.name not in _HEADER]
@@ -68,11 +68,17 @@ def _w_arg(a: Argument, cache: dict[int, tuple[Argument, dict[str, Any]]]) -> di
     return doc
 
 
+def _w_pos(pos: SourcePos) -> dict[str, Any]:
+    return {"file": pos.file, "line": pos.line, "column": pos.column}
+
+
 def _w_inst(inst: Inst, cache: dict[int, tuple[Argument, dict[str, Any]]]) -> dict[str, Any]:
     doc: dict[str, Any] = {"opcode": _OPCODE_NAMES[type(inst)], "name": inst.name,
                            "engine": _NAMES[e.EngineType][inst.engine],
                            "ins": [_w_arg(a, cache) for a in inst.ins],
                            "outs": [_w_arg(a, cache) for a in inst.outs]}
+    if inst.pos is not None:
+        doc["pos"] = _w_pos(inst.pos)
     for attr, _ in _OP_FIELDS[type(inst)]:
         v = getattr(inst, attr)
         if isinstance(v, IntEnum):
@@ -178,6 +184,12 @@ class _Style:
             return self.pairs_text(v)
         return "null" if v is None else repr(v)
 
+    def pos_text(self, pos: SourcePos | None) -> str:
+        """`,"pos":{...}` in this style, or "" without a position (as the dict form omits it)."""
+        if pos is None:
+            return ""
+        return f'{self.item}"pos"{self.key}' + json.dumps(_w_pos(pos), separators=(self.item, self.key))
+
     def inst_formatter(self, opcode: str,
                        cls: type[Inst]) -> Callable[[Inst, dict[int, str]], str]:
         """One generated function per opcode (as dataclasses generates __init__): a single
@@ -186,13 +198,15 @@ class _Style:
         args = f'{i!r}.join([cache.get(id(a)) or arg(a, cache) for a in inst.%s])'
         pieces = [repr(f'{{"opcode"{k}{_str(opcode)}{i}"name"{k}'), "s(inst.name)",
                   repr(f'{i}"engine"{k}'), "Q_EngineType[inst.engine]", repr(f'{i}"ins"{k}['),
-                  args % "ins", repr(f']{i}"outs"{k}['), args % "outs", repr("]")]
+                  args % "ins", repr(f']{i}"outs"{k}['), args % "outs", repr("]"),
+                  "pos_text(inst.pos)"]
         for attr, kind in _OP_FIELDS[cls]:
             pieces += [repr(f'{i}"{attr}"{k}'), _field_expr(attr, kind)]
         pieces.append(repr("}"))
         source = ("def fmt(inst, cache):\n    return \"\".join((\n        "
                   + ",\n        ".join(pieces) + "))\n")
         scope: dict[str, Any] = {"s": _str, "arg": self.arg_text, "value_text": self.value_text,
+                                 "pos_text": self.pos_text,
                                  **{f"Q_{enum.__name__}": q for enum, q in _QUOTED.items()},
                                  **{enum.__name__: enum for enum in _QUOTED}}
         exec(source, scope)  # noqa: S102 (source built from the dataclass fields above)
@@ -321,6 +335,14 @@ def _inst(value: Any) -> Inst:
     spec = _OP_FIELDS[cls]
     _only_keys(obj, {"opcode", *_HEADER, *(attr for attr, _ in spec)})
     args = {attr: field(obj, attr, _FIELD_READERS[kind]) for attr, kind in spec}
+    pos = field(obj, "pos", _pos) if "pos" in obj else None
     return cls(field(obj, "name", read_str), field(obj, "engine", enum_reader(e.EngineType)),
                field(obj, "ins", lambda v: _list(v, _arg)),
-               field(obj, "outs", lambda v: _list(v, _ap)), **args)
+               field(obj, "outs", lambda v: _list(v, _ap)), pos=pos, **args)
+
+
+def _pos(value: Any) -> SourcePos:
+    obj = expect_obj(value, "a source position")
+    _only_keys(obj, ("file", "line", "column"))
+    file = field(obj, "file", lambda v: None if v is None else read_str(v))
+    return SourcePos(file, field(obj, "line", read_nat), field(obj, "column", read_nat))

@@ -20,7 +20,8 @@ leaves without an engine rule keep Unassigned; an operator `dtype` must be None 
 dtype (BIR carries dtypes on the accesses only); a reduce_res without reduce_op,
 TensorScalarReduce without reduce_op or with another reduce_cmd than ZeroAccumulate, and a
 TensorScalar with only one of imm1 / op1 are rejected with CodegenError rather than
-silently dropped.
+silently dropped. Each instruction a leaf emits carries its operator's source position
+(`Inst.pos`, set here in the dispatcher, never in a leaf).
 """
 
 from __future__ import annotations
@@ -99,11 +100,16 @@ class KlirToBirCodegen:
             leaf = self.leaves.get(type(op))
             if leaf is None:
                 raise CodegenError(f"body[{index}]: no BIR lowering for {type(op).__name__}")
+            first = len(self.insts)
             try:
                 self.check_dtype(op)
                 leaf(op)
             except CodegenError as err:
                 raise CodegenError(f"body[{index}] ({type(op).__name__}): {err}") from None
+            if (pos := op.pos) is not None:  # every instruction of the leaf: the operator's line
+                source = b.SourcePos(pos.filename, pos.line, pos.column)
+                for inst in self.insts[first:]:
+                    inst.pos = source
         return b.Program(kernel.name, list(self.locations.values()), inputs, outputs,
                          self.insts)
 

@@ -25,6 +25,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="HLO only: number of replicas (default: the module's replica_count)")
     parser.add_argument("--seed", type=seed_value, default=0,
                         help="HLO only: seed of the random values for parameters without --input")
+    add_kernel_arguments(parser)
+
+
+def add_kernel_arguments(parser: argparse.ArgumentParser) -> None:
+    """The kernel-only flags: definedness policy, statistics, simulated profile."""
+    parser.add_argument("--uninit", choices=("error", "warn", "ignore"), default="error",
+                        help="kernels: undefined data reaching HBM is an error (default), a "
+                        "warning, or ignored")
+    parser.add_argument("--stats", action="store_true",
+                        help="kernels: print instructions per engine, DMA bytes per queue, SBUF / "
+                        "PSUM high-water marks and the estimated time")
+    parser.add_argument("--profile", metavar="TRACE.json", default=None,
+                        help="kernels: write the estimated timeline as a Chrome / Perfetto trace")
 
 
 def is_kernel_target(target: str) -> bool:

@@ -29,6 +29,8 @@ from tilecc.hlo.types import numpy_dtype
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "stats", False) or getattr(args, "profile", None) or getattr(args, "uninit", "error") != "error":
+        raise TileccError("--uninit, --stats and --profile apply to kernels, not to HLO modules")
     module = parse_module(read_text(args.target), "<stdin>" if args.target == "-" else args.target)
     replicas = module.replica_count if args.replicas is None else args.replicas
     if replicas < 1:

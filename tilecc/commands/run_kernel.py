@@ -13,7 +13,8 @@ import argparse
 
 from tilecc.errors import TileccError
 from tilecc.fileio import write_npy_outputs
-from tilecc.nki.driver import run_traced, trace_kernel
+from tilecc.nki.driver import lower_traced, run_traced, trace_kernel
+from tilecc.sim.stats import report_estimates
 from tilecc.nki.loader import kernel_failure, load_inputs, load_kernel
 
 
@@ -28,6 +29,9 @@ def run(args: argparse.Namespace) -> int:
         raise
     except Exception as err:
         raise kernel_failure(err) from None
-    outputs = run_traced(traced, {t.name: arrays[t.name] for t in traced.kernel.inputs})
+    outputs = run_traced(traced, {t.name: arrays[t.name] for t in traced.kernel.inputs},
+                         uninit=getattr(args, "uninit", "error"))
     write_npy_outputs(args.out, ((t.name, a) for t, a in zip(traced.kernel.outputs, outputs)))
+    if getattr(args, "stats", False) or getattr(args, "profile", None):
+        report_estimates(lower_traced(traced), args.stats, args.profile)
     return 0

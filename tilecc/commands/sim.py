@@ -33,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="value of kernel input NAME (repeat for each input)")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="folder that receives <output name>.npy per kernel output")
+    parser.add_argument("--uninit", choices=("error", "warn", "ignore"), default="error",
+                        help="undefined data reaching HBM is an error (default), a warning, or ignored")
 
 
 def parse_inputs(specs: list[str], expected: dict[str, np.dtype],
@@ -61,6 +63,6 @@ def run(args: argparse.Namespace) -> int:
     program = read_program_json(read_text(args.program), path)
     expected = {t.name: numpy_dtype(t.dtype) for t in program.inputs}
     shapes = {t.name: tuple(t.shape) for t in program.inputs}
-    outputs = simulate(program, parse_inputs(args.input, expected, shapes))
+    outputs = simulate(program, parse_inputs(args.input, expected, shapes), uninit=args.uninit)
     write_npy_outputs(args.out, outputs.items())
     return 0

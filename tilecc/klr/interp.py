@@ -7,9 +7,12 @@ can be held against each other; its op tables are keyed by KLR's own enums.
 
 Model (the semantics listed in klr/ast.py and reference/klr-bir.md):
 - Every tensor name owns a zero-filled byte buffer of its Address (par_size x free_size
-  bytes), whatever its memory. Reading an SBUF / PSUM element that nothing has written
-  raises InterpError, as the BIR simulator does (HBM is not tracked: inputs are given and
-  outputs start zeroed). Accesses gather / scatter elements with index arrays
+  bytes), whatever its memory, and a definedness shadow of its elements (tilecc/definedness.py,
+  the rule the BIR simulator applies too): inputs are defined, everything else starts
+  undefined; computing on undefined elements is allowed and the results are undefined per the
+  default rule; writing undefined elements into HBM is reported by the `uninit` policy,
+  naming the HBM element and the statement that first read the undefined data. Elements of
+  an output nothing writes keep their zeros. Accesses gather / scatter elements with index arrays
   (`klr.ast.to_pattern`): partition par_offset + p, free element free_offset +
   sum(x_i * step_i). An index outside the buffer raises InterpError naming the statement.
 - The ALU, the activation functions and the conversion on write are in klr/interp_alu.py
@@ -29,15 +32,18 @@ Model (the semantics listed in klr/ast.py and reference/klr-bir.md):
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from tilecc.definedness import UNINIT_POLICIES, Origin, UndefinedRead, derive, first_index
 from tilecc.errors import InterpError
 from tilecc.klr import ast as k
 from tilecc.klr.interp_alu import (ALU, activation, alu, binary, fold, identity_of, np_dtype,
                                    row_fold, to_dtype)
+from tilecc.source_pos import describe
 
 F32 = np.float32
 A = k.AluOp
@@ -49,11 +55,22 @@ Cmd = k.AccumCmd
 class State:
     """Per-tensor buffers and the two engines' accumulator registers."""
 
-    def __init__(self) -> None:
+    def __init__(self, uninit: str = "error") -> None:
         self.buffers: dict[str, np.ndarray] = {}
-        self.written: dict[str, np.ndarray] = {}  # SBUF / PSUM tensor -> element written
+        self.written: dict[str, np.ndarray] = {}  # tensor -> element defined
         self.act = np.zeros(128, F32)
         self.dve = np.zeros(128, F32)
+        self.uninit = uninit
+        self.where = "an input"      # the statement running (describe_stmt)
+        self.reads: list[UndefinedRead] = []   # its reads that met undefined elements
+        self.origins: dict[str, Origin] = {}   # tensor -> origin of the undefined data in it
+        self.registers = {id(self.act): np.zeros(128, bool), id(self.dve): np.zeros(128, bool)}
+        self.register_origins: dict[int, Origin] = {}
+        self.reported: set[str] = set()
+
+    def begin(self, where: str) -> None:
+        """A new statement: its reads are recorded afresh."""
+        self.where, self.reads = where, []
 
     def elements(self, tensor: k.TensorName) -> np.ndarray:
         """The tensor's buffer as [partitions, elements] of its dtype."""
@@ -84,10 +101,8 @@ class State:
         rows = parts.reshape((-1,) + (1,) * (len(shape) - 1))
         return elements, (rows, free[None, ...]), shape
 
-    def written_mask(self, tensor: k.TensorName, elements: np.ndarray) -> np.ndarray | None:
-        """Which elements of an SBUF / PSUM tensor were written (None: HBM, not tracked)."""
-        if tensor.address.memory in k.HBM_MEMORIES:
-            return None
+    def written_mask(self, tensor: k.TensorName, elements: np.ndarray) -> np.ndarray:
+        """Which elements of a tensor are defined."""
         mask = self.written.get(tensor.name)
         if mask is None:
             mask = self.written[tensor.name] = np.zeros(elements.shape, bool)
@@ -96,11 +111,18 @@ class State:
     def read(self, access: k.Access) -> np.ndarray:
         elements, idx, shape = self.index(access)
         tensor = k.access_tensor(access)
-        mask = self.written_mask(tensor, elements)
-        if mask is not None and not mask[idx].all():
-            raise InterpError(f"reads elements of {tensor.name!r} that nothing has written "
-                              f"(uninitialised {tensor.address.memory.name})")
+        defined = np.broadcast_to(self.written_mask(tensor, elements)[idx], shape)
+        if not defined.all():
+            undefined = ~defined
+            origin = self.origins.get(tensor.name) or Origin(
+                self.where, tensor.name, self.element(access, first_index(undefined)))
+            self.reads.append(UndefinedRead(undefined, origin))
         return np.broadcast_to(elements[idx], shape)
+
+    def element(self, access: k.Access, index: tuple[int, ...]) -> tuple[int, int]:
+        """[partition, free element] of element `index` of `access` in its tensor."""
+        _, (rows, free), shape = self.index(access)
+        return (int(np.broadcast_to(rows, shape)[index]), int(np.broadcast_to(free, shape)[index]))
 
     def write(self, access: k.Access, values: np.ndarray) -> None:
         elements, idx, shape = self.index(access)
@@ -109,9 +131,45 @@ class State:
             raise InterpError(f"writes {values.shape} values to a {list(shape)} access of "
                               f"{k.access_tensor(access).name!r}")
         elements[idx] = to_dtype(values.reshape(shape), elements.dtype)
-        mask = self.written_mask(k.access_tensor(access), elements)
-        if mask is not None:
-            mask[idx] = True
+        tensor = k.access_tensor(access)
+        found = derive(self.reads, shape)
+        self.written_mask(tensor, elements)[idx] = True if found is None else ~found[0]
+        if found is None:
+            return
+        self.origins[tensor.name] = found[1]
+        if tensor.address.memory in k.HBM_MEMORIES:
+            element = self.element(access, first_index(found[0]))
+            self.report(f"undefined data reaches HBM tensor {tensor.name!r} element "
+                        f"{list(element)}; {found[1].text()}")
+
+    def read_registers(self, regs: np.ndarray, lane: slice) -> np.ndarray:
+        """Accumulator registers `regs[lane]` (act / dve), as a recorded read."""
+        flags = self.registers[id(regs)][lane]
+        if flags.any():
+            origin = self.register_origins.get(id(regs)) or Origin("an accumulator register",
+                                                                   "accumulator", (0,))
+            self.reads.append(UndefinedRead(flags.reshape(-1, 1), origin))
+        return regs[lane]
+
+    def write_registers(self, regs: np.ndarray, lane: slice, values: np.ndarray | np.generic) -> None:
+        """Set `regs[lane]`; their shadow follows the statement's reads so far."""
+        regs[lane] = values
+        count = len(range(*lane.indices(128)))
+        found = derive(self.reads, (count, 1))
+        self.registers[id(regs)][lane] = False if found is None else found[0].reshape(-1)
+        if found is not None:
+            self.register_origins[id(regs)] = found[1]
+
+    def report(self, message: str) -> None:
+        """Undefined data reached a sink: raise, warn once, or ignore (the `uninit` policy)."""
+        if self.uninit not in UNINIT_POLICIES:
+            raise InterpError(f"uninit policy {self.uninit!r}: expected one of "
+                              f"{', '.join(UNINIT_POLICIES)}")
+        if self.uninit == "error":
+            raise InterpError(message)
+        if self.uninit == "warn" and message not in self.reported:
+            self.reported.add(message)
+            print(f"warning: {self.where}: {message}", file=sys.stderr)
 
     def operand(self, operand: k.Operand, data: np.ndarray) -> np.ndarray | np.generic:
         """An immediate, or a [P,1] tile broadcast along data's free axes."""
@@ -133,24 +191,24 @@ def rows(values: np.ndarray) -> np.ndarray:
     return values.reshape(values.shape[0], -1)
 
 
-def accumulate(regs: np.ndarray, lane: slice, cmd: k.AccumCmd, op: k.AluOp, new_rows: np.ndarray,
-               load: np.ndarray | np.generic | None = None) -> None:
+def accumulate(s: State, regs: np.ndarray, lane: slice, cmd: k.AccumCmd, op: k.AluOp,
+               new_rows: np.ndarray, load: np.ndarray | np.generic | None = None) -> None:
     count = new_rows.shape[0]
     if cmd == Cmd.Idle:
         return
     if ALU[op][0]:
         raise InterpError(f"accumulator registers are float32: {op.name} cannot accumulate")
     if cmd == Cmd.Zero:
-        regs[lane] = identity_of(op)
+        s.write_registers(regs, lane, F32(identity_of(op)))
     elif cmd == Cmd.ZeroAccumulate:
-        regs[lane] = row_fold(op, np.full(count, identity_of(op), F32), new_rows)
+        s.write_registers(regs, lane, row_fold(op, np.full(count, identity_of(op), F32), new_rows))
     elif cmd == Cmd.LoadAccumulate:
         if load is None:
             raise InterpError("LoadAccumulate needs a load value")
         start = np.broadcast_to(np.asarray(load, F32).reshape(-1), (count,))
-        regs[lane] = row_fold(op, start, new_rows)
+        s.write_registers(regs, lane, row_fold(op, start, new_rows))
     else:
-        regs[lane] = row_fold(op, regs[lane], new_rows)
+        s.write_registers(regs, lane, row_fold(op, s.read_registers(regs, lane), new_rows))
 
 
 def rev_flags(reverse: k.TensorScalarReverseOps) -> tuple[bool, bool]:
@@ -172,9 +230,9 @@ def run_activate(s: State, op: k.NcActivate) -> None:
     lane = lanes(op.dst)
     # the activation engine has no load value: LoadAccumulate adds like Accumulate
     cmd = Cmd.Accumulate if op.accumulator_cmd == Cmd.LoadAccumulate else op.accumulator_cmd
-    accumulate(s.act, lane, cmd, A.add, rows(out))
+    accumulate(s, s.act, lane, cmd, A.add, rows(out))
     if op.reduce_res is not None:
-        s.write(op.reduce_res, s.act[lane].reshape(-1, 1))
+        s.write(op.reduce_res, s.read_registers(s.act, lane).reshape(-1, 1))
 
 
 def run_activate2(s: State, op: k.Activate2) -> None:
@@ -184,9 +242,9 @@ def run_activate2(s: State, op: k.Activate2) -> None:
     out = activation(op.activation_func, val.astype(F32))
     s.write(op.dst, out)
     lane = lanes(op.dst)
-    accumulate(s.act, lane, op.reduce_cmd, op.reduce_op, rows(out))
+    accumulate(s, s.act, lane, op.reduce_cmd, op.reduce_op, rows(out))
     if op.reduce_res is not None:
-        s.write(op.reduce_res, s.act[lane].reshape(-1, 1))
+        s.write(op.reduce_res, s.read_registers(s.act, lane).reshape(-1, 1))
 
 
 def run_exponential(s: State, op: k.Exponential) -> None:
@@ -195,9 +253,9 @@ def run_exponential(s: State, op: k.Exponential) -> None:
         out = np.exp(src.astype(F32) - np.asarray(s.operand(op.max_value, src), F32))
     s.write(op.dst, out)
     lane = lanes(op.dst)
-    accumulate(s.dve, lane, op.reducecmd, A.add, rows(out), s.operand(op.reduce_init, src))
+    accumulate(s, s.dve, lane, op.reducecmd, A.add, rows(out), s.operand(op.reduce_init, src))
     if op.reduce_res is not None:
-        s.write(op.reduce_res, s.dve[lane].reshape(-1, 1))
+        s.write(op.reduce_res, s.read_registers(s.dve, lane).reshape(-1, 1))
 
 
 def run_reciprocal(s: State, op: k.Reciprocal) -> None:
@@ -223,8 +281,8 @@ def run_tensor_scalar_reduce(s: State, op: k.TensorScalarReduce) -> None:
     out = binary(op.op0, src, s.operand(op.operand0, src), op.reverse0)
     s.write(op.dst, out)
     lane = lanes(op.dst)
-    accumulate(s.dve, lane, Cmd.ZeroAccumulate, op.reduce_op, rows(out))
-    s.write(op.reduce_res, s.dve[lane].reshape(-1, 1))
+    accumulate(s, s.dve, lane, Cmd.ZeroAccumulate, op.reduce_op, rows(out))
+    s.write(op.reduce_res, s.read_registers(s.dve, lane).reshape(-1, 1))
 
 
 def arithmetic_only(what: str, *ops: k.AluOp) -> None:
@@ -248,12 +306,12 @@ def run_cumulative(s: State, op: k.TensorScalarCumulative) -> None:
         reg = np.broadcast_to(np.asarray(s.operand(op.imm1, src), F32).reshape(-1), (t.shape[0],)).copy()
     else:
         identity_of(op.op1)
-        reg = s.dve[lane].copy()
+        reg = s.read_registers(s.dve, lane).copy()
     out = np.empty(t.shape, F32)
     for i in range(t.shape[1]):
         reg = binary(op.op1, t[:, i], reg, r1)
         out[:, i] = reg
-    s.dve[lane] = reg
+    s.write_registers(s.dve, lane, reg)
     s.write(op.dst, out)
 
 
@@ -284,7 +342,7 @@ def run_scan(s: State, op: k.TensorTensorScan) -> None:
     r0, r1 = rev_flags(op.reverse_operands)
     lane = lanes(op.dst)
     if op.accumulator_cmd == Cmd.Accumulate:
-        prev = s.dve[lane].copy()
+        prev = s.read_registers(s.dve, lane).copy()
     else:
         prev = np.broadcast_to(np.asarray(s.operand(op.imm0, a), F32).reshape(-1), (a.shape[0],)).copy()
     ra, rb = rows(a), rows(b)
@@ -292,7 +350,7 @@ def run_scan(s: State, op: k.TensorTensorScan) -> None:
     for i in range(ra.shape[1]):
         prev = binary(op.op1, binary(op.op0, ra[:, i], prev, r0), rb[:, i], r1).astype(F32)
         out[:, i] = prev
-    s.dve[lane] = prev
+    s.write_registers(s.dve, lane, prev)
     s.write(op.dst, out)
 
 
@@ -386,9 +444,20 @@ RUNNERS: dict[type[k.Operator], Callable[[State, Any], None]] = {
 }
 
 
-def interpret_kernel(kernel: k.Kernel, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Run `kernel` on `inputs` (by input name); its outputs by name."""
-    s = State()
+def describe_stmt(number: int, stmt: k.Operator) -> str:
+    """`kernel.py:12:9 nl.exp: body[3] (NcActivate)`: the statement's kernel line and NKI call
+    (when it has a `pos`), then its place in the body."""
+    label = f"body[{number}] ({type(stmt).__name__})"
+    pos = stmt.pos
+    where = describe(pos.filename, pos.line, pos.column) if pos is not None else ""
+    return f"{where}: {label}" if where else label
+
+
+def interpret_kernel(kernel: k.Kernel, inputs: Mapping[str, np.ndarray],
+                     uninit: str = "error") -> dict[str, np.ndarray]:
+    """Run `kernel` on `inputs` (by input name); its outputs by name. `uninit` is what
+    undefined data reaching HBM does: "error" | "warn" | "ignore" (tilecc/definedness.py)."""
+    s = State(uninit)
     declared = {t.name: t for t in kernel.inputs}
     if unknown := sorted(set(inputs) - set(declared)):
         raise InterpError(f"unknown input {unknown[0]!r}; the kernel's inputs are {sorted(declared)}")
@@ -404,15 +473,18 @@ def interpret_kernel(kernel: k.Kernel, inputs: Mapping[str, np.ndarray]) -> dict
     for number, stmt in enumerate(kernel.body):
         runner = RUNNERS.get(type(stmt))
         if runner is None:
-            raise InterpError(f"body[{number}]: operator {type(stmt).__name__} is not interpreted")
+            raise InterpError(f"{describe_stmt(number, stmt)}: operator {type(stmt).__name__} is "
+                              f"not interpreted")
         try:
+            s.begin(describe_stmt(number, stmt))
             runner(s, stmt)
         except InterpError as err:
-            raise InterpError(f"body[{number}] ({type(stmt).__name__}): {err}") from None
+            raise InterpError(f"{describe_stmt(number, stmt)}: {err}") from None
         except (KeyError, IndexError, TypeError) as err:
-            raise InterpError(f"body[{number}] ({type(stmt).__name__}): malformed operator: {err}") from None
+            raise InterpError(f"{describe_stmt(number, stmt)}: malformed operator: {err}") from None
     result: dict[str, np.ndarray] = {}
     for tensor in kernel.outputs:
         shape = (tensor.shape.par_dim,) + tuple(tensor.shape.free_dims)
-        result[tensor.name] = s.read(tensor).reshape(shape).copy()
+        elements, idx, _ = s.index(tensor)   # unwritten elements keep their zeros
+        result[tensor.name] = elements[idx].reshape(shape).copy()
     return result

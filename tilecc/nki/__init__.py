@@ -12,17 +12,19 @@ A kernel written against the public NKI API runs after changing its imports:
     out = nki.simulate(kernel)(a_numpy)      # trace -> KLR -> BIR -> simulator -> numpy
     out = kernel[2, 4](a_numpy)              # an SPMD launch grid: nl.program_id(0..1)
 
-`trace_kernel` gives the KLR Kernel without running it. Errors in a kernel are KernelError
+`trace_kernel` gives the KLR Kernel without running it; `supported()` lists what is implemented. Errors in a kernel are KernelError
 (a ParseError located at the kernel's source line).
 """
 
 from __future__ import annotations
 
 from tilecc.nki import compiler, isa, language, typing
-from tilecc.nki.driver import (ArgSpec, JitKernel, TracedKernel, baremetal, benchmark, jit, profile,
-                               simulate, simulate_kernel, trace, trace_kernel)
+from tilecc.nki.estimates import benchmark, profile
+from tilecc.nki.driver import (ArgSpec, JitKernel, TracedKernel, baremetal, jit, simulate,
+                               simulate_kernel, trace, trace_kernel)
 from tilecc.nki.errors import KernelError
+from tilecc.nki.supported import supported
 
 __all__ = ["compiler", "isa", "language", "typing", "jit", "trace", "baremetal", "benchmark", "profile",
            "simulate", "simulate_kernel", "trace_kernel", "ArgSpec", "JitKernel", "TracedKernel",
-           "KernelError"]
+           "KernelError", "supported"]

@@ -16,6 +16,8 @@ from typing import Any
 
 from tilecc.nki.errors import kernel_error
 
+__all__ = ["sbuf", "psum", "skip_middle_end_transformations", "enable_stack_allocator", "force_auto_alloc"]
+
 
 class _Allocator:
     """`ncc.sbuf` / `ncc.psum`: direct allocation into one on-chip buffer."""
@@ -45,12 +47,15 @@ psum = _Allocator("psum")
 
 
 def skip_middle_end_transformations(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """The kernel unchanged (an optimisation switch)."""
     return kernel
 
 
 def enable_stack_allocator(kernel: Callable[..., Any] | None = None, **options: object) -> Any:
+    """The kernel unchanged, with or without options (an allocation switch)."""
     return kernel if kernel is not None else (lambda inner: inner)
 
 
 def force_auto_alloc(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """The kernel unchanged (an allocation switch)."""
     return kernel

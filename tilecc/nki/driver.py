@@ -29,12 +29,19 @@ from typing import Any
 
 import numpy as np
 
+from tilecc.bir.inst import Program
+from tilecc.bir.verifier import verify_program
+from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.errors import TileccError
 from tilecc.klr import ast
+from tilecc.klr.interp import interpret_kernel
 from tilecc.nki.dtypes import canonical_dtype, dtype_info
-from tilecc.nki.errors import KernelError
-from tilecc.nki.loader import kernel_failure
+from tilecc.nki.errors import KernelError, kernel_failure
 from tilecc.nki.tracer import Trace, in_trace, tracing
+from tilecc.sim.execute import simulate as simulate_program
+
+__all__ = ["ArgSpec", "JitKernel", "TracedKernel", "baremetal", "jit", "simulate", "simulate_kernel",
+           "trace", "trace_kernel"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +69,7 @@ def _grid_of(fn: object) -> tuple[int, ...]:
 
 
 def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> TracedKernel:
+    """Trace `fn` once per program of its launch grid into one KLR Kernel (module docstring)."""
     grid = _grid_of(fn)
     target = getattr(fn, "fn", fn)
     try:
@@ -111,46 +119,58 @@ def _at_definition(fn: Callable[..., Any], message: str) -> KernelError:
                        source_line=source)
 
 
-def run_traced(traced: TracedKernel, arrays: dict[str, np.ndarray], backend: str = "bir") -> list[np.ndarray]:
+def lower_traced(traced: TracedKernel) -> Program:
+    """The verified BIR program of a traced kernel."""
+    program = codegen_kernel(traced.kernel)
+    verify_program(program)
+    return program
+
+
+def run_traced(traced: TracedKernel, arrays: dict[str, np.ndarray], backend: str = "bir",
+               uninit: str = "error") -> list[np.ndarray]:
     """Run a traced kernel on its inputs (by KLR input name): backend "bir" lowers, verifies
-    and simulates the BIR program; "klr" runs the KLR reference interpreter instead."""
+    and simulates the BIR program; "klr" runs the KLR reference interpreter instead. `uninit`
+    is what undefined data reaching HBM does ("error" | "warn" | "ignore", tilecc/definedness.py)."""
     inputs = {}
     for tensor in traced.kernel.inputs:
         array = np.asarray(arrays[tensor.name])
         inputs[tensor.name] = array.reshape((tensor.shape.par_dim, *tensor.shape.free_dims))
     if backend == "klr":
-        from tilecc.klr.interp import interpret_kernel
-        outputs = interpret_kernel(traced.kernel, inputs)
+        outputs = interpret_kernel(traced.kernel, inputs, uninit=uninit)
     else:
-        from tilecc.bir.verifier import verify_program
-        from tilecc.codegen.klr_to_bir import codegen_kernel
-        from tilecc.sim.execute import simulate as simulate_program
-        program = codegen_kernel(traced.kernel)
-        verify_program(program)
-        outputs = simulate_program(program, inputs)
+        outputs = simulate_program(lower_traced(traced), inputs, uninit=uninit)
     return [np.asarray(outputs[tensor.name]).reshape(shape)
             for tensor, shape in zip(traced.kernel.outputs, traced.output_shapes)]
 
 
-def simulate(kernel: Callable[..., Any], backend: str = "bir") -> Callable[..., Any]:
+def simulate(kernel: Callable[..., Any], backend: str = "bir", uninit: str = "error") -> Callable[..., Any]:
     """`simulate(kernel)(*arrays, **constants)`: the kernel's outputs as numpy arrays.
-    backend="klr" runs the traced KLR on the reference interpreter (a differential check)."""
+    backend="klr" runs the traced KLR on the reference interpreter (a differential check);
+    `uninit` ("error" | "warn" | "ignore") is what undefined data reaching HBM does."""
     if backend not in ("bir", "klr"):
         raise TileccError(f"unknown backend {backend!r}: expected 'bir' or 'klr'")
 
     def run(*args: object, **kwargs: object) -> Any:
-        traced = trace_kernel(kernel, *args, **kwargs)
-        target = getattr(kernel, "fn", kernel)
-        bound = inspect.signature(target).bind(*args, **kwargs)
-        arrays = {}
-        for tensor in traced.kernel.inputs:
-            value = bound.arguments[tensor.name]
-            expected = dtype_info(canonical_dtype(value.dtype)).numpy
-            arrays[tensor.name] = np.asarray(value, dtype=expected)
-        outputs = dict(zip((t.name for t in traced.kernel.outputs), run_traced(traced, arrays, backend)))
-        returned = [outputs[name] for name in traced.returned_names]
-        return tuple(returned) if traced.returns_tuple else returned[0]
+        return run_kernel(kernel, args, kwargs, backend, uninit)[0]
     return run
+
+
+def run_kernel(kernel: Callable[..., Any], args: tuple[object, ...], kwargs: dict[str, object],
+               backend: str = "bir", uninit: str = "error") -> tuple[Any, TracedKernel]:
+    """Trace and run `kernel` on numpy arguments: (its result as `simulate` returns it, the
+    traced kernel)."""
+    traced = trace_kernel(kernel, *args, **kwargs)
+    target = getattr(kernel, "fn", kernel)
+    bound = inspect.signature(target).bind(*args, **kwargs)
+    arrays = {}
+    for tensor in traced.kernel.inputs:
+        value = bound.arguments[tensor.name]
+        expected = dtype_info(canonical_dtype(value.dtype)).numpy
+        arrays[tensor.name] = np.asarray(value, dtype=expected)
+    outputs = dict(zip((t.name for t in traced.kernel.outputs),
+                       run_traced(traced, arrays, backend, uninit)))
+    returned = [outputs[name] for name in traced.returned_names]
+    return (tuple(returned) if traced.returns_tuple else returned[0]), traced
 
 
 def simulate_kernel(kernel: Callable[..., Any], *args: object, **kwargs: object) -> Any:
@@ -211,6 +231,6 @@ def jit(fn: Callable[..., Any] | None = None, **options: object) -> Any:
 
 
 trace = jit   # NKI 1.x `@nki.trace`, used with simulate_kernel
-# NKI's device-run decorators (`@nki.baremetal(save_neff_name=...)`, `@nki.benchmark(warmup=,
-# iters=)`, `@nki.profile(...)`): there is no device here, so they simulate as @jit does
-baremetal = benchmark = profile = jit
+# NKI's device-run decorator `@nki.baremetal(save_neff_name=...)`: there is no device here, so
+# it simulates as @jit does (nki.benchmark / nki.profile estimate too: tilecc/nki/benchmark.py)
+baremetal = jit

@@ -5,7 +5,8 @@ operand kind, an ALU op an instruction does not allow, a dtype an op does not ac
 KernelError. Its location is the innermost stack frame that is not inside `tilecc.nki`,
 i.e. the line of the kernel (or of a helper the kernel called) that made the bad call, so
 `str(err)` reads `kernel.py:12:5: error: nisa.tensor_scalar: ...` and the CLI shows the
-line with a caret like any other ParseError.
+line with a caret like any other ParseError. `kernel_failure(err)` does the same for an
+exception the kernel's own Python raised (an assert, an AttributeError), at its line.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import functools
 import linecache
 import os
 import sys
+import traceback
 from pathlib import Path
 from types import FrameType
 
 from tilecc.errors import ParseError
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent) + os.sep
+_TILECC_DIR = str(Path(__file__).resolve().parents[1]) + os.sep
 
 
 class KernelError(ParseError):
@@ -62,3 +65,25 @@ def kernel_error(message: str) -> KernelError:
     """A KernelError for `message`, located at the kernel line currently executing."""
     path, line, col, source = kernel_frame_location()
     return KernelError(path, line, col, message, source_line=source)
+
+
+def _inside_tilecc(filename: str) -> bool:
+    """A frame of the command line or the package (never the kernel's own code)."""
+    return str(Path(filename).resolve()).startswith(_TILECC_DIR)
+
+
+def kernel_failure(err: BaseException, what: str = "the kernel raised",
+                   path: str = "<kernel>") -> KernelError:
+    """A KernelError at the innermost traceback frame of the user's code (the kernel's line):
+    not inside tilecc and not Python's own `<frozen ...>` import machinery. Without such a
+    frame (the compiler itself failed on the file) the error is at `path`."""
+    frames = [f for f in traceback.extract_tb(err.__traceback__)
+              if not _inside_package(f.filename) and not f.filename.startswith("<frozen ")
+              and not _inside_tilecc(f.filename)]
+    frame = frames[-1] if frames else None
+    message = f"{what} {type(err).__name__}: {err}"
+    if frame is None:
+        return KernelError(path, 0, 0, message)
+    source = linecache.getline(frame.filename, frame.lineno or 0) or None
+    col = (frame.colno or 0) + 1 if frame.colno is not None else 0
+    return KernelError(frame.filename, frame.lineno or 0, col, message, source_line=source)

@@ -16,6 +16,8 @@ from tilecc.nki.errors import kernel_error
 
 
 class engine(Enum):  # noqa: N801 (NKI's names)
+    """The engine an instruction runs on (its value is the KLR Engine name)."""
+
     tensor = "pe"
     vector = "dve"
     scalar = "act"
@@ -26,6 +28,8 @@ class engine(Enum):  # noqa: N801 (NKI's names)
 
 
 class reduce_cmd(Enum):  # noqa: N801
+    """The accumulator command of a reducing instruction (KLR AccumCmd)."""
+
     idle = "Idle"
     reset = "Zero"
     reduce = "Accumulate"
@@ -34,6 +38,8 @@ class reduce_cmd(Enum):  # noqa: N801
 
 
 class dge_mode(Enum):  # noqa: N801
+    """How a DMA's descriptors are generated (software / hardware DGE); no effect on values."""
+
     unknown = 0
     swdge = 1
     hwdge = 2
@@ -41,6 +47,8 @@ class dge_mode(Enum):  # noqa: N801
 
 
 class oob_mode(Enum):  # noqa: N801
+    """What an out-of-bounds indirect DMA index does (error or skip)."""
+
     error = 0
     skip = 1
 

@@ -25,6 +25,7 @@ from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.ops import resolve_op
 from tilecc.nki import masking
 from tilecc.nki.masking import DimBox
+from tilecc.nki.shapes import new_tensor, reduce_axes, reduced_shape
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, assigned_name, masked_off, skip_masked_off
 
@@ -191,7 +192,6 @@ def tensor_tensor_scan(fn: Callable[..., None], data0: object, data1: object, in
 def tensor_reduce(fn: Callable[..., None], op: object, data: object, axis: object, *,
                   mask: object = None, dtype: object = None, negate: bool = False,
                   keepdims: bool = False) -> NkiTensor:
-    from tilecc.nki.tile_ops import reduce_axes, reduced_shape
     what = f"nisa.{fn.__name__}"
     x, box = _tile(fn, "data", data, mask)
     shape = reduced_shape(what, x, axis, keepdims)
@@ -228,8 +228,7 @@ def reciprocal(fn: Callable[..., None], data: object, *, dtype: object = None,
 
 def memset(fn: Callable[..., None], shape: object, value: object, dtype: object, *,
            mask: object = None, engine: object = None) -> NkiTensor:
-    from tilecc.nki.language import ndarray
-    out = ndarray(shape, dtype, "sbuf", assigned_name())
+    out = new_tensor(shape, dtype, "sbuf", assigned_name())
     box = masking.call_box("nisa.memset", mask, out)
     out.alloc.written = box
     fn(dst=masking.cut(out, box, out.shape), value=value,

@@ -25,7 +25,8 @@ from tilecc.nki.dtypes import canonical_dtype, dtype_info, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.tensor import PMAX, NkiTensor, mask_tile
-from tilecc.nki import masking, tile_ops
+from tilecc.nki import isa, masking, tile_ops
+from tilecc.nki.shapes import new_tensor, par_dim, parse_dtype
 from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype, masked_off, skip_masked_off
 
 # ---------------------------------------------------------------- dtypes and buffers
@@ -49,7 +50,6 @@ fp32 = float32
 
 sbuf, psum, hbm = "sbuf", "psum", "hbm"
 shared_hbm, private_hbm = "shared_hbm", "private_hbm"
-_BUFFERS = {"sbuf": "sbuf", "psum": "psum", "hbm": "hbm", "shared_hbm": "hbm", "private_hbm": "hbm"}
 
 
 class tile_size:  # noqa: N801 (NKI's name)
@@ -61,55 +61,12 @@ class tile_size:  # noqa: N801 (NKI's name)
     bn_stats_fmax = 512
 
 
-class par_dim:  # noqa: N801 (NKI's name)
-    """Marks the partition dimension inside a shape: `(nl.par_dim(128), 512)`."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-
-    def __repr__(self) -> str:
-        return f"par_dim({self.size})"
-
-
 # ---------------------------------------------------------------- allocation
-
-def _dtype(value: object) -> str:
-    try:
-        return canonical_dtype(value)
-    except ValueError as err:
-        raise kernel_error(str(err)) from None
-
-
-def _shape(shape: object) -> tuple[tuple[int, ...], int]:
-    if isinstance(shape, (int, par_dim)):
-        shape = (shape,)
-    if not isinstance(shape, (tuple, list)) or not shape:
-        raise kernel_error(f"a shape is a tuple of ints, got {shape!r}")
-    marks = [axis for axis, size in enumerate(shape) if isinstance(size, par_dim)]
-    if len(marks) > 1:
-        raise kernel_error("a shape can hold one nl.par_dim")
-    raw = [size.size if isinstance(size, par_dim) else plain_number(size) for size in shape]
-    sizes = tuple(size for size in raw if isinstance(size, int) and not isinstance(size, bool))
-    if len(sizes) != len(raw):
-        raise kernel_error(f"a shape is a tuple of ints, got {shape!r}")
-    return sizes, (marks[0] if marks else 0)
-
-
-def _buffer(buffer: object) -> str:
-    if buffer is None:
-        return "sbuf"
-    if buffer not in _BUFFERS:
-        raise kernel_error(f"buffer must be nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm or "
-                           f"nl.private_hbm, got {buffer!r}")
-    return _BUFFERS[buffer]
-
 
 def ndarray(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
     """A new tensor of `shape` and `dtype` in `buffer` (default nl.sbuf); without a name it
     is named after the variable it is assigned to (`row_max = nl.ndarray(...)`)."""
-    sizes, par_axis = _shape(shape)
-    return active_trace().allocate(sizes, _dtype(dtype), _buffer(buffer), name or assigned_name(),
-                                   par_axis)
+    return new_tensor(shape, dtype, buffer, name or assigned_name())
 
 
 def full(shape: object, fill_value: int | float, dtype: object, buffer: object = None,
@@ -125,15 +82,18 @@ def full(shape: object, fill_value: int | float, dtype: object, buffer: object =
 
 
 def zeros(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
+    """A new on-chip tensor of zeros (one MemSet)."""
     return full(shape, 0, dtype, buffer, name)
 
 
 def ones(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
+    """A new on-chip tensor of ones (one MemSet)."""
     return full(shape, 1, dtype, buffer, name)
 
 
 def empty_like(tensor: NkiTensor, dtype: object = None, buffer: object = None,
                name: str = "") -> NkiTensor:
+    """A new tensor of `tensor`'s shape (its dtype and buffer unless given); nothing written."""
     return ndarray(tensor.shape, tensor.dtype if dtype is None else dtype,
                    tensor.buffer if buffer is None else buffer, name)
 
@@ -146,9 +106,8 @@ def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor
     if masked_off(mask):
         return skip_masked_off(lambda: load(src, dtype))
     box = masking.call_box("nl.load", mask, src)
-    tile, dst = masking.result_tile(src.shape, _dtype(src.dtype if dtype is None else dtype),
+    tile, dst = masking.result_tile(src.shape, parse_dtype(src.dtype if dtype is None else dtype),
                                     assigned_name(), box)
-    from tilecc.nki import isa
     isa.dma_copy(dst=dst, src=masking.cut(src, box, src.shape))
     return tile
 
@@ -156,7 +115,6 @@ def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor
 def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
     """Copy a tile into an HBM tensor (view) of the same number of elements (one DMA copy);
     a mask restricts both to its box."""
-    from tilecc.nki import isa
     if not isinstance(dst, NkiTensor):
         raise kernel_error(f"nl.store writes a tensor, got {dst!r}")
     if masked_off(mask) or (isinstance(value, NkiTensor) and value.alloc.masked_off):
@@ -217,6 +175,7 @@ def ds(start: int, size: int) -> slice:
 
 
 def affine_range(start: int, stop: int | None = None, step: int = 1) -> range:
+    """A loop range; tracing unrolls it (nl.sequential_range / nl.static_range alike)."""
     return range(start, stop, step) if stop is not None else range(start)
 
 
@@ -284,10 +243,12 @@ def logical_not(x: NkiTensor, dtype: object = bool_, mask: object = None) -> Nki
 
 
 def zeros_like(x: NkiTensor, dtype: object = None, buffer: object = None, name: str = "") -> NkiTensor:
+    """A new on-chip tensor of zeros in `x`'s shape (and dtype unless given)."""
     return full(x.shape, 0, x.dtype if dtype is None else dtype, buffer, name or assigned_name())
 
 
 def ones_like(x: NkiTensor, dtype: object = None, buffer: object = None, name: str = "") -> NkiTensor:
+    """A new on-chip tensor of ones in `x`'s shape (and dtype unless given)."""
     return full(x.shape, 1, x.dtype if dtype is None else dtype, buffer, name or assigned_name())
 
 
@@ -306,6 +267,7 @@ def spmd_dim(*sizes: int) -> int:
 
 
 def broadcast_to(x: NkiTensor, shape: tuple[int, ...] | list[int]) -> NkiTensor:
+    """`x` with its size-1 dims repeated to `shape` (NkiTensor.broadcast_to)."""
     if not isinstance(x, NkiTensor):
         raise kernel_error(f"nl.broadcast_to: expected a tensor, got {x!r}")
     return x.broadcast_to(shape)
@@ -366,6 +328,22 @@ arctan = _OPS["arctan"]
 sign = _OPS["sign"]
 copy = _OPS["copy"]
 reciprocal = _OPS["reciprocal"]
+
+__all__ = [
+    "par_dim", "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
+    "float32", "bfloat16", "tfloat32", "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "fp32",
+    "sbuf", "psum", "hbm", "shared_hbm", "private_hbm", "tile_size", "ndarray", "full", "zeros",
+    "ones", "empty_like", "load", "store", "arange", "Grid", "mgrid", "ds", "affine_range",
+    "sequential_range", "static_range", "program_id", "num_programs", "program_ndim", "sum", "max",
+    "min", "prod", "mean", "var", "negative", "logical_not", "zeros_like", "ones_like", "nc",
+    "spmd_dim", "broadcast_to", "add", "subtract", "multiply", "divide", "maximum", "minimum",
+    "power", "fmod", "mod", "average", "bypass", "equal", "not_equal", "greater", "greater_equal",
+    "less", "less_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "invert", "bitwise_not", "left_shift", "right_shift", "abs", "rsqrt", "exp",
+    "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "gelu_dx",
+    "gelu_apprx_sigmoid_dx", "silu", "silu_dx", "erf", "erf_dx", "mish", "softplus", "sqrt",
+    "square", "sin", "arctan", "sign", "copy", "reciprocal",
+]
 
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.

@@ -7,9 +7,8 @@ or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid);
 `load_inputs(specs, fn, mmap)` maps each NAME to a numpy array (or to a number: a scalar
 parameter) and checks NAME against the function's parameters, every parameter without a
 default needing one.
-`kernel_failure(err)` turns an exception raised inside a kernel into a KernelError at the
-kernel line that raised it. Every problem is a TileccError, never a
-traceback.
+Every problem is a TileccError (an exception the kernel's own code raised is a KernelError
+at its line, tilecc/nki/errors.py `kernel_failure`), never a traceback.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import inspect
 import linecache
 import re
 import sys
-import traceback
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,7 +29,8 @@ import numpy as np
 
 from tilecc.errors import ParseError, TileccError
 from tilecc.fileio import not_decodable, split_input_spec
-from tilecc.nki.errors import KernelError, _inside_package
+from tilecc.nki.driver import JitKernel
+from tilecc.nki.errors import kernel_failure
 
 
 _GRID = re.compile(r"([A-Za-z_]\w*)\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -83,7 +82,6 @@ def load_kernel(target: str) -> Callable[..., Any]:
     if not callable(kernel):
         raise TileccError(f"{path}: no function {function!r}")
     if grid:
-        from tilecc.nki.driver import JitKernel
         return JitKernel(getattr(kernel, "fn", kernel), grid)
     return kernel
 
@@ -150,14 +148,6 @@ def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False
     return arrays
 
 
-_TILECC_DIR = str(Path(__file__).resolve().parents[1])
-
-
-def _inside_tilecc(filename: str) -> bool:
-    """A frame of the command line or the package (never the kernel's own code)."""
-    return str(Path(filename).resolve()).startswith(_TILECC_DIR + "/")
-
-
 def _load_npy(name: str, file: str, mmap: bool) -> np.ndarray:
     """A plain .npy array: np.load alone would take a pickle or a .npz as well, and its
     advice for a text file is to allow pickles."""
@@ -200,20 +190,3 @@ def _ml_dtypes_view(name: str, file: str, array: np.ndarray) -> np.ndarray:
     raise TileccError(f"--input {name}: {file} holds raw {array.dtype.itemsize}-byte records "
                       f"({array.dtype.str}), not a dtype tilecc can tell (bfloat16 files are "
                       f"2-byte records; fp8 files cannot be told apart: convert to float32)")
-
-
-def kernel_failure(err: BaseException, what: str = "the kernel raised",
-                   path: str = "<kernel>") -> KernelError:
-    """A KernelError at the innermost traceback frame of the user's code (the kernel's line):
-    not inside tilecc and not Python's own `<frozen ...>` import machinery. Without such a
-    frame (the compiler itself failed on the file) the error is at `path`."""
-    frames = [f for f in traceback.extract_tb(err.__traceback__)
-              if not _inside_package(f.filename) and not f.filename.startswith("<frozen ")
-              and not _inside_tilecc(f.filename)]
-    frame = frames[-1] if frames else None
-    message = f"{what} {type(err).__name__}: {err}"
-    if frame is None:
-        return KernelError(path, 0, 0, message)
-    source = linecache.getline(frame.filename, frame.lineno or 0) or None
-    col = (frame.colno or 0) + 1 if frame.colno is not None else 0
-    return KernelError(frame.filename, frame.lineno or 0, col, message, source_line=source)

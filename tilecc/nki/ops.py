@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilecc.nki.operators import installed
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +33,9 @@ class Op:
     unary: bool = False
 
     def __call__(self, *args: object, **kwargs: object) -> object:
-        """NKI's tile-level form `nl.exp(x)`, `nl.add(a, b)`: a new tile (tilecc/nki/tile_ops.py)."""
-        from tilecc.nki.tile_ops import apply
-        from tilecc.nki.tracer import assigned_name
-        return apply(self, args, dict(kwargs), assigned_name())
+        """NKI's tile-level form `nl.exp(x)`, `nl.add(a, b)`: a new tile (the instruction
+        installed as "apply" by tilecc/nki/tile_ops.py; this table imports nothing above it)."""
+        return installed("apply")(self, args, dict(kwargs))
 
     def __repr__(self) -> str:
         return f"nl.{self.name}"

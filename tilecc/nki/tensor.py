@@ -23,7 +23,10 @@ Invariants:
   mask's box (`Allocation.written`, tilecc/nki/masking.py); `tile[idx] = value` is a copy
   (tensor_copy / dma_copy) or a fill (memset), and copying such a tile copies that box; `a + b`,
   `a / 2.0`, `a < b` ... are NKI's tile-level ops (tilecc/nki/tile_ops.py); `if tile:` is a
-  KernelError (a tile has no values while tracing).
+  KernelError (a tile has no values while tracing); `if hbm_tensor:` is true.
+- This module is plain data: it imports nothing above it. The operators that compute
+  (arithmetic, assignment, partition broadcasts, `.ap`) are instructions, installed by the
+  instruction layer (tilecc/nki/operators.py).
 """
 
 from __future__ import annotations
@@ -32,11 +35,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import overload
 
-import numpy as np
-
 from tilecc.nki.dtypes import dtype_info, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr, broadcast_grids, mask_box
+from tilecc.nki.operators import installed
 
 PMAX = 128
 SBUF_PARTITION_BYTES = 0x30000   # 192 KiB per partition (klr-bir.md, Memory)
@@ -123,13 +125,12 @@ class GridAccess:
 
 
 def _arith(name: str, reflected: bool = False) -> Callable[[NkiTensor, object], NkiTensor]:
-    """The NkiTensor operator method of the nl op `name` (`reflected`: for `2 * t`)."""
+    """The NkiTensor operator method of the nl op `name` (`reflected`: for `2 * t`): the
+    tile-level instruction installed as "binary" (tilecc/nki/operators.py)."""
     def method(self: NkiTensor, other: object) -> NkiTensor:
-        from tilecc.nki.ops import ALL_OPS
-        from tilecc.nki.tile_ops import binary
-        from tilecc.nki.tracer import assigned_name
         left, right = (other, self) if reflected else (self, other)
-        return binary(ALL_OPS[name], left, right, None, assigned_name())
+        result: NkiTensor = installed("binary")(name, left, right)
+        return result
     return method
 
 
@@ -248,26 +249,9 @@ class NkiTensor:
 
     def __setitem__(self, key: object, value: object) -> None:
         """`tile[...] = src` copies (tensor_copy on chip, dma_copy when HBM is involved);
-        `tile[...] = 0.0` fills (memset), as NKI's assignment to a tile does."""
-        from tilecc.nki import isa
-        dst = self[key]
-        value = plain_number(value)
-        if isinstance(value, NkiTensor) and value.alloc.masked_off:
-            return
-        from tilecc.nki.masking import written_box
-        if isinstance(value, NkiTensor) and (box := written_box(value)) is not None \
-                and dst.shape == value.shape and all(low < high for low, high in box):
-            # a masked instruction's tile: copy the box it wrote
-            dst, value = dst.restricted(box), value.restricted(box)
-        if isinstance(value, NkiTensor):
-            if dst.alloc.on_chip and value.alloc.on_chip:
-                isa.tensor_copy(dst=dst, src=value)
-            else:
-                isa.dma_copy(dst=dst, src=value)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            isa.memset(dst=dst, value=value)
-        else:
-            raise kernel_error(f"cannot assign {value!r} to {dst!r}: expected a tensor or a number")
+        `tile[...] = 0.0` fills (memset), as NKI's assignment to a tile does (the
+        instruction installed as "assign", tilecc/nki/operators.py)."""
+        installed("assign")(self[key], value)
 
     __add__, __radd__ = _arith("add"), _arith("add", True)
     __sub__, __rsub__ = _arith("subtract"), _arith("subtract", True)
@@ -280,6 +264,10 @@ class NkiTensor:
         return self * -1.0
 
     def __bool__(self) -> bool:
+        """An HBM tensor (a kernel argument or result) exists, so it is true (`if bias:` in
+        published kernels); a tile has no values while the kernel is traced."""
+        if not self.alloc.on_chip:
+            return True
         raise kernel_error(f"{self!r} has no values while the kernel is traced: a condition on a "
                            f"tile cannot be traced")
 
@@ -383,8 +371,9 @@ class NkiTensor:
     def ap(self, pattern: list[list[int]], offset: int = 0, scalar_offset: object = None,
            vector_offset: object = None, indirect_dim: object = None, dtype: object = None) -> NkiTensor:
         """NKI 2.x explicit access pattern on a whole tensor (tilecc/nki/explicit_ap.py)."""
-        from tilecc.nki.explicit_ap import explicit_access
-        return explicit_access(self, pattern, offset, scalar_offset, vector_offset, indirect_dim, dtype)
+        result: NkiTensor = installed("explicit_access")(self, pattern, offset, scalar_offset,
+                                                         vector_offset, indirect_dim, dtype)
+        return result
 
     def indirect(self, *args: object, **kwargs: object) -> NkiTensor:
         """NKI's tensor indirection (a per-partition gather): not expressible in KLR / BIR."""
@@ -414,9 +403,8 @@ class NkiTensor:
                 raise kernel_error(f"cannot broadcast a dim of size {dim.num} of {self!r} to {size}")
         if self.alloc.on_chip and dims[0].num != self.dims[0].num:
             # partitions cannot be read with step 0: copy the one partition into a new tile
-            from tilecc.nki.tile_ops import broadcast_partitions
-            from tilecc.nki.tracer import assigned_name
-            return broadcast_partitions(self, shape, assigned_name())
+            copied: NkiTensor = installed("broadcast_partitions")(self, shape)
+            return copied
         return NkiTensor(self.alloc, self.offset, self.par_start, tuple(dims))
 
     def reshape(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:

@@ -27,11 +27,14 @@ from __future__ import annotations
 
 
 from tilecc.nki import isa, masking
-from tilecc.nki.dtypes import canonical_dtype
+from tilecc.nki.dtypes import canonical_dtype, plain_number
 from tilecc.nki.errors import kernel_error
+from tilecc.nki.explicit_ap import explicit_access
+from tilecc.nki.operators import install
 from tilecc.nki.ops import ALL_OPS, Op
+from tilecc.nki.shapes import reduce_axes, reduced_shape
 from tilecc.nki.tensor import Dim, NkiTensor
-from tilecc.nki.tracer import active_trace, masked_off, skip_masked_off
+from tilecc.nki.tracer import active_trace, assigned_name, masked_off, skip_masked_off
 
 _COMPARISONS = frozenset({"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"})
 _REDUCE_OPS = {"sum": "add", "max": "maximum", "min": "minimum", "prod": "multiply", "mean": "add"}
@@ -161,29 +164,6 @@ def floor_mod(x: object, y: object, dtype: object, name: str, mask: object = Non
     return binary(ALL_OPS["add"], rem, step, dtype, name)
 
 
-def reduce_axes(what: str, tile: NkiTensor, axis: object) -> list[int]:
-    raw = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-    ints = [a for a in raw if isinstance(a, int) and not isinstance(a, bool)]
-    if not raw or len(ints) != len(raw):
-        raise kernel_error(f"{what}: axis must be an int or a list of ints, got {axis!r}")
-    axes = sorted({a + tile.ndim if a < 0 else a for a in ints})
-    if axes[0] < 1 or axes[-1] >= tile.ndim:
-        raise kernel_error(f"{what}: axis {raw} must name free dims 1..{tile.ndim - 1} of "
-                           f"{tile!r} (the partition dim 0 is reduced by "
-                           f"nisa.tensor_partition_reduce)")
-    return axes
-
-
-def reduced_shape(what: str, tile: NkiTensor, axis: object, keepdims: bool) -> tuple[int, ...]:
-    """The shape of a reduction result: reduced dims dropped (kept as 1 with keepdims), and
-    a [P, 1] column when every free dim is reduced."""
-    axes = reduce_axes(what, tile, axis)
-    if keepdims:
-        return tuple(1 if i in axes else n for i, n in enumerate(tile.shape))
-    shape = tuple(n for i, n in enumerate(tile.shape) if i not in axes)
-    return shape if len(shape) > 1 else (shape[0], 1)
-
-
 def reduce(kind: str, x: object, axis: object, dtype: object, keepdims: bool, mask: object,
            name: str) -> NkiTensor:
     """nl.sum / max / min / prod / mean over free axes. The instruction reduces trailing axes,
@@ -224,3 +204,31 @@ def broadcast_partitions(tile: NkiTensor, shape: tuple[int, ...], name: str) -> 
     out = new_tile(shape, tile.dtype, name)
     isa.dma_copy(dst=out, src=source)
     return out
+
+
+def assign(dst: NkiTensor, value: object) -> None:
+    """`dst[...] = value`: a copy (tensor_copy on chip, dma_copy when HBM is involved) or a
+    fill (memset); a masked instruction's tile copies the box it wrote."""
+    value = plain_number(value)
+    if isinstance(value, NkiTensor) and value.alloc.masked_off:
+        return
+    if isinstance(value, NkiTensor) and (box := masking.written_box(value)) is not None \
+            and dst.shape == value.shape and all(low < high for low, high in box):
+        dst, value = dst.restricted(box), value.restricted(box)
+    if isinstance(value, NkiTensor):
+        if dst.alloc.on_chip and value.alloc.on_chip:
+            isa.tensor_copy(dst=dst, src=value)
+        else:
+            isa.dma_copy(dst=dst, src=value)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        isa.memset(dst=dst, value=value)
+    else:
+        raise kernel_error(f"cannot assign {value!r} to {dst!r}: expected a tensor or a number")
+
+
+# the operators of the plain-data types (tilecc/nki/operators.py), named after the kernel's variable
+install("binary", lambda name, left, right: binary(ALL_OPS[name], left, right, None, assigned_name()))
+install("apply", lambda op, args, kwargs: apply(op, args, kwargs, assigned_name()))
+install("assign", assign)
+install("broadcast_partitions", lambda tile, shape: broadcast_partitions(tile, shape, assigned_name()))
+install("explicit_access", explicit_access)

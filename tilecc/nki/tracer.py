@@ -13,7 +13,8 @@ first dim and the rest (a 1-D HBM tensor of n elements is stored as (1, n)). A v
 an AccessPattern (partition offset and count, free element offset, (step, num) pairs),
 or the TensorName itself when it is the whole tensor in its natural order. An on-chip
 access must start on an allowed partition (`check_start_partition`). An instruction whose
-`mask=` is a compile-time False appends nothing (`skip_masked_off`).
+`mask=` is a compile-time False appends nothing (`skip_masked_off`). Every statement gets
+the kernel line that traced it as its KLR `pos` (0-based column, tilecc/source_pos.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 
 from tilecc.klr import ast
 from tilecc.nki.dtypes import dtype_info
-from tilecc.nki.errors import kernel_error, kernel_source_line
+from tilecc.nki.errors import kernel_error, kernel_frame_location, kernel_source_line
 from tilecc.nki.tensor import Allocation, NkiTensor, check_allocation
 
 _TRACES: list[Trace] = []
@@ -179,8 +180,12 @@ class Trace:
     # ---------------------------------------------------------------- KLR building
 
     def emit(self, stmt: ast.Stmt) -> None:
+        """Append `stmt`, positioned at the kernel line being executed (KLR `pos`)."""
         if self._suppressed:
             return
+        if stmt.pos is None:
+            path, line, col, _ = kernel_frame_location()
+            stmt.pos = ast.Pos(line, max(col - 1, 0), filename=path) if line else None
         self.body.append(stmt)
         # a write of a whole tile makes all of it hold values again (Allocation.written)
         if isinstance(dst := getattr(stmt, "dst", None), ast.TensorName) and \

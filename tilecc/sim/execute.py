@@ -5,8 +5,9 @@ lifetime when they do not all fit: sim/placement.py), copies each kernel input
 (by IOTensor name; shape and dtype must match) into its HBM tensor, runs the instructions
 in order and returns every kernel output as a numpy array of its IOTensor shape and dtype
 (bf16 / fp8 as ml_dtypes arrays). A tensor that is both input and output keeps the values
-the kernel does not write. Any fault is a SimError whose message starts with the
-instruction's name.
+the kernel does not write. Any fault is a SimError whose message starts with the kernel
+line and NKI call the instruction comes from (when it carries a `pos`), then the
+instruction's name (`describe_inst`).
 
 Semantics (operand order and fields: bir/inst.py; meaning: reference/klr-bir.md "NKI
 instruction semantics"): operands are read through access-pattern views, arithmetic is
@@ -36,13 +37,14 @@ from tilecc.bir.inst import (AccessPattern, Immediate, Inst, InstActivation,
                              InstTensorCopy, InstTensorReduce, InstTensorScalarCache,
                              InstTensorScalarPtr, InstTensorTensor, Program)
 from tilecc.errors import SimError
+from tilecc.sim.inst_label import describe_inst
 from tilecc.sim.activation import apply_activation
 from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.machine import Machine
 from tilecc.sim.placement import plan_columns
-from tilecc.sim.operands import (accumulate, lanes, read, rows_of, scalar, stage, write,
-                                 write_stage)
+from tilecc.sim.operands import (accumulate, lanes, read, read_registers, rows_of, scalar, stage,
+                                 write, write_registers, write_stage)
 
 F32 = np.float32
 Value = np.ndarray
@@ -77,11 +79,11 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
     if out is not target:
         write(m, dst, out)
     lane = lanes(m, dst)
-    accumulate(m.act_acc, lane, inst.acc, reduce_entry, rows_of(out))
+    accumulate(m, m.act_acc, lane, inst.acc, reduce_entry, rows_of(out))
     for arg in acc_args:
         if isinstance(arg, Immediate):
             raise SimError("the activation accumulator must be a tensor access")
-        write(m, arg, m.act_acc[lane].reshape(-1, 1))
+        write(m, arg, read_registers(m, m.act_acc, lane).reshape(-1, 1))
 
 
 def exec_read_act_accumulator(m: Machine, inst: InstReadActivationAccumulator) -> None:
@@ -96,7 +98,7 @@ def drain_accumulator(m: Machine, inst: Inst, regs: Value) -> None:
     targets = [a for a in (*inst.ins, *inst.outs) if isinstance(a, AccessPattern)]
     if len(targets) != 1:
         raise SimError("an accumulator read needs exactly one destination access")
-    write(m, targets[0], regs[lanes(m, targets[0])].reshape(-1, 1))
+    write(m, targets[0], read_registers(m, regs, lanes(m, targets[0])).reshape(-1, 1))
 
 
 def exec_reciprocal(m: Machine, inst: InstReciprocal) -> None:
@@ -114,7 +116,7 @@ def exec_exponential(m: Machine, inst: InstExponential) -> None:
     dst = inst.outs[0]
     write(m, dst, out)
     init_lanes = np.broadcast_to(to_f32(init).reshape(-1), (src.shape[0],))
-    accumulate(m.dve_acc, lanes(m, dst), inst.reduce_cmd, ALU_TABLE["add"], rows_of(out),
+    accumulate(m, m.dve_acc, lanes(m, dst), inst.reduce_cmd, ALU_TABLE["add"], rows_of(out),
                init_lanes)
 
 
@@ -160,8 +162,8 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
     if len(inst.outs) == 2:  # tensor_scalar_reduce: dst, then the [P,1] fold of each row
         write(m, inst.outs[0], tmp)
         regs, lane = m.dve_acc, lanes(m, inst.outs[0])
-        accumulate(regs, lane, inst.acc, op1, rows_of(to_f32(tmp)))
-        red = regs[lane].reshape(-1, 1)
+        accumulate(m, regs, lane, inst.acc, op1, rows_of(to_f32(tmp)))
+        red = read_registers(m, regs, lane).reshape(-1, 1)
         write(m, inst.outs[1], -red if inst.negate_second_output else red)
         return None
     if len(inst.ins) > 2:
@@ -192,7 +194,7 @@ def tensor_tensor_scan(m: Machine, inst: InstTensorScalarPtr) -> None:
     dst = inst.outs[0]
     lane = lanes(m, dst)
     if inst.acc in (Acc.Accumulate, Acc.AddAccumulate):
-        r: Value = m.dve_acc[lane].copy()
+        r: Value = read_registers(m, m.dve_acc, lane).copy()
     else:
         init = scalar(m, inst.ins[1], src0)
         r = np.broadcast_to(to_f32(init).reshape(-1), (src0.shape[0],)).copy()
@@ -201,7 +203,7 @@ def tensor_tensor_scan(m: Machine, inst: InstTensorScalarPtr) -> None:
     for i in range(a.shape[1]):
         r = stage(op1, stage(op0, a[:, i], r, inst.reverse0), b[:, i], inst.reverse1)
         out[:, i] = r
-    m.dve_acc[lane] = to_f32(r)
+    write_registers(m, m.dve_acc, lane, to_f32(r))
     write(m, dst, out.reshape(src0.shape))
 
 
@@ -225,9 +227,9 @@ def exec_tensor_scalar_cache(m: Machine, inst: InstTensorScalarCache) -> None:
         init = scalar(m, inst.ins[2], src)
         reg = np.broadcast_to(to_f32(init).reshape(-1), (count,)).astype(F32)
     else:
-        reg = m.dve_acc[lane].copy()
+        reg = read_registers(m, m.dve_acc, lane).copy()
     out = running_fold(op1, reg, t, inst.reverse1)
-    m.dve_acc[lane] = out[:, -1] if out.shape[1] else reg
+    write_registers(m, m.dve_acc, lane, out[:, -1] if out.shape[1] else reg)
     write(m, dst, out.reshape(src.shape))
 
 
@@ -315,16 +317,17 @@ EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
 # ---------------------------------------------------------------- whole programs
 
 def execute(m: Machine, inst: Inst) -> None:
-    """Run one instruction; any fault becomes a SimError naming it."""
+    """Run one instruction; any fault becomes a SimError naming it (describe_inst)."""
     if (fn := EXECUTORS.get(type(inst))) is None:
-        raise SimError(f"{inst.name}: opcode {type(inst).__name__} is not implemented")
+        raise SimError(f"{describe_inst(inst)}: opcode {type(inst).__name__} is not implemented")
     try:
+        m.begin(inst)
         fn(m, inst)
+        m.finish()
     except SimError as err:
-        raise SimError(f"{inst.name} ({type(inst).__name__[4:]}): {err}") from None
+        raise SimError(f"{describe_inst(inst)}: {err}") from None
     except (IndexError, TypeError, AttributeError) as err:
-        raise SimError(f"{inst.name} ({type(inst).__name__[4:]}): malformed operands: "
-                       f"{err}") from None
+        raise SimError(f"{describe_inst(inst)}: malformed operands: {err}") from None
 
 
 _DEFAULT: list[Machine] = []
@@ -338,9 +341,12 @@ def default_machine() -> Machine:
 
 
 def simulate(program: Program, inputs: Mapping[str, np.ndarray],
-             machine: Machine | None = None) -> dict[str, np.ndarray]:
-    """Run `program` on `inputs` (by kernel input name); outputs by kernel output name."""
+             machine: Machine | None = None, uninit: str = "error") -> dict[str, np.ndarray]:
+    """Run `program` on `inputs` (by kernel input name); outputs by kernel output name.
+    `uninit` ("error" | "warn" | "ignore") is what undefined data reaching HBM does
+    (tilecc/definedness.py)."""
     m = machine if machine is not None else default_machine()
+    m.uninit = uninit
     m.reset()
     plan = plan_columns(program)
     for loc in program.memory_locations:
@@ -359,6 +365,7 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
                            f"the kernel expects {dtype}{list(tensor.shape)}")
         hbm = hbm_elements(m, tensor.name, value.size)
         hbm[...] = value.reshape(hbm.shape)
+        hbm_shadow(m, tensor.name, hbm.shape[1])[...] = 0xFF   # inputs are defined
     with np.errstate(all="ignore"):  # inf / NaN results are the machine's semantics
         if plan is None or not plan.fresh:
             for inst in program.instructions:
@@ -371,8 +378,15 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
     outputs: dict[str, np.ndarray] = {}
     for tensor in program.outputs:
         size = int(np.prod(tensor.shape))
-        outputs[tensor.name] = hbm_elements(m, tensor.name, size).copy().reshape(tensor.shape)
+        values = hbm_elements(m, tensor.name, size)
+        outputs[tensor.name] = values.copy().reshape(tensor.shape)
     return outputs
+
+
+def hbm_shadow(m: Machine, name: str, per: int) -> np.ndarray:
+    """The shadow bytes of the first `per` elements of each partition of HBM tensor `name`."""
+    pl = m.placement(name)
+    return pl.written[:, : per * pl.itemsize]
 
 
 def hbm_elements(m: Machine, name: str, size: int) -> np.ndarray:

@@ -16,25 +16,32 @@ Invariants:
 - Before a view is made, the access is checked: more than 128 partitions, a start
   partition that is not 0/32/64/96 (NKI: >64 partitions start at 0, 33..64 at 0 or 64),
   partitions past the location, or free elements outside [0, row) raise SimError with
-  the indices. Reading bytes of SBUF / PSUM that no instruction or input wrote since the
-  last reset raises SimError (tracked per byte in a parallel mask, 0xff = written).
+  the indices.
+- Definedness (tilecc/definedness.py): every byte of SBUF, PSUM and HBM has a shadow byte
+  (0xff = defined) in a parallel mask, and each accumulator lane a flag. Between `begin`
+  and `finish` of an instruction the machine records the undefined elements it reads; at
+  `finish` each output it wrote gets the shadow the default rule (or the executor's own
+  mask) gives, and undefined data reaching HBM is reported by the `uninit` policy.
 - Accumulator registers: one float32 per partition for the Activation engine and one for
   the vector engine (DVE; shared by Exponential, tensor-scalar reduce and cumulative).
 - `reset()` returns everything to the power-on state (memory zero, nothing written,
-  registers zero, nothing placed); the big arrays are allocated once per Machine and only
+  registers zero and defined, nothing placed); the big arrays are allocated once per Machine and only
   their used columns are cleared, so running many small programs stays cheap.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
 from tilecc.bir.enums import MemoryKind
-from tilecc.bir.inst import AccessPattern, MemoryLocation
+from tilecc.bir.inst import AccessPattern, Inst, MemoryLocation
 from tilecc.errors import SimError
+from tilecc.definedness import UNINIT_POLICIES, Origin, UndefinedRead, derive, first_index
 from tilecc.sim.dtypes import numpy_dtype
+from tilecc.sim.inst_label import describe_inst
 
 PARTITIONS = 128
 SBUF_BYTES = 0x30000
@@ -51,7 +58,7 @@ class Placement:
 
     loc: MemoryLocation
     data: np.ndarray  # uint8 [partitions, bytes] of this location alone
-    written: np.ndarray | None  # byte mask like data (0xff = written), None = not tracked (HBM)
+    written: np.ndarray  # byte mask like data (0xff = defined)
     base: int  # the location's first column (byte) in every SBUF / PSUM partition
     itemsize: int
     row: int  # elements per partition
@@ -59,14 +66,15 @@ class Placement:
 
 @dataclass(slots=True)
 class CachedView:
-    """The data and init-mask views of one access object, and whether it is all written."""
+    """The data and shadow views of one access object, and when it was last seen defined."""
 
     ap: AccessPattern
     view: np.ndarray
     mask: np.ndarray
     full: int
-    initialised: bool
+    checked: int  # the machine's shadow generation at which it was all defined (-1: never)
     start_ok: bool  # the start-partition rule was checked (or does not apply: HBM)
+    hbm: bool
 
 
 def _allowed_start(start: int, count: int) -> bool:
@@ -80,7 +88,8 @@ def _allowed_start(start: int, count: int) -> bool:
 class Machine:
     """SBUF, PSUM, HBM tensors and the engines' accumulator registers."""
 
-    def __init__(self) -> None:
+    def __init__(self, uninit: str = "error") -> None:
+        self.uninit = uninit
         self.reset()
 
     def reset(self) -> None:
@@ -101,6 +110,16 @@ class Machine:
         self.placements: dict[str, Placement] = {}
         self._views: dict[int, CachedView] = {}
         self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
+        # the definedness shadow beside the data (tilecc/definedness.py)
+        self.generation = 0   # bumped whenever bytes become undefined: cached checks expire
+        self.origins: dict[str, Origin] = {}   # location -> origin of undefined data in it
+        self._registers = {id(self.act_acc): (self.act_acc, np.zeros(PARTITIONS, bool)),
+                           id(self.dve_acc): (self.dve_acc, np.zeros(PARTITIONS, bool))}
+        self._register_origins: dict[int, Origin] = {}
+        self._inst: Inst | None = None
+        self._reads: list[UndefinedRead] = []
+        self._writes: dict[int, tuple[CachedView, np.ndarray | None]] = {}
+        self._reported: set[str] = set()
 
     # ------------------------------------------------------------------ placement
 
@@ -114,7 +133,7 @@ class Machine:
         row = loc.bytes_per_partition // itemsize
         if loc.kind == MemoryKind.HBM:
             data = np.zeros((loc.partitions, loc.bytes_per_partition), np.uint8)
-            placement = Placement(loc, data, None, 0, itemsize, row)
+            placement = Placement(loc, data, np.zeros_like(data), 0, itemsize, row)
         else:
             if loc.partitions > PARTITIONS:
                 raise SimError(f"memory location {loc.name!r} has {loc.partitions} partitions "
@@ -142,8 +161,9 @@ class Machine:
         """Mark the bytes of SB / PSUM location `name` unwritten: it starts living on bytes
         an earlier location used."""
         placement = self.placement(name)
-        assert placement.written is not None
         placement.written[...] = 0
+        self.generation += 1
+        self.origins.pop(name, None)
 
     def placement(self, name: str) -> Placement:
         if (placement := self.placements.get(name)) is None:
@@ -155,11 +175,11 @@ class Machine:
     def view(self, ap: AccessPattern, *, write: bool, dma: bool = False) -> np.ndarray:
         """The numpy view of `ap` (shape: partitions, then each free pair's num).
 
-        Reading a never-written byte raises SimError; `write=True` marks the bytes written
-        (the caller assigns through the view right after). Views are cached per access
-        object until reset; since bytes only go back to unwritten when a location starts
-        living on bytes an earlier one used (`forget`, before any access of it), an access
-        found (or made) fully written is not checked again.
+        A read records the undefined elements it meets (for `finish`); `write=True` records
+        the access as an output of the instruction, whose shadow `finish` sets (the caller
+        assigns through the view right after). Views are cached per access object until
+        reset; an access found all defined is not checked again until some bytes become
+        undefined (`generation`).
         """
         entry = self._views.get(id(ap))
         if entry is None or entry.ap is not ap:
@@ -168,27 +188,128 @@ class Machine:
         if not entry.start_ok and not dma:
             self._check_start(ap)
             entry.start_ok = True
-        if not entry.initialised:
-            if write:
-                entry.mask[...] = entry.full
-            elif entry.mask.size and entry.mask.min() != entry.full:
-                raise SimError(self._uninitialised(ap, entry.mask != entry.full))
-            entry.initialised = True
+        if write:
+            self._writes.setdefault(id(ap), (entry, None))
+        elif entry.checked != self.generation:
+            if entry.mask.size and entry.mask.min() != entry.full:
+                undefined = entry.mask != entry.full
+                self._reads.append(UndefinedRead(undefined, self._origin(entry, undefined)))
+            else:
+                entry.checked = self.generation
         return entry.view
+
+    def undefined(self, ap: AccessPattern) -> np.ndarray:
+        """The undefined elements of `ap` now (a bool mask of its view's shape)."""
+        entry = self._views.get(id(ap))
+        if entry is None or entry.ap is not ap:
+            self.view(ap, write=False, dma=True)
+            entry = self._views[id(ap)]
+        return entry.mask != entry.full
+
+    def declare(self, ap: AccessPattern, undefined: np.ndarray) -> None:
+        """An executor's own rule: the output `ap` gets exactly `undefined` at `finish`."""
+        entry = self._views[id(ap)]
+        self._writes[id(ap)] = (entry, np.broadcast_to(undefined, entry.view.shape))
+
+    # ------------------------------------------------------------------ definedness
+
+    def begin(self, inst: Inst) -> None:
+        """Start recording the reads and writes of `inst`."""
+        self._inst, self._reads, self._writes = inst, [], {}
+
+    def finish(self) -> None:
+        """Give each output of the instruction its shadow; report undefined data reaching HBM."""
+        reads, writes = self._reads, self._writes
+        self._reads, self._writes = [], {}
+        for entry, declared in writes.values():
+            shape = entry.view.shape
+            if declared is not None:
+                found = (declared, reads[0].origin if reads else self._origin_here(entry)) \
+                    if declared.any() else None
+            else:
+                found = derive(reads, shape) if reads else None
+            if found is None:
+                if entry.checked != self.generation:
+                    entry.mask[...] = entry.full
+                    entry.checked = self.generation
+                continue
+            undefined, origin = found
+            entry.mask[...] = np.where(undefined, 0, entry.full).astype(entry.mask.dtype)
+            self.generation += 1
+            self.origins[entry.ap.memref] = origin
+            if entry.hbm:
+                element = self.element(entry.ap, first_index(undefined))
+                self.report(f"undefined data reaches HBM tensor {entry.ap.memref!r} element "
+                            f"{list(element)}; {origin.text()}")
+
+    def read_registers(self, regs: np.ndarray, lane: slice) -> np.ndarray:
+        """The accumulator registers `regs[lane]` (act_acc / dve_acc), as a recorded read."""
+        flags = self._registers[id(regs)][1][lane]
+        if flags.any():
+            origin = self._register_origins.get(id(regs)) or Origin("an accumulator register",
+                                                                    "accumulator", (0,))
+            self._reads.append(UndefinedRead(flags.reshape(-1, 1), origin))
+        return regs[lane]
+
+    def write_registers(self, regs: np.ndarray, lane: slice, values: np.ndarray) -> None:
+        """Set `regs[lane]`; their flags follow the reads the instruction made so far."""
+        regs[lane] = values
+        flags = self._registers[id(regs)][1]
+        count = len(range(*lane.indices(PARTITIONS)))
+        found = derive(self._reads, (count, 1))
+        flags[lane] = False if found is None else found[0].reshape(-1)
+        if found is not None:
+            self._register_origins[id(regs)] = found[1]
+
+    def report(self, message: str, where: str | None = None) -> None:
+        """Undefined data reached a sink: raise, warn once per message, or ignore (`uninit`);
+        a warning starts with `where` (default: the instruction running)."""
+        if self.uninit not in UNINIT_POLICIES:
+            raise SimError(f"uninit policy {self.uninit!r}: expected one of {', '.join(UNINIT_POLICIES)}")
+        if self.uninit == "error":
+            raise SimError(message)
+        if self.uninit == "warn" and message not in self._reported:
+            self._reported.add(message)
+            if where is None:
+                where = describe_inst(self._inst) if self._inst is not None else "simulator"
+            print(f"warning: {where}: {message}", file=sys.stderr)
+
+    def _origin(self, entry: CachedView, undefined: np.ndarray) -> Origin:
+        """Where the undefined elements of a read came from: data an earlier instruction
+        computed from undefined reads carries that origin; else this read is the first."""
+        known = self.origins.get(entry.ap.memref)
+        if known is not None:
+            return known
+        where = describe_inst(self._inst) if self._inst is not None else "an input"
+        return Origin(where, entry.ap.memref, self.element(entry.ap, first_index(undefined)))
+
+    def _origin_here(self, entry: CachedView) -> Origin:
+        where = describe_inst(self._inst) if self._inst is not None else "an input"
+        return Origin(where, entry.ap.memref, (0,))
+
+    def element(self, ap: AccessPattern, index: tuple[int, ...]) -> tuple[int, int]:
+        """[partition, free element] in its location of element `index` of access `ap`."""
+        pl = self.placement(ap.memref)
+        if pl.loc.kind == MemoryKind.HBM:
+            flat = ap.offset + sum(i * step for i, (step, _) in zip(index, ap.ap))
+        else:
+            flat = ap.offset + index[0] * pl.row + sum(
+                i * step for i, (step, _) in zip(index[1:], ap.ap[1:]))
+        partition, free = divmod(flat, pl.row)
+        return partition, free
 
     def _make_view(self, ap: AccessPattern) -> CachedView:
         pl = self.placement(ap.memref)
         shape, byte_offset, strides = self._geometry(pl, ap)
         dtype = numpy_dtype(ap.dtype)
         view = np.ndarray(shape, dtype, buffer=pl.data, offset=byte_offset, strides=strides)
-        if pl.written is None:  # HBM: not tracked
-            return CachedView(ap, view, view, 0, True, True)
         # the mask has the data's geometry, as unsigned integers of the same size: an
-        # element is initialised when all its bytes are 0xff
+        # element is defined when all its bytes are 0xff
         mask_dtype = _MASK_DTYPES[dtype.itemsize]
         mask = np.ndarray(shape, mask_dtype, buffer=pl.written, offset=byte_offset,
                           strides=strides)
-        return CachedView(ap, view, mask, int(np.iinfo(mask_dtype).max), False, False)
+        hbm = pl.loc.kind == MemoryKind.HBM
+        return CachedView(ap, view, mask, int(np.iinfo(mask_dtype).max), -1, hbm, hbm)
 
     def _geometry(self, pl: Placement, ap: AccessPattern
                   ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
@@ -260,8 +381,3 @@ class Machine:
         shape = tuple(num for _, num in ap.ap)
         strides = tuple(step * pl.itemsize if num > 1 else 0 for step, num in ap.ap)
         return shape, ap.offset * pl.itemsize, strides
-
-    def _uninitialised(self, ap: AccessPattern, unwritten: np.ndarray) -> str:
-        index = tuple(int(i) for i in np.argwhere(unwritten)[0])
-        return (f"reads uninitialised memory: {ap.memref!r} element {list(index)} "
-                f"(partition {index[0]} of the access) was never written")

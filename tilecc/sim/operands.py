@@ -3,7 +3,12 @@ ALU stages and the accumulator registers.
 
 Contract: `read` / `write` go through the machine's checked views (`write` converts to the
 destination dtype, sim/dtypes.py, and accepts any array of the destination's element
-count); a scalar slot is an Immediate (float32 or int32) or a [P,1] tile that broadcasts
+count), which also carry the definedness shadow (tilecc/definedness.py): an executor that
+reads and writes only through these helpers gets the default rule; `write(...,
+undefined=mask)` declares its own, `read_undefined` gives an operand's undefined mask, and
+`read_index` reads values used as indices or branch conditions, which must be defined.
+`read_registers` / `write_registers` are the accumulator registers' access with their
+shadow; a scalar slot is an Immediate (float32 or int32) or a [P,1] tile that broadcasts
 along the free axes of its partition; `stage` applies one ALU op with the reverse flag
 swapping its ports, always giving the data's shape. `accumulate` applies an
 EngineAccumulationType to an engine's registers (one float32 per partition lane, the
@@ -20,6 +25,7 @@ from tilecc.bir.enums import EngineAccumulationType as Acc, MemoryKind
 from tilecc.bir.inst import AccessPattern, Argument, Immediate
 from tilecc.errors import SimError
 from tilecc.sim.alu import AluEntry, apply_alu, apply_alu_into, fold_rows, to_f32
+from tilecc.definedness import first_index
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.machine import Machine
 
@@ -33,8 +39,39 @@ def read(m: Machine, arg: Argument, what: str, dma: bool = False) -> Value:
     return m.view(arg, write=False, dma=dma)
 
 
-def write(m: Machine, ap: AccessPattern, values: Value, dma: bool = False) -> None:
-    """Convert `values` to the AP's dtype and store them (same shape, or same element count)."""
+def read_undefined(m: Machine, arg: Argument) -> Value:
+    """Which elements of operand `arg` are undefined (an immediate: none)."""
+    if isinstance(arg, Immediate):
+        return np.zeros((), bool)
+    return m.undefined(arg)
+
+
+def read_index(m: Machine, arg: Argument, what: str) -> Value:
+    """Values used as an index or a branch condition: undefined ones are reported (the
+    uninit policy), naming the element."""
+    values = read(m, arg, what)
+    if isinstance(arg, AccessPattern) and (undefined := m.undefined(arg)).any():
+        element = m.element(arg, first_index(undefined))
+        origin = m.origins.get(arg.memref)
+        m.report(f"undefined data used as {what}: {arg.memref!r} element {list(element)}"
+                 + (f"; {origin.text()}" if origin is not None else " was never written"))
+    return values
+
+
+def read_registers(m: Machine, regs: Value, lane: slice) -> Value:
+    """Accumulator registers (m.act_acc / m.dve_acc) of `lane`, read with their shadow."""
+    return m.read_registers(regs, lane)
+
+
+def write_registers(m: Machine, regs: Value, lane: slice, values: Value) -> None:
+    """Set accumulator registers of `lane`; their shadow follows the instruction's reads."""
+    m.write_registers(regs, lane, values)
+
+
+def write(m: Machine, ap: AccessPattern, values: Value, dma: bool = False,
+          undefined: Value | None = None) -> None:
+    """Convert `values` to the AP's dtype and store them (same shape, or same element count);
+    `undefined` (the output's shape) replaces the default definedness rule for this output."""
     view = m.view(ap, write=True, dma=dma)
     values = np.asarray(values)
     if values.shape != view.shape:
@@ -43,6 +80,8 @@ def write(m: Machine, ap: AccessPattern, values: Value, dma: bool = False) -> No
                            f"to {ap.memref!r}")
         values = values.reshape(view.shape)
     view[...] = convert(values, view.dtype)
+    if undefined is not None:
+        m.declare(ap, np.asarray(undefined, bool).reshape(view.shape) if np.ndim(undefined) else undefined)
 
 
 def write_stage(m: Machine, ap: AccessPattern, entry: AluEntry, data: Value,
@@ -85,18 +124,19 @@ def rows_of(values: Value) -> Value:
     return values.reshape(values.shape[0], -1)
 
 
-def accumulate(regs: Value, lane: slice, cmd: Acc, entry: AluEntry, rows: Value,
+def accumulate(m: Machine, regs: Value, lane: slice, cmd: Acc, entry: AluEntry, rows: Value,
                init: Value | np.generic | None = None) -> None:
     """Update `regs[lane]` with the row folds of `rows` per the accumulate command."""
     if cmd == Acc.Idle:
         return
     identity = np.full(rows.shape[0], entry.identity, F32)
     if cmd == Acc.Zero:
-        regs[lane] = identity
+        result = identity
     elif cmd == Acc.ZeroAccumulate:
-        regs[lane] = fold_rows(entry, identity, rows)
+        result = fold_rows(entry, identity, rows)
     elif cmd == Acc.LoadAccumulate and init is not None:
         start = np.broadcast_to(to_f32(init).reshape(-1), (rows.shape[0],))
-        regs[lane] = fold_rows(entry, start, rows)
+        result = fold_rows(entry, start, rows)
     else:  # Accumulate, AddAccumulate; LoadAccumulate without an init operand
-        regs[lane] = fold_rows(entry, regs[lane], rows)
+        result = fold_rows(entry, read_registers(m, regs, lane), rows)
+    write_registers(m, regs, lane, result)
