@@ -179,7 +179,9 @@ def test_allreduce_rejects_bad_operands():
         allreduce(world, 0, ints, sig)
     with pytest.raises(InterpError, match="does not fit world size 2 and core_num=4"):
         allreduce(world, 0, data, sig, core_num=4)
-    with pytest.raises(InterpError, match="mode 'mesh' only"):
+    with pytest.raises(InterpError, match=r"mode='tree' is not one of \['mesh', 'ring'\]"):
+        allreduce(world, 0, data, sig, mode="tree")
+    with pytest.raises(InterpError, match=r"mode='ring' signal shape \[2, 1\] does not fit world size 2"):
         allreduce(world, 0, data, sig, mode="ring")
     with pytest.raises(InterpError, match="signal must be INT32"):
         allreduce(world, 0, data, data)

@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilecc.host import ir
+from tilecc.host.ops import RETURNS_ARGUMENT
 
-# op -> the argument it returns (its destination, pypto's window-as-result convention)
-RETURNS_ARGUMENT = {"pl.store": 2, "pl.tensor.assemble": 0, "pld.tensor.allreduce": 0}
 MAX_DEPTH = 16   # calls between program functions followed before giving up (recursion)
 
 

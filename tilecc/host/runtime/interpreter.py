@@ -28,21 +28,18 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from tilecc.errors import InterpError, TileccError
 from tilecc.host import ir
-from tilecc.host.runtime.collectives import allreduce, reference_allreduce
+from tilecc.host.ops import OPS
+from tilecc.host.runtime.backend import Backend
+from tilecc.host.runtime.dtypes import DTYPES
+from tilecc.host.runtime.op_local import StopWhile
 from tilecc.host.runtime.dispatch import NotOnThisRank, dispatch_result, returned_arguments
 from tilecc.host.runtime.module_values import module_constants
-from tilecc.host.runtime.world import BufferPtr, Window, World
+from tilecc.host.runtime.world import Window, World
 
-DTYPES = {"FP32": np.float32, "FP16": np.float16, "BF16": ml_dtypes.bfloat16, "INT8": np.int8,
-          "INT16": np.int16, "INT32": np.int32, "INT64": np.int64, "UINT8": np.uint8, "BOOL": np.bool_}
-ELEMENTWISE: dict[str, Callable[..., Any]] = {
-    "pl.add": np.add, "pl.sub": np.subtract, "pl.mul": np.multiply, "pl.div": np.divide,
-    "pl.maximum": np.maximum, "pl.minimum": np.minimum}
 LOOPS = ("pl.range", "pl.parallel", "pl.unroll")
 WHILE = "pl.while_"
 BINARY: dict[str, Callable[[Any, Any], Any]] = {
@@ -65,23 +62,19 @@ class _Continue(Exception):
     pass
 
 
-class _StopWhile(Exception):
-    """`pl.cond(c)` with c false: the pl.while_ loop ends."""
-
-
 class _Return(Exception):
     def __init__(self, value: Any) -> None:
         self.value = value
 
 
-def _local(value: Any, world: World, rank: int) -> Any:
+def _local(value: Any, world: Backend, rank: int) -> Any:
     return value.local(world, rank) if isinstance(value, Window) else value
 
 
 class RankInterpreter:
     """Runs functions of one program on one rank."""
 
-    def __init__(self, program: ir.Program, world: World, rank: int, constants: dict[str, Any],
+    def __init__(self, program: ir.Program, world: Backend, rank: int, constants: dict[str, Any],
                  reference_collectives: bool = False) -> None:
         self.program = program
         self.world = world
@@ -175,7 +168,7 @@ class RankInterpreter:
             self.yielded = None
             try:
                 self.exec_body(stmt.body, env)
-            except (_Break, _StopWhile):
+            except (_Break, StopWhile):
                 break
             except _Continue:
                 pass
@@ -285,65 +278,15 @@ class RankInterpreter:
         return args
 
     def op(self, call: ir.OpCall, env: dict[str, Any]) -> Any:
+        """An op call: arguments bound by the op table's signature, then its runtime."""
         args = [self.eval(a, env) for a in call.args]
         kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
-        op = call.op
         if (remote := next((v for v in [*args, *kwargs.values()] if isinstance(v, NotOnThisRank)), None)) is not None:
-            raise InterpError(f"rank {self.rank}: `{op}` cannot use {remote!r}")
-        if op == "pld.system.world_size":
-            return self.world.world_size
-        if op == "pld.system.rank":
-            return self.rank
-        if op.endswith(".get_byte") and isinstance(dtype := self.symbol(op[: -len(".get_byte")]), np.dtype):
-            return dtype.itemsize
-        if op == "pld.tensor.alloc_window_buffer":
-            size = args[0] if args else kwargs.get("size")
-            if size is None:
-                raise InterpError("pld.tensor.alloc_window_buffer needs a size in bytes")
-            if isinstance(size, (list, tuple)):   # pypto's earlier (shape, dtype=) form
-                size = int(np.prod([int(d) for d in size], dtype=np.int64)) * kwargs.get("dtype", np.dtype(np.uint8)).itemsize
-            return self.world.alloc(self.rank, str(kwargs.get("name", "")), int(size))
-        if op == "pld.tensor.window":
-            buf, shape = (args + [kwargs.get("buf"), kwargs.get("shape")][len(args):])[:2]
-            if not isinstance(buf, BufferPtr):
-                raise InterpError(f"pld.tensor.window needs a window buffer, got {type(buf).__name__}")
-            return self.world.window(buf, kwargs["dtype"], tuple(int(d) for d in shape))
-        if op == "pld.tensor.allreduce":
-            if len(args) == 1 and self.reference_collectives:
-                if not isinstance(args[0], Window):
-                    raise InterpError(f"pld.tensor.allreduce needs a window tensor (pld.tensor.window), got {args[0]!r}")
-                return reference_allreduce(self.world, self.rank, args[0], kwargs.get("op", "Sum"),
-                                           kwargs.get("mode", "mesh"))
-            if len(args) != 2:
-                raise InterpError("pld.tensor.allreduce without a signal cannot run: run the "
-                                  "synthesize-allreduce-signals pass first (tilecc host-opt)")
-            data, signal = args
-            if not isinstance(data, Window) or not isinstance(signal, Window):
-                raise InterpError("pld.tensor.allreduce needs window tensors (pld.tensor.window) for data and signal")
-            return allreduce(self.world, self.rank, data, signal, kwargs.get("op", "Sum"),
-                             kwargs.get("mode", "mesh"), int(kwargs.get("core_num", 1)))
-        if op == "pl.cond":
-            if not args[0]:
-                raise _StopWhile()
-            return None
-        if op == "pl.yield_":
-            self.yielded = tuple(args)
-            return args[0] if len(args) == 1 else tuple(args)
-        if op == "pl.load":
-            src = _local(args[0], self.world, self.rank)
-            return src[tuple(slice(o, o + s) for o, s in zip(args[1], args[2]))].copy()
-        if op == "pl.store":
-            dst = _local(args[2], self.world, self.rank)
-            dst[tuple(slice(o, o + s) for o, s in zip(args[1], np.shape(args[0])))] = args[0]
-            return args[2]
-        if op == "pl.tensor.create":
-            return np.zeros(tuple(args[0]), dtype=kwargs.get("dtype", np.float32))
-        if (fn := ELEMENTWISE.get(op)) is not None:
-            operands = [_local(a, self.world, self.rank) for a in args]
-            result = fn(*operands)
-            first = next((a for a in operands if isinstance(a, np.ndarray)), None)
-            return result.astype(first.dtype) if first is not None else result
-        raise InterpError(f"rank {self.rank}: the host runtime does not implement op `{op}`")
+            raise InterpError(f"rank {self.rank}: `{call.op}` cannot use {remote!r}")
+        spec = OPS.get(call.op)
+        if spec is None or spec.run is None:
+            raise InterpError(f"rank {self.rank}: the host runtime does not implement op `{call.op}`")
+        return spec.run(self, spec.bind(args, kwargs))
 
 
 def run_host(module: ir.Module, program: str, function: str, world_size: int,
