@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "sim": "sim",
     "trace": "trace",
     "host-opt": "host_opt",
+    "host-run": "host_run",
 }
 
 

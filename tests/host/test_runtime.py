@@ -202,7 +202,7 @@ class Skip:
         return data
 """
     module = PASS.run_module(parse_module(source))
-    with pytest.raises(InterpError, match=r"rank 0: timed out after 0.3s waiting for signal cells \[\(1, 0\)\]"):
+    with pytest.raises(InterpError, match=r"rank 0: <program>:11:20: timed out after 0.3s waiting for signal cells \[\(1, 0\)\]"):
         run_host(module, "Skip", "host_orch", 2, [], timeout=0.3)
 
 

@@ -36,6 +36,7 @@ from tilecc.host.ops import OPS
 from tilecc.host.runtime.backend import Backend
 from tilecc.host.runtime.dtypes import DTYPES
 from tilecc.host.runtime.op_local import StopWhile
+from tilecc.host.runtime.signatures import DynamicDim, bind_dynamic_dims, dynamic_value
 from tilecc.host.runtime.dispatch import NotOnThisRank, dispatch_result, returned_arguments
 from tilecc.host.runtime.module_values import module_constants
 from tilecc.host.runtime.world import Window, World
@@ -75,11 +76,13 @@ class RankInterpreter:
     """Runs functions of one program on one rank."""
 
     def __init__(self, program: ir.Program, world: Backend, rank: int, constants: dict[str, Any],
-                 reference_collectives: bool = False) -> None:
+                 reference_collectives: bool = False, path: str = "<program>") -> None:
         self.program = program
+        self.path = path   # the source file, for the position of a failing op
         self.world = world
         self.rank = rank
-        self.constants = constants
+        self.constants = dict(constants)   # pl.dynamic dimensions get their values per rank
+        self.dynamic = {k for k, v in constants.items() if isinstance(v, DynamicDim)}
         self.reference_collectives = reference_collectives
         self.yielded: tuple[Any, ...] | None = None
         self.returned: dict[str, tuple[int | None, ...] | None] = {}   # returned_arguments by function
@@ -90,6 +93,9 @@ class RankInterpreter:
         if len(args) != len(func.params):
             raise InterpError(f"`{func.name}` takes {len(func.params)} arguments, got {len(args)}")
         env = {p.name: a for p, a in zip(func.params, args)}
+        bound: dict[str, int] = {}
+        bind_dynamic_dims(func, args, self.dynamic, bound)
+        self.constants.update(bound)
         try:
             self.exec_body(func.body, env)
         except _Return as ret:
@@ -187,7 +193,7 @@ class RankInterpreter:
             if expr.name in env:
                 return env[expr.name]
             if expr.name in self.constants:
-                return self.constants[expr.name]
+                return dynamic_value(self.constants[expr.name], expr.name)
             raise InterpError(f"rank {self.rank}: variable `{expr.name}` is used before it is defined")
         if isinstance(expr, ir.Const):
             return expr.value
@@ -286,12 +292,19 @@ class RankInterpreter:
         spec = OPS.get(call.op)
         if spec is None or spec.run is None:
             raise InterpError(f"rank {self.rank}: the host runtime does not implement op `{call.op}`")
-        return spec.run(self, spec.bind(args, kwargs))
+        try:
+            return spec.run(self, spec.bind(args, kwargs))
+        except InterpError as err:
+            message = str(err).removeprefix(f"rank {self.rank}: ")
+            if message.startswith("aborted") or call.line == 0:
+                raise
+            raise InterpError(f"rank {self.rank}: {self.path}:{call.line}:{call.col}: {message}") from None
 
 
 def run_host(module: ir.Module, program: str, function: str, world_size: int,
              args: Sequence[Any] = (), timeout: float = 20.0, world: World | None = None,
-             reference_collectives: bool = False, values: Mapping[str, Any] | None = None) -> list[Any]:
+             reference_collectives: bool = False, values: Mapping[str, Any] | None = None,
+             path: str = "<program>") -> list[Any]:
     """Run `program.function` on `world_size` ranks; returns each rank's return value.
     Pass `world` to inspect window memory (signals, data) afterwards. With
     `reference_collectives`, an allreduce without a signal runs the signal-free reference
@@ -309,7 +322,7 @@ def run_host(module: ir.Module, program: str, function: str, world_size: int,
 
     def run_rank(rank: int) -> None:
         try:
-            interpreter = RankInterpreter(prog, world, rank, constants, reference_collectives)
+            interpreter = RankInterpreter(prog, world, rank, constants, reference_collectives, path)
             results[rank] = interpreter.call(func, interpreter.bind_arguments(func, list(args), {}))
         except BaseException as err:  # noqa: BLE001 - reported below, after every rank stopped
             errors[rank] = err
@@ -320,13 +333,28 @@ def run_host(module: ir.Module, program: str, function: str, world_size: int,
         thread.start()
     for thread in threads:
         thread.join()
-    first = next(((r, e) for r, e in enumerate(errors) if e is not None
-                  and not str(e).startswith(f"rank {r}: aborted")), None)
-    if first is None:
-        first = next(((r, e) for r, e in enumerate(errors) if e is not None), None)
-    if first is not None:
-        rank, err = first
-        if isinstance(err, TileccError):
-            raise err
-        raise InterpError(f"rank {rank}: {type(err).__name__}: {err}") from err
+    if (failure := first_failure(errors)) is not None:
+        raise failure
     return results
+
+
+def is_abort(rank: int, err: BaseException) -> bool:
+    """True for a rank that stopped because another rank failed (not a cause)."""
+    return str(err).startswith(f"rank {rank}: aborted")
+
+
+def as_tilecc_error(rank: int, err: BaseException) -> TileccError:
+    if isinstance(err, TileccError):
+        return err
+    wrapped = InterpError(f"rank {rank}: {type(err).__name__}: {err}")
+    wrapped.__cause__ = err
+    return wrapped
+
+
+def first_failure(errors: Sequence[BaseException | None]) -> TileccError | None:
+    """The error to report for a run: the lowest rank's own failure, else the lowest
+    rank's abort (every backend reports the same one)."""
+    causes = [(r, e) for r, e in enumerate(errors) if e is not None and not is_abort(r, e)]
+    aborts = [(r, e) for r, e in enumerate(errors) if e is not None]
+    chosen = causes[0] if causes else (aborts[0] if aborts else None)
+    return as_tilecc_error(*chosen) if chosen is not None else None

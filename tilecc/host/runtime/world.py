@@ -14,13 +14,16 @@ implements the same interface with one process per rank. Invariants:
   a wait that outlives `timeout` seconds raises InterpError naming the rank and the cells.
 - `read` / `write` / `accumulate` reach any rank's copy of a window (flat element ranges);
   `accumulate` adds under the lock, so concurrent atomic adds into one peer never lose one.
+- `jitter` (seconds) delays a random share of the notifies, to shake the ordering of ranks.
 - `rendezvous` is a plain barrier of all ranks, outside window memory: the reference
   collective (collectives.py) synchronises with it, never with signal cells.
 """
 
 from __future__ import annotations
 
+import random
 import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -57,6 +60,18 @@ class BufferPtr:
     nbytes: int
 
 
+class Jitter:
+    """Random delays before a share of the notifies (stress tests: ranks out of step)."""
+
+    def __init__(self, seconds: float, seed: int = 0, share: float = 0.1) -> None:
+        self.seconds, self.share = seconds, share
+        self._random = random.Random(0x5EED + seed)
+
+    def delay(self) -> None:
+        if self.seconds and self._random.random() < self.share:
+            time.sleep(self._random.uniform(0, self.seconds))
+
+
 WAIT_CMP = {"Ge": np.greater_equal, "Eq": np.equal}   # pypto's pld.WaitCmp
 
 
@@ -70,11 +85,12 @@ def wait_message(rank: int, timeout: float, cells: list[tuple[int, ...]], expect
 class World:
     """The threaded backend: every rank's memory in this process, one lock for signal cells."""
 
-    def __init__(self, world_size: int, timeout: float = 20.0) -> None:
+    def __init__(self, world_size: int, timeout: float = 20.0, jitter: float = 0.0) -> None:
         if world_size < 1:
             raise InterpError(f"world size must be at least 1, got {world_size}")
         self.world_size = world_size
         self.timeout = timeout
+        self.jitter = Jitter(jitter)
         self._cond = threading.Condition()
         # buffers[k][rank]: byte array of the k-th allocation on that rank
         self._buffers: list[list[np.ndarray]] = []
@@ -148,6 +164,7 @@ class World:
                replace: bool = False) -> None:
         """Atomic add (or, with `replace`, store) on `cell` of `target_rank`'s copy of
         `signal`, then wake waiters."""
+        self.jitter.delay()
         with self._cond:
             view = signal.local(self, target_rank)
             view[cell] = amount if replace else view[cell] + amount
