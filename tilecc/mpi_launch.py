@@ -1,7 +1,8 @@
 """Launching tilecc under MPI from Python (tests, benchmarks): where `mpiexec` is and the
 environment it needs.
 
-Contract: `mpiexec_path()` is the `mpiexec` installed beside the running interpreter (the
+Contract: `under_mpiexec()` tells a process started by mpiexec (MPICH's Hydra, Open MPI or
+PMIx set their variables) from a plain one. `mpiexec_path()` is the `mpiexec` installed beside the running interpreter (the
 MPICH / Open MPI wheels of the test extra put it there), else the one on PATH, else None.
 `mpi_environment()` is os.environ without the variables of an enclosing MPI launch (so a
 threaded run started from an MPI process stays threaded), plus what the implementations
@@ -24,6 +25,11 @@ LAUNCH_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMI_FD", "PMI_PORT", "PMI_ID", "OMP
 ROOT_AND_OVERSUBSCRIBE = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
                           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_hwloc_base_binding_policy": "none",
                           "UCX_LOG_LEVEL": "error"}
+
+
+def under_mpiexec() -> bool:
+    """True in a process an MPI launcher started (its environment variables are set)."""
+    return any(name in os.environ for name in LAUNCH_VARIABLES)
 
 
 def mpiexec_path() -> str | None:

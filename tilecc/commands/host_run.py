@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import sys
 from typing import Any
 
@@ -38,10 +37,9 @@ from tilecc.host.pass_manager import PassPipeline
 from tilecc.host.passes import get_pass
 from tilecc.host.runtime.host_inputs import host_arguments
 from tilecc.host.runtime.world import Window
+from tilecc.mpi_launch import under_mpiexec
 
 HELP = "run a pypto host program on N ranks (threads, or MPI processes under mpiexec)"
-# set by the launchers of MPICH (Hydra), Open MPI and PMIx for every process they start
-MPI_LAUNCH_VARIABLES = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
 
 
 def positive(text: str) -> int:
@@ -79,10 +77,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of generated arguments")
     parser.add_argument("--timeout", type=seconds, default=20.0, help="seconds a rank waits (default 20)")
     parser.add_argument("--out", default=None, metavar="DIR", help="folder for out<k>.npy")
-
-
-def under_mpiexec() -> bool:
-    return any(name in os.environ for name in MPI_LAUNCH_VARIABLES)
 
 
 def _pick(names: list[str], given: str | None, what: str, path: str) -> str:
