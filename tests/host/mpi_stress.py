@@ -30,11 +30,11 @@ N = 48
 
 @pl.program
 class Stress:
-    @pl.function(type=pl.FunctionType.InCore)
+    @pl.function(type=pl.FunctionType.Orchestration)
     def bump(self, data: pld.DistributedTensor[[N], pl.FP32], amount: pl.Scalar[pl.INT32]):
         return pl.store(pl.add(pl.load(data, [0], [N]), amount), [0], data)
 
-    @pl.function(type=pl.FunctionType.InCore)
+    @pl.function(type=pl.FunctionType.Orchestration)
     def fill(self, data: pld.DistributedTensor[[N], pl.FP32], value: pl.Scalar[pl.INT32]):
         return pl.store(pl.tile.full([N], dtype=pl.FP32, value=value), [0], data)
 

@@ -77,7 +77,7 @@ N = 97
 
 @pl.program
 class Stress:
-    @pl.function(type=pl.FunctionType.InCore)
+    @pl.function(type=pl.FunctionType.Orchestration)
     def bump(self, data: pld.DistributedTensor[[N], pl.FP32], amount: pl.Scalar[pl.INT32]):
         return pl.store(pl.add(pl.load(data, [0], [N]), amount), [0], data)
 

@@ -30,18 +30,20 @@ from typing import Any
 
 import numpy as np
 
-from tilecc.errors import InterpError, TileccError
+from tilecc.errors import InterpError
 from tilecc.host import ir
 from tilecc.host.ops import OPS
 from tilecc.host.runtime.backend import Backend
 from tilecc.host.runtime.dtypes import DTYPES
+from tilecc.host.runtime.failures import first_failure
 from tilecc.host.runtime.op_local import StopWhile
-from tilecc.host.runtime.signatures import DynamicDim, bind_dynamic_dims, dynamic_value
+from tilecc.host.runtime.signatures import DynamicDim, bind_dynamic_dims, dynamic_value, param_type
 from tilecc.host.runtime.dispatch import NotOnThisRank, dispatch_result, returned_arguments
 from tilecc.host.runtime.module_values import module_constants
 from tilecc.host.runtime.world import Window, World
 
-LOOPS = ("pl.range", "pl.parallel", "pl.unroll")
+LOOPS = ("pl.range", "pl.parallel", "pl.unroll", "pl.pipeline")   # pipeline's stage= changes no value
+SPLIT_AIV = "pl.split_aiv"
 WHILE = "pl.while_"
 BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
@@ -92,15 +94,32 @@ class RankInterpreter:
     def call(self, func: ir.Function, args: Sequence[Any]) -> Any:
         if len(args) != len(func.params):
             raise InterpError(f"`{func.name}` takes {len(func.params)} arguments, got {len(args)}")
-        env = {p.name: a for p, a in zip(func.params, args)}
         bound: dict[str, int] = {}
         bind_dynamic_dims(func, args, self.dynamic, bound)
         self.constants.update(bound)
+        env = {p.name: self.as_annotated(p, a) for p, a in zip(func.params, args)}
         try:
             self.exec_body(func.body, env)
         except _Return as ret:
             return ret.value
         return None
+
+    def as_annotated(self, param: ir.Param, arg: Any) -> Any:
+        """A window or tensor viewed in the parameter's annotated shape when only the shape
+        differs (pypto passes a [SIZE] window to a [1, SIZE] parameter)."""
+        ptype = param_type(param.annotation)
+        shape = getattr(arg, "shape", None)
+        if ptype is None or ptype.kind != "tensor" or shape is None or not isinstance(arg, (Window, np.ndarray)):
+            return arg
+        try:
+            dims = tuple(int(self.eval(d, {})) for d in ptype.dims)
+        except (InterpError, TypeError, ValueError):
+            return arg
+        if dims == tuple(shape) or int(np.prod(dims, dtype=np.int64)) != int(np.prod(shape, dtype=np.int64)):
+            return arg
+        if isinstance(arg, Window):
+            return Window(arg.buffer, arg.dtype, dims)
+        return arg.reshape(dims)
 
     def exec_body(self, body: tuple[ir.Stmt, ...], env: dict[str, Any]) -> None:
         for stmt in body:
@@ -111,7 +130,8 @@ class RankInterpreter:
             env[target.name] = value
             return
         if isinstance(target, ir.Subscript):
-            raise InterpError("the host runtime does not execute writes into a tensor window (`C[i] = v`)")
+            self.write_region(target, value, env)
+            return
         values = tuple(value)
         if len(values) != len(target.items):
             raise InterpError(f"cannot unpack {len(values)} values into {len(target.items)} names")
@@ -119,6 +139,24 @@ class RankInterpreter:
             if not isinstance(var, ir.Var):
                 raise InterpError(f"cannot assign to {var!r} in a tuple assignment")
             env[var.name] = item
+
+    def write_region(self, target: ir.Subscript, value: Any, env: dict[str, Any]) -> None:
+        """`C[i, a:b] = v` (pypto's assemble into C): numpy indexing of the rank's own copy;
+        `v` must have the region's elements (leading unit axes aside)."""
+        array = _local(self.eval(target.value, env), self.world, self.rank)
+        if not isinstance(array, np.ndarray):
+            raise InterpError(f"rank {self.rank}: `{target.value!r} [...] = ...` needs a tensor or window")
+        index = self.eval(target.index, env)
+        try:
+            region = array[index]
+        except (IndexError, TypeError) as err:
+            raise InterpError(f"rank {self.rank}: index {index!r} of a {list(array.shape)} tensor: {err}") from None
+        source = np.asarray(_local(value, self.world, self.rank))
+        if source.size != np.size(region):
+            raise InterpError(f"rank {self.rank}: writing {list(source.shape)} into a region of shape "
+                              f"{list(np.shape(region))}")
+        with np.errstate(over="ignore", invalid="ignore"):
+            array[index] = source.reshape(np.shape(region)).astype(array.dtype)
 
     def exec_stmt(self, stmt: ir.Stmt, env: dict[str, Any]) -> None:
         if isinstance(stmt, ir.Assign):
@@ -153,7 +191,7 @@ class RankInterpreter:
         when c is false. After the loop the names a body's `... = pl.yield_(...)` binds
         hold the carried values (the init values if the body never ran)."""
         call = stmt.iterable
-        if not isinstance(call, ir.OpCall) or call.op not in LOOPS + (WHILE,):
+        if not isinstance(call, ir.OpCall) or call.op not in LOOPS + (WHILE, SPLIT_AIV):
             raise InterpError(f"cannot execute a loop over {getattr(call, 'op', call)!r}")
         init = call.kwarg("init_values")
         if stmt.iter_args is not None:
@@ -161,6 +199,8 @@ class RankInterpreter:
             self.bind(ir.TupleExpr(stmt.iter_args), values, env)
         if call.op == WHILE:
             steps: Iterable[int | None] = itertools.repeat(None)
+        elif call.op == SPLIT_AIV:
+            steps = self.aiv_lanes(call, env)
         elif stmt.index is None:   # the parser gives every pl.range-like loop an index
             raise InterpError(f"a {call.op} loop needs an index variable")
         else:
@@ -185,6 +225,18 @@ class RankInterpreter:
             for inner in stmt.body:
                 if isinstance(inner, ir.Assign) and isinstance(inner.value, ir.OpCall) and inner.value.op == "pl.yield_":
                     self.bind(inner.target, carried[0] if isinstance(inner.target, ir.Var) else carried, env)
+
+    def aiv_lanes(self, call: ir.OpCall, env: dict[str, Any]) -> range:
+        """`for aiv_id in pl.split_aiv(n, mode=pl.SplitMode.NONE)`: the task-parallel form
+        runs the whole body once per lane, in lane order; the data-parallel modes halve
+        every tile between the lanes, which the host runtime does not model."""
+        mode = call.kwarg("mode")
+        if not (isinstance(mode, ir.Symbol) and mode.path == "pl.SplitMode.NONE"):
+            raise InterpError(f"rank {self.rank}: pl.split_aiv with mode {getattr(mode, 'path', mode)} halves "
+                              "tiles between AIV lanes; the host runtime runs mode=pl.SplitMode.NONE only")
+        if len(call.args) != 1:
+            raise InterpError(f"rank {self.rank}: pl.split_aiv takes the lane count, got {len(call.args)} arguments")
+        return range(int(self.eval(call.args[0], env)))
 
     # ------------------------------------------------------------ expressions
 
@@ -229,6 +281,15 @@ class RankInterpreter:
             return tuple(self.eval(e, env) for e in expr.items)
         if isinstance(expr, ir.ListExpr):
             return [self.eval(e, env) for e in expr.items]
+        if isinstance(expr, ir.ListComp):
+            items = []
+            for item in self.eval(expr.iterable, env):
+                inner = {**env, expr.target.name: item}
+                if all(self.eval(c, inner) for c in expr.conditions):
+                    items.append(self.eval(expr.elt, inner))
+            return items
+        if isinstance(expr, ir.Call) and expr.func == ir.Var("range") and not expr.kwargs:
+            return range(*(int(self.eval(a, env)) for a in expr.args))
         if isinstance(expr, ir.Subscript):
             value = _local(self.eval(expr.value, env), self.world, self.rank)
             return value[self.eval(expr.index, env)]
@@ -256,6 +317,8 @@ class RankInterpreter:
             raise InterpError(f"program `{self.program.name}` has no function `{call.func}`") from None
         kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
         device = kwargs.pop("device", None)
+        for scheduling in ("deps", "attrs"):   # task edges and call-site directions change no value
+            kwargs.pop(scheduling, None)
         args = self.bind_arguments(func, [self.eval(a, env) for a in call.args], kwargs)
         executed = device is None or int(device) == self.rank
         actual = None
@@ -337,24 +400,3 @@ def run_host(module: ir.Module, program: str, function: str, world_size: int,
         raise failure
     return results
 
-
-def is_abort(rank: int, err: BaseException) -> bool:
-    """True for a rank that stopped because another rank failed (not a cause)."""
-    return str(err).startswith(f"rank {rank}: aborted")
-
-
-def as_tilecc_error(rank: int, err: BaseException) -> TileccError:
-    if isinstance(err, TileccError):
-        return err
-    wrapped = InterpError(f"rank {rank}: {type(err).__name__}: {err}")
-    wrapped.__cause__ = err
-    return wrapped
-
-
-def first_failure(errors: Sequence[BaseException | None]) -> TileccError | None:
-    """The error to report for a run: the lowest rank's own failure, else the lowest
-    rank's abort (every backend reports the same one)."""
-    causes = [(r, e) for r, e in enumerate(errors) if e is not None and not is_abort(r, e)]
-    aborts = [(r, e) for r, e in enumerate(errors) if e is not None]
-    chosen = causes[0] if causes else (aborts[0] if aborts else None)
-    return as_tilecc_error(*chosen) if chosen is not None else None

@@ -25,7 +25,8 @@ import numpy as np
 
 from tilecc.errors import InterpError, TileccError
 from tilecc.host import ir
-from tilecc.host.runtime.interpreter import RankInterpreter, as_tilecc_error, first_failure, is_abort
+from tilecc.host.runtime.failures import as_tilecc_error, first_failure, is_abort
+from tilecc.host.runtime.interpreter import RankInterpreter
 from tilecc.host.runtime.module_values import module_constants
 from tilecc.host.runtime.mpi_world import MpiWorld
 
