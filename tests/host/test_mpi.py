@@ -29,11 +29,17 @@ def threaded(argv: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*TILECC, *argv], capture_output=True, text=True, timeout=LIMIT, env=mpi_environment())
 
 
-@pytest.mark.parametrize("example, ranks", [("allreduce_mesh.py", 2), ("allreduce_two_buffers_loop.py", 4)])
-def test_mpiexec_host_run_equals_threaded_bit_for_bit(tmp_path, example, ranks):
-    program = str(EXAMPLES / example)
-    threads = threaded(["host-run", program, "--ranks", str(ranks), "--out", str(tmp_path / "t")])
-    procs = run_mpi(ranks, [*TILECC, "host-run", program, "--out", str(tmp_path / "m")], LIMIT)
+PROGRAMS = Path(__file__).with_name("programs")
+
+
+@pytest.mark.parametrize("program, ranks, extra", [
+    (EXAMPLES / "allreduce_mesh.py", 2, []), (EXAMPLES / "allreduce_two_buffers_loop.py", 4, []),
+    (PROGRAMS / "pld_ops.py", 3, []), (PROGRAMS / "pypto_forms.py", 3, ["--dim", "NR=3"])],
+    ids=["mesh", "loop", "pld_ops", "pypto_forms"])
+def test_mpiexec_host_run_equals_threaded_bit_for_bit(tmp_path, program, ranks, extra):
+    program = str(program)
+    threads = threaded(["host-run", program, *extra, "--ranks", str(ranks), "--out", str(tmp_path / "t")])
+    procs = run_mpi(ranks, [*TILECC, "host-run", program, *extra, "--out", str(tmp_path / "m")], LIMIT)
     assert threads.returncode == 0, threads.stderr
     assert procs.returncode == 0, procs.stderr
     lines = [line for line in threads.stdout.splitlines() if line.startswith("rank ")]
