@@ -72,10 +72,11 @@ def check_allreduce(world: Backend, data: Window, signal: Window, op: str, mode:
 def reduce_in_rank_order(world: Backend, rank: int, data: Window, op: str, lo: int, hi: int) -> np.ndarray:
     """Elements lo:hi of every rank's copy of `data` combined in rank order 0..N-1, in fp32."""
     combine = REDUCE_OPS[op]
-    acc = world.read(data, rank, 0, lo, hi).astype(np.float32)
+    acc = np.array(world.read(data, rank, 0, lo, hi), dtype=np.float32)
     with np.errstate(over="ignore", invalid="ignore"):   # IEEE results: +-inf, NaN
         for source in range(1, world.world_size):
-            acc = combine(acc, world.read(data, rank, source, lo, hi).astype(np.float32))
+            # in place, in fp32 (an fp16 operand widens exactly): no temporary per peer
+            combine(acc, world.read(data, rank, source, lo, hi), out=acc)
     return acc
 
 
