@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "trace": "trace",
     "nki": "nki",
     "host-opt": "host_opt",
+    "host-run": "host_run",
 }
 
 

@@ -27,7 +27,7 @@ def helper_outside_the_program(x):
 class Realistic:
     """Docstring of the program."""
 
-    @pl.function(type=pl.FunctionType.InCore)
+    @pl.function(type=pl.FunctionType.Orchestration)
     def kernel(
         self,
         inp: pl.Tensor[[1, SIZE], pl.FP32],
@@ -93,7 +93,7 @@ def test_realistic_program_round_trips():
     program = module.program("Realistic")
     assert [f.name for f in program.functions] == ["kernel", "accumulate", "host_orch"]
     assert [f.is_host_orchestrator for f in program.functions] == [False, False, True]
-    assert program.function("kernel").func_type == "InCore"
+    assert program.function("kernel").func_type == "Orchestration"
     assert program.function("kernel").doc == "Stage the input when this rank is the root."
     assert program.doc == "Docstring of the program."
     assert '"""Docstring of the program."""' in printed

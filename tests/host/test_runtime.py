@@ -77,7 +77,7 @@ N = 97
 
 @pl.program
 class Stress:
-    @pl.function(type=pl.FunctionType.InCore)
+    @pl.function(type=pl.FunctionType.Orchestration)
     def bump(self, data: pld.DistributedTensor[[N], pl.FP32], amount: pl.Scalar[pl.INT32]):
         return pl.store(pl.add(pl.load(data, [0], [N]), amount), [0], data)
 
@@ -179,7 +179,9 @@ def test_allreduce_rejects_bad_operands():
         allreduce(world, 0, ints, sig)
     with pytest.raises(InterpError, match="does not fit world size 2 and core_num=4"):
         allreduce(world, 0, data, sig, core_num=4)
-    with pytest.raises(InterpError, match="mode 'mesh' only"):
+    with pytest.raises(InterpError, match=r"mode='tree' is not one of \['mesh', 'ring'\]"):
+        allreduce(world, 0, data, sig, mode="tree")
+    with pytest.raises(InterpError, match=r"mode='ring' signal shape \[2, 1\] does not fit world size 2"):
         allreduce(world, 0, data, sig, mode="ring")
     with pytest.raises(InterpError, match="signal must be INT32"):
         allreduce(world, 0, data, data)
@@ -200,7 +202,7 @@ class Skip:
         return data
 """
     module = PASS.run_module(parse_module(source))
-    with pytest.raises(InterpError, match=r"rank 0: timed out after 0.3s waiting for signal cells \[\(1, 0\)\]"):
+    with pytest.raises(InterpError, match=r"rank 0: <program>:11:20: timed out after 0.3s waiting for signal cells \[\(1, 0\)\]"):
         run_host(module, "Skip", "host_orch", 2, [], timeout=0.3)
 
 

@@ -16,6 +16,7 @@ device axis (device = replica * partitions + partition; with one partition, the 
 from __future__ import annotations
 
 import argparse
+import importlib
 
 import numpy as np
 
@@ -26,11 +27,14 @@ from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import random_array
 from tilecc.hlo.types import numpy_dtype
+from tilecc.mpi_launch import under_mpiexec
 
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "stats", False) or getattr(args, "profile", None) or getattr(args, "uninit", "error") != "error":
         raise TileccError("--uninit, --stats and --profile apply to kernels, not to HLO modules")
+    if under_mpiexec():   # one process per block of devices: tilecc/commands/run_hlo_mpi.py
+        return int(importlib.import_module("tilecc.commands.run_hlo_mpi").run(args))
     module = parse_module(read_text(args.target), "<stdin>" if args.target == "-" else args.target)
     replicas = module.replica_count if args.replicas is None else args.replicas
     if replicas < 1:

@@ -89,6 +89,8 @@ class FuncCall:
     func: str
     args: tuple[Expr, ...] = ()
     kwargs: tuple[tuple[str, Expr], ...] = ()
+    line: int = field(default=0, compare=False, repr=False)
+    col: int = field(default=0, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +172,16 @@ class YieldExpr:
 
 
 @dataclass(frozen=True, slots=True)
+class ListComp:
+    """`[elt for target in iterable if c1 if c2]` as a call argument (pypto's
+    `deps=[t[i] for i in range(n)]`): one `for` clause over one name, as pypto accepts."""
+    elt: Expr
+    target: Var
+    iterable: Expr
+    conditions: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Subscript:
     value: Expr
     index: Expr
@@ -183,7 +195,8 @@ class Slice:
 
 
 Expr = Union[Var, Const, Symbol, Attr, OpCall, FuncCall, Call, BinOp, UnaryOp, Compare,
-             BoolOp, IfExp, TupleExpr, ListExpr, DictExpr, Formatted, FString, YieldExpr, Subscript, Slice]
+             BoolOp, IfExp, TupleExpr, ListExpr, DictExpr, Formatted, FString, YieldExpr, ListComp, Subscript,
+             Slice]
 
 # ---------------------------------------------------------------- statements
 
@@ -463,6 +476,8 @@ def sub_exprs(expr: Expr) -> tuple[Expr, ...]:
         return (expr.value,) if expr.value is not None else ()
     if isinstance(expr, Subscript):
         return (expr.value, expr.index)
+    if isinstance(expr, ListComp):
+        return (expr.elt, expr.target, expr.iterable) + expr.conditions
     if isinstance(expr, Slice):
         return tuple(e for e in (expr.lower, expr.upper, expr.step) if e is not None)
     return ()

@@ -42,7 +42,7 @@ class ExprParser(ABC):
         for kw in keywords:
             if kw.arg is None:
                 raise self.error(kw, "`**kwargs` is not supported")
-            out.append((kw.arg, self.expr(kw.value)))
+            out.append((kw.arg, self.argument(kw.value)))
         return tuple(out)
 
     def expr(self, node: ast.expr) -> ir.Expr:
@@ -103,13 +103,28 @@ class ExprParser(ABC):
             return ir.Formatted(self.expr(node.value), node.conversion, spec)
         return self.expr(node)
 
+    def argument(self, node: ast.expr) -> ir.Expr:
+        """A call argument: any expression, or a list comprehension (only here, as in pypto)."""
+        if not isinstance(node, ast.ListComp):
+            return self.expr(node)
+        if len(node.generators) != 1:
+            raise self.error(node, "a list comprehension argument supports a single `for` clause")
+        gen = node.generators[0]
+        if gen.is_async:
+            raise self.error(node, "a list comprehension argument cannot use `async for`")
+        if not isinstance(gen.target, ast.Name):
+            raise self.error(gen.target, "a list comprehension's target must be a single name "
+                                         "(`for i in ...`, not `for i, j in ...`)")
+        return ir.ListComp(self.expr(node.elt), ir.Var(gen.target.id), self.expr(gen.iter),
+                           tuple(self.expr(c) for c in gen.ifs))
+
     def call(self, node: ast.Call) -> ir.Expr:
-        args = tuple(self.expr(a) for a in node.args)
+        args = tuple(self.argument(a) for a in node.args)
         kwargs = self.keywords(node.keywords)
         func = node.func
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                 and func.value.id == "self"):
-            return ir.FuncCall(func.attr, args, kwargs)
+            return ir.FuncCall(func.attr, args, kwargs, node.lineno, node.col_offset + 1)
         name = dotted(func)
         if name is None or name.split(".", 1)[0] not in ("pl", "pld"):
             return ir.Call(self.expr(func), args, kwargs)

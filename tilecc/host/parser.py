@@ -30,11 +30,13 @@ Surface rules (pypto's, reference/pld.md):
 from __future__ import annotations
 
 import ast
+from typing import NoReturn
 
 from tilecc.errors import ParseError
 from tilecc.host import ir
 from tilecc.host.comments import CommentPool
 from tilecc.host.op_forms import ALLOC_WINDOW_BUFFER, ALLREDUCE
+from tilecc.host.pypto_checks import check_program
 from tilecc.host.parse_expr import BINOPS, BOOLOPS, CMPOPS, UNARYOPS, ExprParser
 from tilecc.host.source_lines import (dotted, first_line, header_end, line_shared_after, preorder,
                                       program_call_names)
@@ -43,7 +45,7 @@ __all__ = ["ALLOC_WINDOW_BUFFER", "ALLREDUCE", "BINOPS", "BOOLOPS", "CMPOPS", "U
            "parse_program"]
 
 WHILE_ITER = "pl.while_"
-LOOP_ITERATORS = ("pl.range", "pl.parallel", "pl.unroll", "pl.spmd", WHILE_ITER)
+LOOP_ITERATORS = ("pl.range", "pl.parallel", "pl.unroll", "pl.pipeline", "pl.spmd", "pl.split_aiv", WHILE_ITER)
 FUNCTION_DECORATORS = ("pl.function", "pl.inline")
 # the line that stands for a nested program in the kept source of a builder
 # (a statement, so that the kept source stays valid Python even where the class was alone)
@@ -237,7 +239,13 @@ class _Parser(ExprParser):
             dup = next(n for n in names if names.count(n) > 1)
             raise self.error(node, f"function `{dup}` is defined twice in program `{node.name}`")
         deco = self.decorator_kwargs(node.decorator_list[0]) if decorated else None
-        return ir.Program(node.name, tuple(functions), deco, doc, decorated, comments)
+        program = ir.Program(node.name, tuple(functions), deco, doc, decorated, comments)
+        check_program(program, self.fail_at)
+        return program
+
+    def fail_at(self, line: int, col: int, message: str) -> NoReturn:
+        source = self.lines[line - 1] if 0 < line <= len(self.lines) else None
+        raise ParseError(self.path, line, col, message, source_line=source)
 
     def decorator_kwargs(self, deco: ast.expr) -> tuple[tuple[str, ir.Expr], ...] | None:
         if not isinstance(deco, ast.Call):
@@ -435,7 +443,7 @@ class _Parser(ExprParser):
         iterable = self.expr(node.iter)
         if not isinstance(iterable, ir.OpCall) or iterable.op not in LOOP_ITERATORS:
             raise self.error(node.iter, "for loops must iterate over pl.range(), pl.parallel(), pl.unroll(), "
-                                        "pl.spmd() or pl.while_()")
+                                        "pl.pipeline(), pl.spmd(), pl.split_aiv() or pl.while_()")
         target = node.target
         body_start = header_end(node)
         if iterable.op == WHILE_ITER:

@@ -252,6 +252,10 @@ def expr_node(expr: ir.Expr) -> ast.expr:
         return ast.Dict([expr_node(k) for k in expr.keys], [expr_node(v) for v in expr.values])
     if isinstance(expr, ir.Subscript):
         return ast.Subscript(expr_node(expr.value), expr_node(expr.index), ast.Load())
+    if isinstance(expr, ir.ListComp):
+        loop = ast.comprehension(ast.Name(expr.target.name, ast.Store()), expr_node(expr.iterable),
+                                 [expr_node(c) for c in expr.conditions], 0)
+        return ast.ListComp(expr_node(expr.elt), [loop])
     if isinstance(expr, ir.Slice):
         return ast.Slice(*(expr_node(e) if e is not None else None
                            for e in (expr.lower, expr.upper, expr.step)))

@@ -14,8 +14,8 @@ class Spellings:
 
     @pl.function(level=Level.HOST, type=FunctionType.Orchestration)
     def bare_enums(self):
-        buf = pld.alloc_window_buffer(256)
-        d = pld.window(buf, [64], dtype=pl.FP32)
+        buf_b = pld.alloc_window_buffer(256)
+        d = pld.window(buf_b, [64], dtype=pl.FP32)
         return pld.tensor.allreduce(d)
 
     @pl.function(level=pl.Level.CHIP, role=Role.Orchestrator)

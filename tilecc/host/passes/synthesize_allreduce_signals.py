@@ -54,6 +54,7 @@ from typing import TypeGuard
 
 from tilecc.host import ir
 from tilecc.host.constants import Scope, program_scopes
+from tilecc.host.ops import LINEAGE_ARGUMENT
 from tilecc.host.parser import ALLOC_WINDOW_BUFFER, ALLREDUCE
 from tilecc.host.printer import expr_node
 from tilecc.host.pass_manager import HostPass, PassProperties
@@ -63,9 +64,7 @@ from tilecc.host.passes.signal_names import NameSource, assigned_names, reserved
 __all__ = ["AllReduceSignalError", "SynthesizeAllReduceSignals", "synthesize_allreduce_signals"]
 
 # op -> index of the argument whose buffer the result lives in (lineage step 3)
-LINEAGE_ARG = {"pld.tensor.window": 0, ALLREDUCE: 0, "pld.tensor.allgather": 1,
-               "pld.tensor.all_to_all": 1, "pld.tensor.all_to_all_v": 1,
-               "pl.yield_": 0}
+LINEAGE_ARG = LINEAGE_ARGUMENT
 YIELD = "pl.yield_"
 COLLECTIVES = frozenset(LINEAGE_ARG) - {"pld.tensor.window", YIELD}
 FUNC_ATTR = "pl.func_attr"

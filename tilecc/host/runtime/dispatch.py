@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tilecc.host import ir
+from tilecc.host.ops import RETURNS_ARGUMENT
 
-# op -> the argument it returns (its destination, pypto's window-as-result convention)
-RETURNS_ARGUMENT = {"pl.store": 2, "pl.tensor.assemble": 0, "pld.tensor.allreduce": 0}
 MAX_DEPTH = 16   # calls between program functions followed before giving up (recursion)
 
 
@@ -45,6 +44,8 @@ def returned_arguments(program: ir.Program, func: ir.Function, depth: int = 0) -
     env: dict[str, int | None] = {p.name: i for i, p in enumerate(func.params)}
     result: tuple[int | None, ...] | None = None
     for stmt in ir.walk_stmts(func.body):
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.target, ir.Subscript):
+            continue   # `row[i] = v` writes into row: the name still holds the same value
         if isinstance(stmt, ir.Assign):
             new = _source(program, stmt.value, env, depth) if isinstance(stmt.target, ir.Var) else None
             for var in ir.target_vars(stmt.target):

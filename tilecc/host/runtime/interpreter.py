@@ -28,22 +28,22 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
-from tilecc.errors import InterpError, TileccError
+from tilecc.errors import InterpError
 from tilecc.host import ir
-from tilecc.host.runtime.collectives import allreduce, reference_allreduce
+from tilecc.host.ops import OPS
+from tilecc.host.runtime.backend import Backend
+from tilecc.host.runtime.dtypes import DTYPES
+from tilecc.host.runtime.failures import first_failure
+from tilecc.host.runtime.op_local import StopWhile
+from tilecc.host.runtime.signatures import DynamicDim, bind_dynamic_dims, dynamic_value, param_type
 from tilecc.host.runtime.dispatch import NotOnThisRank, dispatch_result, returned_arguments
 from tilecc.host.runtime.module_values import module_constants
-from tilecc.host.runtime.world import BufferPtr, Window, World
+from tilecc.host.runtime.world import Window, World
 
-DTYPES = {"FP32": np.float32, "FP16": np.float16, "BF16": ml_dtypes.bfloat16, "INT8": np.int8,
-          "INT16": np.int16, "INT32": np.int32, "INT64": np.int64, "UINT8": np.uint8, "BOOL": np.bool_}
-ELEMENTWISE: dict[str, Callable[..., Any]] = {
-    "pl.add": np.add, "pl.sub": np.subtract, "pl.mul": np.multiply, "pl.div": np.divide,
-    "pl.maximum": np.maximum, "pl.minimum": np.minimum}
-LOOPS = ("pl.range", "pl.parallel", "pl.unroll")
+LOOPS = ("pl.range", "pl.parallel", "pl.unroll", "pl.pipeline")   # pipeline's stage= changes no value
+SPLIT_AIV = "pl.split_aiv"
 WHILE = "pl.while_"
 BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
@@ -65,28 +65,26 @@ class _Continue(Exception):
     pass
 
 
-class _StopWhile(Exception):
-    """`pl.cond(c)` with c false: the pl.while_ loop ends."""
-
-
 class _Return(Exception):
     def __init__(self, value: Any) -> None:
         self.value = value
 
 
-def _local(value: Any, world: World, rank: int) -> Any:
+def _local(value: Any, world: Backend, rank: int) -> Any:
     return value.local(world, rank) if isinstance(value, Window) else value
 
 
 class RankInterpreter:
     """Runs functions of one program on one rank."""
 
-    def __init__(self, program: ir.Program, world: World, rank: int, constants: dict[str, Any],
-                 reference_collectives: bool = False) -> None:
+    def __init__(self, program: ir.Program, world: Backend, rank: int, constants: dict[str, Any],
+                 reference_collectives: bool = False, path: str = "<program>") -> None:
         self.program = program
+        self.path = path   # the source file, for the position of a failing op
         self.world = world
         self.rank = rank
-        self.constants = constants
+        self.constants = dict(constants)   # pl.dynamic dimensions get their values per rank
+        self.dynamic = {k for k, v in constants.items() if isinstance(v, DynamicDim)}
         self.reference_collectives = reference_collectives
         self.yielded: tuple[Any, ...] | None = None
         self.returned: dict[str, tuple[int | None, ...] | None] = {}   # returned_arguments by function
@@ -96,12 +94,32 @@ class RankInterpreter:
     def call(self, func: ir.Function, args: Sequence[Any]) -> Any:
         if len(args) != len(func.params):
             raise InterpError(f"`{func.name}` takes {len(func.params)} arguments, got {len(args)}")
-        env = {p.name: a for p, a in zip(func.params, args)}
+        bound: dict[str, int] = {}
+        bind_dynamic_dims(func, args, self.dynamic, bound)
+        self.constants.update(bound)
+        env = {p.name: self.as_annotated(p, a) for p, a in zip(func.params, args)}
         try:
             self.exec_body(func.body, env)
         except _Return as ret:
             return ret.value
         return None
+
+    def as_annotated(self, param: ir.Param, arg: Any) -> Any:
+        """A window or tensor viewed in the parameter's annotated shape when only the shape
+        differs (pypto passes a [SIZE] window to a [1, SIZE] parameter)."""
+        ptype = param_type(param.annotation)
+        shape = getattr(arg, "shape", None)
+        if ptype is None or ptype.kind != "tensor" or shape is None or not isinstance(arg, (Window, np.ndarray)):
+            return arg
+        try:
+            dims = tuple(int(self.eval(d, {})) for d in ptype.dims)
+        except (InterpError, TypeError, ValueError):
+            return arg
+        if dims == tuple(shape) or int(np.prod(dims, dtype=np.int64)) != int(np.prod(shape, dtype=np.int64)):
+            return arg
+        if isinstance(arg, Window):
+            return Window(arg.buffer, arg.dtype, dims)
+        return arg.reshape(dims)
 
     def exec_body(self, body: tuple[ir.Stmt, ...], env: dict[str, Any]) -> None:
         for stmt in body:
@@ -112,7 +130,8 @@ class RankInterpreter:
             env[target.name] = value
             return
         if isinstance(target, ir.Subscript):
-            raise InterpError("the host runtime does not execute writes into a tensor window (`C[i] = v`)")
+            self.write_region(target, value, env)
+            return
         values = tuple(value)
         if len(values) != len(target.items):
             raise InterpError(f"cannot unpack {len(values)} values into {len(target.items)} names")
@@ -120,6 +139,24 @@ class RankInterpreter:
             if not isinstance(var, ir.Var):
                 raise InterpError(f"cannot assign to {var!r} in a tuple assignment")
             env[var.name] = item
+
+    def write_region(self, target: ir.Subscript, value: Any, env: dict[str, Any]) -> None:
+        """`C[i, a:b] = v` (pypto's assemble into C): numpy indexing of the rank's own copy;
+        `v` must have the region's elements (leading unit axes aside)."""
+        array = _local(self.eval(target.value, env), self.world, self.rank)
+        if not isinstance(array, np.ndarray):
+            raise InterpError(f"rank {self.rank}: `{target.value!r} [...] = ...` needs a tensor or window")
+        index = self.eval(target.index, env)
+        try:
+            region = array[index]
+        except (IndexError, TypeError) as err:
+            raise InterpError(f"rank {self.rank}: index {index!r} of a {list(array.shape)} tensor: {err}") from None
+        source = np.asarray(_local(value, self.world, self.rank))
+        if source.size != np.size(region):
+            raise InterpError(f"rank {self.rank}: writing {list(source.shape)} into a region of shape "
+                              f"{list(np.shape(region))}")
+        with np.errstate(over="ignore", invalid="ignore"):
+            array[index] = source.reshape(np.shape(region)).astype(array.dtype)
 
     def exec_stmt(self, stmt: ir.Stmt, env: dict[str, Any]) -> None:
         if isinstance(stmt, ir.Assign):
@@ -154,7 +191,7 @@ class RankInterpreter:
         when c is false. After the loop the names a body's `... = pl.yield_(...)` binds
         hold the carried values (the init values if the body never ran)."""
         call = stmt.iterable
-        if not isinstance(call, ir.OpCall) or call.op not in LOOPS + (WHILE,):
+        if not isinstance(call, ir.OpCall) or call.op not in LOOPS + (WHILE, SPLIT_AIV):
             raise InterpError(f"cannot execute a loop over {getattr(call, 'op', call)!r}")
         init = call.kwarg("init_values")
         if stmt.iter_args is not None:
@@ -162,6 +199,8 @@ class RankInterpreter:
             self.bind(ir.TupleExpr(stmt.iter_args), values, env)
         if call.op == WHILE:
             steps: Iterable[int | None] = itertools.repeat(None)
+        elif call.op == SPLIT_AIV:
+            steps = self.aiv_lanes(call, env)
         elif stmt.index is None:   # the parser gives every pl.range-like loop an index
             raise InterpError(f"a {call.op} loop needs an index variable")
         else:
@@ -175,7 +214,7 @@ class RankInterpreter:
             self.yielded = None
             try:
                 self.exec_body(stmt.body, env)
-            except (_Break, _StopWhile):
+            except (_Break, StopWhile):
                 break
             except _Continue:
                 pass
@@ -187,6 +226,18 @@ class RankInterpreter:
                 if isinstance(inner, ir.Assign) and isinstance(inner.value, ir.OpCall) and inner.value.op == "pl.yield_":
                     self.bind(inner.target, carried[0] if isinstance(inner.target, ir.Var) else carried, env)
 
+    def aiv_lanes(self, call: ir.OpCall, env: dict[str, Any]) -> range:
+        """`for aiv_id in pl.split_aiv(n, mode=pl.SplitMode.NONE)`: the task-parallel form
+        runs the whole body once per lane, in lane order; the data-parallel modes halve
+        every tile between the lanes, which the host runtime does not model."""
+        mode = call.kwarg("mode")
+        if not (isinstance(mode, ir.Symbol) and mode.path == "pl.SplitMode.NONE"):
+            raise InterpError(f"rank {self.rank}: pl.split_aiv with mode {getattr(mode, 'path', mode)} halves "
+                              "tiles between AIV lanes; the host runtime runs mode=pl.SplitMode.NONE only")
+        if len(call.args) != 1:
+            raise InterpError(f"rank {self.rank}: pl.split_aiv takes the lane count, got {len(call.args)} arguments")
+        return range(int(self.eval(call.args[0], env)))
+
     # ------------------------------------------------------------ expressions
 
     def eval(self, expr: ir.Expr, env: dict[str, Any]) -> Any:
@@ -194,7 +245,7 @@ class RankInterpreter:
             if expr.name in env:
                 return env[expr.name]
             if expr.name in self.constants:
-                return self.constants[expr.name]
+                return dynamic_value(self.constants[expr.name], expr.name)
             raise InterpError(f"rank {self.rank}: variable `{expr.name}` is used before it is defined")
         if isinstance(expr, ir.Const):
             return expr.value
@@ -230,6 +281,15 @@ class RankInterpreter:
             return tuple(self.eval(e, env) for e in expr.items)
         if isinstance(expr, ir.ListExpr):
             return [self.eval(e, env) for e in expr.items]
+        if isinstance(expr, ir.ListComp):
+            items = []
+            for item in self.eval(expr.iterable, env):
+                inner = {**env, expr.target.name: item}
+                if all(self.eval(c, inner) for c in expr.conditions):
+                    items.append(self.eval(expr.elt, inner))
+            return items
+        if isinstance(expr, ir.Call) and expr.func == ir.Var("range") and not expr.kwargs:
+            return range(*(int(self.eval(a, env)) for a in expr.args))
         if isinstance(expr, ir.Subscript):
             value = _local(self.eval(expr.value, env), self.world, self.rank)
             return value[self.eval(expr.index, env)]
@@ -257,6 +317,8 @@ class RankInterpreter:
             raise InterpError(f"program `{self.program.name}` has no function `{call.func}`") from None
         kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
         device = kwargs.pop("device", None)
+        for scheduling in ("deps", "attrs"):   # task edges and call-site directions change no value
+            kwargs.pop(scheduling, None)
         args = self.bind_arguments(func, [self.eval(a, env) for a in call.args], kwargs)
         executed = device is None or int(device) == self.rank
         actual = None
@@ -285,70 +347,27 @@ class RankInterpreter:
         return args
 
     def op(self, call: ir.OpCall, env: dict[str, Any]) -> Any:
+        """An op call: arguments bound by the op table's signature, then its runtime."""
         args = [self.eval(a, env) for a in call.args]
         kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
-        op = call.op
         if (remote := next((v for v in [*args, *kwargs.values()] if isinstance(v, NotOnThisRank)), None)) is not None:
-            raise InterpError(f"rank {self.rank}: `{op}` cannot use {remote!r}")
-        if op == "pld.system.world_size":
-            return self.world.world_size
-        if op == "pld.system.rank":
-            return self.rank
-        if op.endswith(".get_byte") and isinstance(dtype := self.symbol(op[: -len(".get_byte")]), np.dtype):
-            return dtype.itemsize
-        if op == "pld.tensor.alloc_window_buffer":
-            size = args[0] if args else kwargs.get("size")
-            if size is None:
-                raise InterpError("pld.tensor.alloc_window_buffer needs a size in bytes")
-            if isinstance(size, (list, tuple)):   # pypto's earlier (shape, dtype=) form
-                size = int(np.prod([int(d) for d in size], dtype=np.int64)) * kwargs.get("dtype", np.dtype(np.uint8)).itemsize
-            return self.world.alloc(self.rank, str(kwargs.get("name", "")), int(size))
-        if op == "pld.tensor.window":
-            buf, shape = (args + [kwargs.get("buf"), kwargs.get("shape")][len(args):])[:2]
-            if not isinstance(buf, BufferPtr):
-                raise InterpError(f"pld.tensor.window needs a window buffer, got {type(buf).__name__}")
-            return self.world.window(buf, kwargs["dtype"], tuple(int(d) for d in shape))
-        if op == "pld.tensor.allreduce":
-            if len(args) == 1 and self.reference_collectives:
-                if not isinstance(args[0], Window):
-                    raise InterpError(f"pld.tensor.allreduce needs a window tensor (pld.tensor.window), got {args[0]!r}")
-                return reference_allreduce(self.world, self.rank, args[0], kwargs.get("op", "Sum"),
-                                           kwargs.get("mode", "mesh"))
-            if len(args) != 2:
-                raise InterpError("pld.tensor.allreduce without a signal cannot run: run the "
-                                  "synthesize-allreduce-signals pass first (tilecc host-opt)")
-            data, signal = args
-            if not isinstance(data, Window) or not isinstance(signal, Window):
-                raise InterpError("pld.tensor.allreduce needs window tensors (pld.tensor.window) for data and signal")
-            return allreduce(self.world, self.rank, data, signal, kwargs.get("op", "Sum"),
-                             kwargs.get("mode", "mesh"), int(kwargs.get("core_num", 1)))
-        if op == "pl.cond":
-            if not args[0]:
-                raise _StopWhile()
-            return None
-        if op == "pl.yield_":
-            self.yielded = tuple(args)
-            return args[0] if len(args) == 1 else tuple(args)
-        if op == "pl.load":
-            src = _local(args[0], self.world, self.rank)
-            return src[tuple(slice(o, o + s) for o, s in zip(args[1], args[2]))].copy()
-        if op == "pl.store":
-            dst = _local(args[2], self.world, self.rank)
-            dst[tuple(slice(o, o + s) for o, s in zip(args[1], np.shape(args[0])))] = args[0]
-            return args[2]
-        if op == "pl.tensor.create":
-            return np.zeros(tuple(args[0]), dtype=kwargs.get("dtype", np.float32))
-        if (fn := ELEMENTWISE.get(op)) is not None:
-            operands = [_local(a, self.world, self.rank) for a in args]
-            result = fn(*operands)
-            first = next((a for a in operands if isinstance(a, np.ndarray)), None)
-            return result.astype(first.dtype) if first is not None else result
-        raise InterpError(f"rank {self.rank}: the host runtime does not implement op `{op}`")
+            raise InterpError(f"rank {self.rank}: `{call.op}` cannot use {remote!r}")
+        spec = OPS.get(call.op)
+        if spec is None or spec.run is None:
+            raise InterpError(f"rank {self.rank}: the host runtime does not implement op `{call.op}`")
+        try:
+            return spec.run(self, spec.bind(args, kwargs))
+        except InterpError as err:
+            message = str(err).removeprefix(f"rank {self.rank}: ")
+            if message.startswith("aborted") or call.line == 0:
+                raise
+            raise InterpError(f"rank {self.rank}: {self.path}:{call.line}:{call.col}: {message}") from None
 
 
 def run_host(module: ir.Module, program: str, function: str, world_size: int,
              args: Sequence[Any] = (), timeout: float = 20.0, world: World | None = None,
-             reference_collectives: bool = False, values: Mapping[str, Any] | None = None) -> list[Any]:
+             reference_collectives: bool = False, values: Mapping[str, Any] | None = None,
+             path: str = "<program>") -> list[Any]:
     """Run `program.function` on `world_size` ranks; returns each rank's return value.
     Pass `world` to inspect window memory (signals, data) afterwards. With
     `reference_collectives`, an allreduce without a signal runs the signal-free reference
@@ -366,7 +385,7 @@ def run_host(module: ir.Module, program: str, function: str, world_size: int,
 
     def run_rank(rank: int) -> None:
         try:
-            interpreter = RankInterpreter(prog, world, rank, constants, reference_collectives)
+            interpreter = RankInterpreter(prog, world, rank, constants, reference_collectives, path)
             results[rank] = interpreter.call(func, interpreter.bind_arguments(func, list(args), {}))
         except BaseException as err:  # noqa: BLE001 - reported below, after every rank stopped
             errors[rank] = err
@@ -377,13 +396,7 @@ def run_host(module: ir.Module, program: str, function: str, world_size: int,
         thread.start()
     for thread in threads:
         thread.join()
-    first = next(((r, e) for r, e in enumerate(errors) if e is not None
-                  and not str(e).startswith(f"rank {r}: aborted")), None)
-    if first is None:
-        first = next(((r, e) for r, e in enumerate(errors) if e is not None), None)
-    if first is not None:
-        rank, err = first
-        if isinstance(err, TileccError):
-            raise err
-        raise InterpError(f"rank {rank}: {type(err).__name__}: {err}") from err
+    if (failure := first_failure(errors)) is not None:
+        raise failure
     return results
+

@@ -3,7 +3,7 @@
 Contract: `module_constants(module)` evaluates, in source order, every top-level
 assignment outside the programs whose value is a constant expression: int / float / str /
 bool literals, names bound earlier this way, unary minus / plus and the arithmetic
-operators, tuples of these. Targets are a name (`N = 64`, `N: int = 64`) or a tuple of
+operators, tuples of these; `pl.dynamic("N")` is a DynamicDim (signatures.py). Targets are a name (`N = 64`, `N: int = 64`) or a tuple of
 names unpacking a tuple of the same length (`ROWS, COLS = 4, 16`); an augmented
 assignment (`N += 1`) updates a known name. A statement it cannot evaluate leaves its
 names out (a later use is then "used before it is defined", as the interpreter says).
@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tilecc.host import ir
+from tilecc.host.runtime.signatures import DynamicDim
 
 BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
@@ -32,6 +33,10 @@ class _NotConstant(Exception):
 
 
 def _evaluate(node: ast.expr, constants: dict[str, Any]) -> Any:
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "dynamic"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "pl" and len(node.args) == 1
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return DynamicDim(node.args[0].value)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str)):
         return node.value
     if isinstance(node, ast.Name) and node.id in constants:

@@ -1,6 +1,7 @@
-"""Ranks and their window memory: the shared state a host program runs against.
+"""Ranks and their window memory on one process: the threaded backend (one thread per rank).
 
-Invariants:
+It implements tilecc/host/runtime/backend.py's Backend; the MPI backend (mpi_world.py)
+implements the same interface with one process per rank. Invariants:
 - Window buffers are symmetric: every rank allocates the same buffers in the same order
   (the host program runs once per rank, SPMD), so the k-th allocation of every rank is one
   logical buffer with one byte array per rank, and a window names (buffer, dtype, shape)
@@ -11,14 +12,20 @@ Invariants:
   after waking.
 - A failure on one rank (`fail`) wakes every waiter, which then raises instead of hanging;
   a wait that outlives `timeout` seconds raises InterpError naming the rank and the cells.
+- `read` / `write` / `accumulate` reach any rank's copy of a window (flat element ranges);
+  `accumulate` adds under the lock, so concurrent atomic adds into one peer never lose one.
+- `jitter` (seconds) delays a random share of the notifies, to shake the ordering of ranks.
 - `rendezvous` is a plain barrier of all ranks, outside window memory: the reference
   collective (collectives.py) synchronises with it, never with signal cells.
 """
 
 from __future__ import annotations
 
+import random
 import threading
+import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,7 +43,11 @@ class Window:
     def nbytes(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
 
-    def local(self, world: World, rank: int) -> np.ndarray:
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def local(self, world: Backend, rank: int) -> np.ndarray:
         raw = world.buffer_bytes(self.buffer, rank)
         return raw[: self.nbytes].view(self.dtype).reshape(self.shape)
 
@@ -49,12 +60,37 @@ class BufferPtr:
     nbytes: int
 
 
+class Jitter:
+    """Random delays before a share of the notifies (stress tests: ranks out of step)."""
+
+    def __init__(self, seconds: float, seed: int = 0, share: float = 0.1) -> None:
+        self.seconds, self.share = seconds, share
+        self._random = random.Random(0x5EED + seed)
+
+    def delay(self) -> None:
+        if self.seconds and self._random.random() < self.share:
+            time.sleep(self._random.uniform(0, self.seconds))
+
+
+WAIT_CMP = {"Ge": np.greater_equal, "Eq": np.equal}   # pypto's pld.WaitCmp
+
+
+def wait_message(rank: int, timeout: float, cells: list[tuple[int, ...]], expected: int, cmp: str,
+                 values: list[int]) -> str:
+    relation = "reach" if cmp == "Ge" else "equal"
+    return (f"rank {rank}: timed out after {timeout}s waiting for signal cells {cells} to {relation} "
+            f"{expected} (values {values})")
+
+
 class World:
-    def __init__(self, world_size: int, timeout: float = 20.0) -> None:
+    """The threaded backend: every rank's memory in this process, one lock for signal cells."""
+
+    def __init__(self, world_size: int, timeout: float = 20.0, jitter: float = 0.0) -> None:
         if world_size < 1:
             raise InterpError(f"world size must be at least 1, got {world_size}")
         self.world_size = world_size
         self.timeout = timeout
+        self.jitter = Jitter(jitter)
         self._cond = threading.Condition()
         # buffers[k][rank]: byte array of the k-th allocation on that rank
         self._buffers: list[list[np.ndarray]] = []
@@ -107,23 +143,54 @@ class World:
 
     # ------------------------------------------------------------ signals
 
-    def notify(self, target_rank: int, signal: Window, cell: tuple[int, ...], amount: int) -> None:
-        """Atomic add on `cell` of `target_rank`'s copy of `signal`, then wake waiters."""
+    # ------------------------------------------------------------ remote data
+
+    def read(self, window: Window, rank: int, peer: int, lo: int, hi: int) -> np.ndarray:
+        """Elements lo:hi of `peer`'s copy of `window` (flat), as seen by `rank`."""
+        return window.local(self, peer).reshape(-1)[lo:hi]
+
+    def write(self, window: Window, rank: int, peer: int, lo: int, values: np.ndarray) -> None:
+        window.local(self, peer).reshape(-1)[lo:lo + values.size] = values.reshape(-1)
+
+    def accumulate(self, window: Window, rank: int, peer: int, lo: int, values: np.ndarray) -> None:
+        """Atomic elementwise add of `values` into `peer`'s copy, from element `lo`."""
+        with self._cond, np.errstate(over="ignore"):
+            flat = window.local(self, peer).reshape(-1)
+            flat[lo:lo + values.size] = flat[lo:lo + values.size] + values.reshape(-1).astype(window.dtype)
+
+    # ------------------------------------------------------------ signals
+
+    def notify(self, target_rank: int, signal: Window, cell: tuple[int, ...], amount: int,
+               replace: bool = False) -> None:
+        """Atomic add (or, with `replace`, store) on `cell` of `target_rank`'s copy of
+        `signal`, then wake waiters."""
+        self.jitter.delay()
         with self._cond:
-            signal.local(self, target_rank)[cell] += amount
+            view = signal.local(self, target_rank)
+            view[cell] = amount if replace else view[cell] + amount
             self._cond.notify_all()
 
     def wait_at_least(self, rank: int, signal: Window, cells: list[tuple[int, ...]], count: int) -> None:
         """Block until every cell of `rank`'s own signal holds at least `count`."""
+        self.wait_until(rank, signal, cells, count, "Ge")
+
+    def wait_until(self, rank: int, signal: Window, cells: list[tuple[int, ...]], expected: int,
+                   cmp: str) -> None:
+        """Block until every cell of `rank`'s own signal compares `cmp` (Ge / Eq) to `expected`."""
         view = signal.local(self, rank)
+        test = WAIT_CMP[cmp]
         with self._cond:
             ok = self._cond.wait_for(
-                lambda: self._failure is not None or all(view[c] >= count for c in cells), self.timeout)
+                lambda: self._failure is not None or all(test(view[c], expected) for c in cells), self.timeout)
             if self._failure is not None:
                 raise InterpError(f"rank {rank}: aborted, {self._failure}")
             if not ok:
-                raise InterpError(f"rank {rank}: timed out after {self.timeout}s waiting for signal cells "
-                                  f"{cells} to reach {count} (values {[int(view[c]) for c in cells]})")
+                raise InterpError(wait_message(rank, self.timeout, cells, expected, cmp,
+                                               [int(view[c]) for c in cells]))
+
+    def cell_value(self, signal: Window, rank: int, cell: tuple[int, ...]) -> int:
+        with self._cond:
+            return int(signal.local(self, rank)[cell])
 
     def rendezvous(self, rank: int, what: str) -> None:
         """Block until every rank reached a rendezvous (InterpError on failure or timeout)."""
@@ -143,3 +210,7 @@ class World:
                 self._failure = message
             self._cond.notify_all()
         self._barrier.abort()
+
+
+if TYPE_CHECKING:
+    from tilecc.host.runtime.backend import Backend

@@ -22,8 +22,8 @@ class Spellings:
         __allreduce_signal_world_size_0 = pld.system.world_size()
         __allreduce_signal_buf_0: pl.Ptr = pld.tensor.alloc_window_buffer(__allreduce_signal_world_size_0 * 1 * pl.INT32.get_byte())
         __allreduce_signal_0 = pld.tensor.window(__allreduce_signal_buf_0, [__allreduce_signal_world_size_0, 1], dtype=pl.INT32)
-        buf = pld.tensor.alloc_window_buffer(256)
-        d = pld.tensor.window(buf, [64], dtype=pl.FP32)
+        buf_b = pld.tensor.alloc_window_buffer(256)
+        d = pld.tensor.window(buf_b, [64], dtype=pl.FP32)
         __allreduce_result_1 = pld.tensor.allreduce(d, __allreduce_signal_0)
         return __allreduce_result_1
 
