@@ -33,7 +33,7 @@ KEY_OVERRIDES = {"reducecmd": "reducecmd", "compute_op": "compute_op"}
 ENUM_KINDS: dict[str, type[IntEnum]] = {  # reader kind -> enum
     e.__name__: e for e in (k.Dtype, k.Memory, k.Engine, k.AluOp, k.ActivationFunc,
                             k.AccumCmd, k.TensorSubDim, k.TensorScalarReverseOps,
-                            k.DgeComputeOp)}
+                            k.DgeComputeOp, k.MatmulPerfMode, k.TransposeOps, k.DmaBounds)}
 
 
 class HeadReader:
@@ -54,6 +54,7 @@ class HeadReader:
             "TensorRef": self.tensor_ref, "Operand": self.operand,
             "Immediate": self.immediate, "DataPattern": self.data_pattern,
             "bool": read_bool, "int": read_nat,
+            "NatList": lambda v: tuple(self.list_of(v, read_nat)),
             **{name: enum_reader(e) for name, e in ENUM_KINDS.items()}}
         # KLR constructor -> its operator decoder without path tracking (a failure is
         # decoded again by `operator_fields_located`, which locates it)

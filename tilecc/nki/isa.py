@@ -293,19 +293,21 @@ from tilecc.nki.isa_activation import (activate2, activation, activation_reduce,
                                        exponential, reciprocal)
 from tilecc.nki.isa_reduce import (tensor_partition_reduce, tensor_reduce,  # noqa: E402
                                    tensor_scalar_cumulative, tensor_scalar_reduce)
+from tilecc.nki.isa_tensor_engine import matmul_perf_mode, nc_matmul, nc_transpose  # noqa: E402
 
 __all__ = [
     "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
     "gpsimd_engine", "unknown_engine", "dma_copy", "tensor_copy", "memset", "iota", "tensor_tensor",
     "tensor_scalar", "scalar_tensor_tensor", "tensor_tensor_scan", "activation", "activation_reduce",
     "activate2", "exponential", "reciprocal", "tensor_reduce", "tensor_partition_reduce",
-    "tensor_scalar_reduce", "tensor_scalar_cumulative",
+    "tensor_scalar_reduce", "tensor_scalar_cumulative", "matmul_perf_mode", "nc_matmul",
+    "nc_transpose",
 ]
 
 # NKI instructions outside spec 003's operator family: calling one is a KernelError at the
 # kernel line (not an AttributeError), so a ported kernel learns which call to replace.
 _NOT_TRACED = frozenset({
-    "nc_matmul", "nc_matmul_mx", "nc_transpose", "dma_transpose", "tensor_copy_predicated",
+    "nc_matmul_mx", "dma_transpose", "tensor_copy_predicated",
     "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "affine_select", "local_gather",
     "nc_n_gather", "bn_stats", "bn_aggr", "nc_stream_shuffle", "rng", "dropout", "set_rng_seed",
     "rand_set_state", "rand_get_state", "rand2", "max8", "sequence_bounds", "core_barrier",
@@ -315,11 +317,18 @@ _NOT_TRACED = frozenset({
 })
 
 
+MX_FAMILY = frozenset({"nc_matmul_mx", "quantize_mx"})
+
+
 def __getattr__(name: str) -> Callable[..., None]:
     if name not in _NOT_TRACED:
         raise AttributeError(f"module 'tilecc.nki.isa' has no attribute {name!r}")
 
     def not_traced(*args: object, **kwargs: object) -> None:
+        if name in MX_FAMILY:
+            raise kernel_error(f"nisa.{name} is not supported by tilecc: the MX quantized family "
+                               f"(nc_matmul_mx, quantize_mx and the x4 packed dtypes) is not "
+                               f"simulated")
         raise kernel_error(f"nisa.{name} is not supported by tilecc, which traces the activation, "
                            f"tensor-scalar, tensor-tensor, scan and reduce instructions (spec 003) "
                            f"plus dma_copy, tensor_copy, memset and iota")

@@ -254,6 +254,8 @@ class NkiTensor:
         value = plain_number(value)
         if isinstance(value, NkiTensor) and value.alloc.masked_off:
             return
+        if isinstance(value, NkiTensor) and value.same_view(dst):
+            return   # `t[...] += x` assigns back the view `+=` updated in place
         from tilecc.nki.masking import written_box
         if isinstance(value, NkiTensor) and (box := written_box(value)) is not None \
                 and dst.shape == value.shape and all(low < high for low, high in box):
@@ -275,6 +277,16 @@ class NkiTensor:
     __truediv__, __rtruediv__ = _arith("divide"), _arith("divide", True)
     __lt__, __le__ = _arith("less"), _arith("less_equal")
     __gt__, __ge__ = _arith("greater"), _arith("greater_equal")
+
+    def __iadd__(self, other: object) -> NkiTensor:
+        """`psum += nisa.nc_matmul(...)` accumulates in place (tilecc/nki/isa_tensor_engine.py);
+        any other `+=` is `self + other`."""
+        from tilecc.nki.isa_tensor_engine import add_into
+        return add_into(self, other)
+
+    def same_view(self, other: NkiTensor) -> bool:
+        return (self.alloc is other.alloc and self.offset == other.offset
+                and self.par_start == other.par_start and self.dims == other.dims)
 
     def __neg__(self) -> NkiTensor:
         return self * -1.0
