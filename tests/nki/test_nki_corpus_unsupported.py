@@ -1,4 +1,4 @@
-"""Kernels that need what tilecc cannot express -- tile-level matmul and transpose, gathers,
+"""Kernels that need what tilecc cannot express -- a store from PSUM, gathers,
 bn_stats, device_print -- fail with a KernelError that names the unsupported call and points
 at the kernel line making it (marked `# <-`). Each kernel below is a small original one built
 around the unsupported call; the harness calls every one with a [128, 16] float32 `x` and a
@@ -22,16 +22,8 @@ def marked_line(fn) -> int:
     return start + next(i for i, line in enumerate(lines) if "# <-" in line)
 
 
-def project_tile_level(x, idx):
-    """x^T projected on itself with the tile-level matmul."""
-    block = nl.load(x)
-    proj = nl.ndarray((x.shape[1], x.shape[1]), dtype=x.dtype, buffer=nl.shared_hbm)
-    nl.store(proj, nl.matmul(block, block, transpose_x=True))  # <-
-    return proj
-
-
 def mirror_tile_level(x, idx):
-    """Swap rows and columns of a loaded tile with the tile-level transpose."""
+    """Store the tile-level transpose straight from PSUM (nl.store takes an SBUF tile)."""
     swapped = nl.ndarray((x.shape[1], x.shape[0]), dtype=x.dtype, buffer=nl.shared_hbm)
     block = nl.load(x)
     nl.store(swapped, nl.transpose(nl.exp(block)))  # <-
@@ -79,8 +71,7 @@ def trace_value_to_console(x, idx):
 
 
 CASES = [
-    (project_tile_level, r"nl\.matmul is not supported"),
-    (mirror_tile_level, r"nl\.transpose is not supported"),
+    (mirror_tile_level, r"nisa\.dma_copy: src must be a tile in HBM or SBUF, got a \[16, 128\] psum"),
     (mirror_on_vector_engine, r"nisa\.nc_transpose: the Vector Engine transposes at most 32 x 32, "
                               r"data is 128 x 16"),
     (lookup_indirect, r"table\.indirect\(\.\.\.\) is a gather"),
@@ -112,6 +103,6 @@ def test_unsupported_call_inside_a_grid_launch_points_at_its_line():
         nl.store(out[pid], nl.transpose(doubled))  # <-
         return out
 
-    with pytest.raises(KernelError, match=r"nl\.transpose is not supported") as info:
-        per_program_mirror[3](np.zeros((3, 16, 16), np.float32))
+    with pytest.raises(KernelError, match=r"src must be a tile in HBM or SBUF") as info:
+        per_program_mirror[3](np.zeros((3, 16, 64), np.float32))
     assert info.value.line == marked_line(per_program_mirror.fn)
