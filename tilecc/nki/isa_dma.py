@@ -41,7 +41,7 @@ def dma_transpose(dst: object, src: object, axes: object = None, priority: int |
         raise kernel_error(f"nisa.dma_transpose: src and dst must both be 2-d, 3-d or 4-d, got "
                            f"{list(s.shape)} and {list(d.shape)}")
     order, op, src_pad, dst_pad = _FORMS[s.ndim]
-    if axes is not None and tuple(axes) != order:   # type: ignore[call-overload]
+    if axes is not None and (not isinstance(axes, (list, tuple)) or tuple(axes) != order):
         raise kernel_error(f"nisa.dma_transpose: axes {axes!r} is not supported; a {s.ndim}-d "
                            f"transpose has axes {order}")
     want = tuple(s.shape[i] for i in order)
