@@ -170,3 +170,49 @@ def test_dma_transpose_permutations(axes):
     sim, ref = kb.run()
     assert_agree(sim, ref, exact=True)
     np.testing.assert_array_equal(sim["out"].view(np.uint16), want.view(np.uint16))
+
+
+def gather_kernel(table, index, oob=k.DmaBounds.error, scatter=False, width=None):
+    kb = KernelBuilder()
+    rows, cols = table.shape
+    width = width or cols
+    hbm = kb.arg("table", table, F32)
+    idx = kb.load("idx", index, k.Dtype.int32)
+    row0 = k.AccessPattern(hbm, 1, (k.APPair(1, width),), 0, cols - width)
+    if scatter:
+        src = kb.load("src", np.arange(len(index) * width, dtype=np.float32).reshape(-1, width), F32)
+        out = kb.out("out", F32, table.shape)
+        kb.add(k.NcDmaCopy(out, hbm))
+        kb.add(k.IndirectDmaCopy(k.AccessPattern(out, 1, (k.APPair(1, width),), 0, cols - width),
+                                 src, idx, scatter=True, oob_mode=oob))
+    else:
+        dst = kb.tile("rows", F32, (len(index), width))
+        kb.add(k.MemSet(dst, k.Immediate(-1.0), F32))
+        kb.add(k.IndirectDmaCopy(dst, row0, idx, oob_mode=oob))
+        kb.store("out", dst)
+    return kb
+
+
+@pytest.mark.parametrize("scatter", [False, True], ids=["gather", "scatter"])
+def test_indirect_rows_with_oob_skip(scatter):
+    rng = np.random.default_rng(4)
+    table = values(F32, (50, 6), rng)
+    index = np.array([3, 0, 49, 50, -1, 7, 2**31 - 1, 12], np.int32).reshape(-1, 1)
+    sim, ref = gather_kernel(table, index, k.DmaBounds.skip, scatter, width=4).run()
+    assert_agree(sim, ref, exact=True)
+    inside = (index[:, 0] >= 0) & (index[:, 0] < 50)
+    if scatter:
+        want = table.copy()
+        want[index[inside, 0], 2:] = np.arange(8 * 4, dtype=np.float32).reshape(8, 4)[inside]
+    else:
+        want = np.full((8, 4), -1.0, np.float32)
+        want[inside] = table[index[inside, 0], 2:]
+    np.testing.assert_array_equal(sim["out"], want)
+
+
+def test_indirect_out_of_bounds_is_an_error_on_both():
+    table = np.zeros((4, 2), np.float32)
+    kb = gather_kernel(table, np.array([[1], [4]], np.int32))
+    assert kb.run_or_reject() is None
+    with pytest.raises(SimError, match="index 4 of partition 1 is outside the 4 rows"):
+        kb.run()

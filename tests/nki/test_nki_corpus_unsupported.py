@@ -43,18 +43,18 @@ def lookup_indirect(x, idx):
     return table.indirect(offsets, num_elem=8)  # <-
 
 
-def select_rows_by_index_tile(x, idx):
-    """Load the rows of x named by a loaded index tile (an NKI 1.x indirect load)."""
-    picks = nl.load(idx)
+def select_rows_by_float_tile(x, idx):
+    """Index rows of x with a float tile (row numbers must be int32 / uint32)."""
+    picks = nl.load(x[:, 0:1])
     return nl.load(x[picks, nl.arange(x.shape[1])[None, :]])  # <-
 
 
-def offset_rows_access_pattern(x, idx):
-    """DMA rows of x at per-partition offsets through .ap(vector_offset=)."""
+def offset_rows_by_register(x, idx):
+    """DMA rows of x at one dynamic offset through .ap(scalar_offset=) (a register offset)."""
     rows, cols = x.shape
-    starts = nl.ndarray((rows, 1), dtype=nl.uint32, buffer=nl.sbuf)
+    starts = nl.ndarray((1, 1), dtype=nl.uint32, buffer=nl.sbuf)
     landed = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.sbuf)
-    nisa.dma_copy(dst=landed, src=x.ap(pattern=[[cols, rows], [1, cols]], vector_offset=starts,  # <-
+    nisa.dma_copy(dst=landed, src=x.ap(pattern=[[cols, rows], [1, cols]], scalar_offset=starts,  # <-
                                        indirect_dim=0))
 
 
@@ -75,9 +75,9 @@ CASES = [
     (mirror_on_vector_engine, r"nisa\.nc_transpose: the Vector Engine transposes at most 32 x 32, "
                               r"data is 128 x 16"),
     (lookup_indirect, r"table\.indirect\(\.\.\.\) is a gather"),
-    (select_rows_by_index_tile, r"indexing <hbm tensor x\[128, 16\] float32> with a tensor of indices is an "
-                                r"indirect gather / scatter"),
-    (offset_rows_access_pattern, r"tensor\.ap\(\): indirect offsets .* are not supported"),
+    (select_rows_by_float_tile, r"the index must be a \[P, 1\] int32 / uint32 tile on chip, got a "
+                                r"\[128, 1\] sbuf float32"),
+    (offset_rows_by_register, r"tensor\.ap\(\): scalar_offset .* is not supported"),
     (moments_with_bn_stats, r"nisa\.bn_stats is not supported"),
     (trace_value_to_console, r"nl\.device_print is not supported"),
 ]

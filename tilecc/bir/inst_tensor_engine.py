@@ -13,6 +13,10 @@ Operand order and meaning (semantics: klr/ast_tensor_engine.py, cited NKI pages)
   128 = the whole array).
 - Transpose (engine DVE): ins [src], outs [dst]: dst[f, p] = src[p, f] with src's free
   pairs flattened; at most 32 partitions and 32 elements per partition on each side.
+- IndirectDMACopy (engine DMA): ins [src, index], outs [dst]; index a [P, 1] int32 / uint32
+  SB tile. Gather (scatter False): src an HBM AP of one row (partition pair [row, 1]),
+  dst on chip; partition p of dst gets src moved to row index[p]. Scatter: the same with
+  src on chip and dst the HBM row AP. oob_skip: out-of-range rows are skipped, else an error.
 - DmaTranspose (engine DMA): ins [src], outs [dst]; both 4-d (partition pair + 3 free
   pairs); `permutation` lists (destination axis, source axis) pairs, one per axis.
 """
@@ -52,4 +56,12 @@ class InstDmaTranspose(Inst):
     permutation: tuple[tuple[int, int], ...] = ()
 
 
-TENSOR_ENGINE_INSTS: tuple[type[Inst], ...] = (InstMatMult, InstTranspose, InstDmaTranspose)
+@dataclass(slots=True)
+class InstIndirectDMACopy(Inst):
+    OPCODE: ClassVar[int] = 213
+    scatter: bool = False
+    oob_skip: bool = False
+
+
+TENSOR_ENGINE_INSTS: tuple[type[Inst], ...] = (InstMatMult, InstTranspose, InstDmaTranspose,
+                                               InstIndirectDMACopy)

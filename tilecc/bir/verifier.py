@@ -29,7 +29,7 @@ from __future__ import annotations
 from tilecc.bir import inst as b
 from tilecc.bir.enums import (BIR_DTYPE_SIZE, CROSS_LANE_AXES, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind)
-from tilecc.bir.inst_tensor_engine import InstDmaTranspose
+from tilecc.bir.inst_tensor_engine import InstDmaTranspose, InstIndirectDMACopy
 from tilecc.bir.verify_tensor_engine import TENSOR_ENGINE_CHECKS
 from tilecc.errors import VerifyError
 
@@ -304,7 +304,7 @@ def elements(ap: b.AccessPattern) -> int:
     return n
 
 
-DMA_INSTS = (b.InstDMACopy, InstDmaTranspose)   # DMA queues: any start partition
+DMA_INSTS = (b.InstDMACopy, InstDmaTranspose, InstIndirectDMACopy)   # DMA queues: any start partition
 _DRAINS = frozenset({b.InstDveReadAccumulator, b.InstReadActivationAccumulator})
 _CHECKS = {
     b.InstTensorTensor: InstChecker.check_tensor_tensor,

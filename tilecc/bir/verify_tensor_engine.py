@@ -13,6 +13,8 @@ or bfloat16 (is_transpose: stationary's dtype); tile sizes 32 / 64 / 128 with po
 multiples of them inside the array; dst's bytes inside one 2 KiB PSUM bank of its location
 (a location larger than a bank starts on a bank: sim/machine.py). Transpose: 32 x 32 at
 most per side, elements equal, same dtype. DmaTranspose: 4-d accesses, dst the permuted src.
+IndirectDMACopy: the indexed side in HBM naming one row, the other on chip, an int32 /
+uint32 [P, 1] SB index, equal elements per partition.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from typing import TYPE_CHECKING, Callable
 
 from tilecc.bir import inst as b
 from tilecc.bir.enums import BIR_DTYPE_SIZE, BirDtype, MemoryKind
-from tilecc.bir.inst_tensor_engine import (PSUM_BANK_BYTES, InstDmaTranspose, InstMatMult,
-                                           InstTranspose)
+from tilecc.bir.inst_tensor_engine import (PSUM_BANK_BYTES, InstDmaTranspose,
+                                           InstIndirectDMACopy, InstMatMult, InstTranspose)
 
 if TYPE_CHECKING:
     from tilecc.bir.verifier import InstChecker
@@ -156,7 +158,30 @@ def check_dma_transpose(c: InstChecker) -> None:
         raise c.fail(f"the destination must be in SB, '{dst.memref}' is not")
 
 
+def check_indirect_dma_copy(c: InstChecker) -> None:
+    inst = c.inst
+    assert isinstance(inst, InstIndirectDMACopy)
+    c.count((2,), 1)
+    src, index = c.tile(inst.ins[0], "source"), c.tile(inst.ins[1], "index")
+    dst = inst.outs[0]
+    hbm, chip = (dst, src) if inst.scatter else (src, dst)
+    if c.locs[hbm.memref].kind != MemoryKind.HBM or c.locs[chip.memref].kind == MemoryKind.HBM:
+        side = "destination" if inst.scatter else "source"
+        raise c.fail(f"the indexed {side} must be in HBM and the other side on chip")
+    if hbm.ap[0][1] != 1:
+        raise c.fail(f"the HBM access names one row (one partition), found {hbm.ap[0][1]}")
+    if c.locs[index.memref].kind != MemoryKind.SB or index.dtype not in (D.int32, D.uint32):
+        raise c.fail(f"the index must be an int32 / uint32 SB tile, found {index.dtype.name} in "
+                     f"{c.locs[index.memref].kind.name}")
+    if index.ap[0][1] != chip.ap[0][1] or free_elements(index) != 1:
+        raise c.fail(f"the index must be [{chip.ap[0][1]}, 1], found "
+                     f"[{index.ap[0][1]}, {free_elements(index)}]")
+    if free_elements(chip) != free_elements(hbm):
+        raise c.fail(f"{free_elements(chip)} elements per partition move to / from rows of "
+                     f"{free_elements(hbm)}")
+
+
 TENSOR_ENGINE_CHECKS: dict[type[b.Inst], Callable[[InstChecker], None]] = {
     InstMatMult: check_matmult, InstTranspose: check_transpose,
-    InstDmaTranspose: check_dma_transpose,
+    InstDmaTranspose: check_dma_transpose, InstIndirectDMACopy: check_indirect_dma_copy,
 }

@@ -9,7 +9,8 @@ set without the other is a CodegenError, as NKI requires both); perf_mode Double
 double_row (DoubleRowSwInterleave has no BIR form here: CodegenError). Transpose: engine
 DVE (the only engine KLR's Transpose has besides the PE path, which NKI lowers to a
 matmul). DmaTranspose: the permutation of its TransposeOps (klr/ast_tensor_engine.py);
-oob_mode must be error (no index is dynamic here).
+oob_mode must be error (no index is dynamic here). IndirectDmaCopy: ins [src, index],
+outs [dst], oob_mode skip -> oob_skip.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from tilecc.bir.enums import EngineType
-from tilecc.bir.inst_tensor_engine import InstDmaTranspose, InstMatMult, InstTranspose
+from tilecc.bir.inst_tensor_engine import (InstDmaTranspose, InstIndirectDMACopy, InstMatMult,
+                                           InstTranspose)
 from tilecc.errors import CodegenError
 from tilecc.klr import ast as k
 
@@ -61,7 +63,13 @@ def codegen_dma_transpose(cg: KlirToBirCodegen, op: k.DmaTranspose) -> None:
                              permutation=tuple(enumerate(perm))))
 
 
+def codegen_indirect_dma_copy(cg: KlirToBirCodegen, op: k.IndirectDmaCopy) -> None:
+    src, index, out = cg.tensor_ref(op.src), cg.tensor_ref(op.index), cg.tensor_ref(op.dst)
+    cg.emit(InstIndirectDMACopy(cg.name(op), EngineType.DMA, [src, index], [out],
+                                scatter=op.scatter, oob_skip=op.oob_mode == k.DmaBounds.skip))
+
+
 TENSOR_ENGINE_LEAVES: dict[type, Callable[[KlirToBirCodegen, Any], None]] = {
     k.NcMatMul: codegen_matmul, k.Transpose: codegen_transpose,
-    k.DmaTranspose: codegen_dma_transpose,
+    k.DmaTranspose: codegen_dma_transpose, k.IndirectDmaCopy: codegen_indirect_dma_copy,
 }

@@ -26,6 +26,15 @@ nki/api/generated/nki.isa.nc_matmul.html, .../nki.isa.nc_transpose.html,
 - Transpose (Vector Engine): dst = the 2-D transpose of src's partition axis against its
   flattened free axes, in 32 x 32 blocks: dst[f, p] = src[p, f]; both sides at most
   32 partitions x 32 elements per block row.
+- IndirectDmaCopy (tilecc's operator: KLR HEAD puts a DMA's index tile in the
+  vectorOffset of a `birPattern` access, which this AST has no form for): a row gather
+  (scatter False: dst on chip, src in HBM) or scatter (scatter True: src on chip, dst in
+  HBM) by `index`, a [P, 1] int32 / uint32 SBUF tile. The HBM side's access names one row
+  (par_num 1 at partition 0) and the elements in it; partition p of the on-chip side moves
+  to / from that access shifted to row index[p]. oob_mode error: an index outside the
+  tensor's rows is an error; skip: that partition is not moved (dst keeps its values).
+  (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/
+  nki.isa.dma_copy.html, "Indirect addressing")
 - DmaTranspose: both accesses are 4-d (partition / first dim and three free pairs, size-1
   pairs padding a smaller tensor); dst = src with its axes permuted as
   TRANSPOSE_PERMUTATION[axes] says (NKI's 2-d [1, 0], 3-d [2, 1, 0] and 4-d [3, 1, 2, 0]
@@ -129,4 +138,14 @@ class DmaTranspose:
     dge_mode: int = 0
     oob_mode: DmaBounds = DmaBounds.error
     priority: int | None = None
+    pos: Pos | None = field(default=None, compare=False)
+
+
+@dataclass(slots=True)
+class IndirectDmaCopy:
+    dst: TensorRef
+    src: TensorRef
+    index: TensorRef
+    scatter: bool = False
+    oob_mode: DmaBounds = DmaBounds.error
     pos: Pos | None = field(default=None, compare=False)

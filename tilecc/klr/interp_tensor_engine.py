@@ -9,6 +9,7 @@ the accumulation precision, not the order, so the two agree exactly on exactly
 representable sums and to float32 rounding otherwise. is_transpose takes, for each column
 j of moving, the row k holding its single 1, and copies stationary[k, :] unconverted.
 Transpose: dst = src as [P, F] transposed. DmaTranspose: src's 4-d access permuted.
+IndirectDmaCopy: a loop over the partitions, each moving one row access.
 """
 
 from __future__ import annotations
@@ -71,6 +72,28 @@ def run_dma_transpose(s: State, op: k.DmaTranspose) -> None:
     s.write(op.dst, src.transpose(k.TRANSPOSE_PERMUTATION[op.axes]))
 
 
+def run_indirect_dma_copy(s: State, op: k.IndirectDmaCopy) -> None:
+    """One partition at a time: the HBM access moved to row index[p] (by its partition
+    offset) is read into / written from partition p of the on-chip side."""
+    index = s.read(op.index).reshape(-1)
+    chip = k.to_pattern(op.src if op.scatter else op.dst)
+    hbm = k.to_pattern(op.dst if op.scatter else op.src)
+    rows = hbm.tensor.shape.par_dim
+    for p, row in enumerate(int(i) for i in index):
+        if not 0 <= row < rows:
+            if op.oob_mode == k.DmaBounds.skip:
+                continue
+            raise InterpError(f"index {row} of partition {p} is outside the {rows} rows of "
+                              f"{hbm.tensor.name!r}")
+        moved = k.AccessPattern(hbm.tensor, 1, hbm.pattern, row, hbm.free_offset)
+        lane = k.AccessPattern(chip.tensor, 1, chip.pattern, chip.par_offset + p, chip.free_offset)
+        if op.scatter:
+            s.write(moved, s.read(lane))
+        else:
+            s.write(lane, s.read(moved))
+
+
 TENSOR_ENGINE_RUNNERS: dict[type, Callable[[State, Any], None]] = {
     k.NcMatMul: run_matmul, k.Transpose: run_transpose, k.DmaTranspose: run_dma_transpose,
+    k.IndirectDmaCopy: run_indirect_dma_copy,
 }

@@ -23,13 +23,14 @@ from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
+from tilecc.nki.isa_indirect import IndirectView, indirect_dma_copy
 from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, klr_dtype
 
 tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engine.scalar
 gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
-_Engine, _DgeMode = engine, dge_mode
+_Engine, _DgeMode, _Oob = engine, dge_mode, oob_mode
 
 
 def _emit(stmt: ast.Stmt) -> None:
@@ -45,7 +46,14 @@ def _ap(view: NkiTensor) -> ast.TensorRef:
 def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oob_mode = oob_mode.error,
              dge_mode: dge_mode = dge_mode.unknown, engine: engine = engine.unknown,
              name: str | None = None) -> None:
-    """dst = src through a DMA engine (HBM or SBUF on both sides, equal element counts)."""
+    """dst = src through a DMA engine (HBM or SBUF on both sides, equal element counts);
+    an indirect side (`t[idx_tile, ...]`, `t.ap(vector_offset=...)`) makes it a row gather /
+    scatter (tilecc/nki/isa_indirect.py)."""
+    if isinstance(dst, IndirectView) or isinstance(src, IndirectView):
+        if not isinstance(dst, NkiTensor) or not isinstance(src, NkiTensor):
+            raise kernel_error("nisa.dma_copy: dst and src must be tensors")
+        indirect_dma_copy(dst, src, skip=oob_mode is _Oob.skip)
+        return
     d = chk.tile("dma_copy", "dst", dst, ("hbm", "sbuf"))
     s = chk.tile("dma_copy", "src", src, ("hbm", "sbuf"))
     if d.partitions * d.free_elements != s.partitions * s.free_elements:

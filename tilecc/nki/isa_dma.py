@@ -19,6 +19,7 @@ from tilecc.klr import ast
 from tilecc.nki import operands as chk
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, oob_mode
+from tilecc.nki.isa_indirect import IndirectView
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, klr_dtype
 
@@ -37,6 +38,8 @@ def dma_transpose(dst: object, src: object, axes: object = None, priority: int |
     fn = "dma_transpose"
     d = chk.tile(fn, "dst", dst, ("sbuf",))
     s = chk.tile(fn, "src", src, ("hbm", "sbuf"))
+    if isinstance(s, IndirectView):
+        raise kernel_error("nisa.dma_transpose: an indirect (gather) source is not supported")
     if s.ndim not in _FORMS or d.ndim != s.ndim:
         raise kernel_error(f"nisa.dma_transpose: src and dst must both be 2-d, 3-d or 4-d, got "
                            f"{list(s.shape)} and {list(d.shape)}")

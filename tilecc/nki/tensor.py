@@ -235,9 +235,8 @@ class NkiTensor:
         # numpy integers (an index read from a host-side np.int32 table) are ints
         items = [plain_number(item) for item in items]
         if any(isinstance(item, NkiTensor) for item in items):
-            raise kernel_error(f"indexing {self!r} with a tensor of indices is an indirect "
-                               f"gather / scatter, which KLR / BIR (spec 003) cannot express; "
-                               f"index with ints, slices, nl.ds or nl.arange / nl.mgrid")
+            from tilecc.nki.isa_indirect import indirect_view   # rows picked by an index tile
+            return indirect_view(self, items)
         if any(isinstance(item, (list, tuple)) for item in items):
             raise kernel_error(f"indexing {self!r} with a list of indices is a gather, which "
                                f"KLR / BIR (spec 003) cannot express; index with ints, slices, "

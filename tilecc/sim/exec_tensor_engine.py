@@ -10,6 +10,10 @@ Contract (semantics: klr/ast_tensor_engine.py, from the NKI ISA reference pages 
   that does not hold, and a dst whose placed bytes cross a PSUM bank, are SimErrors.
 - Transpose: dst[f, p] = src[p, f], src's free pairs flattened.
 - DmaTranspose: dst = np.transpose(src, permutation) of the 4-d accesses.
+- IndirectDMACopy: one fancy-indexed read (gather) or write (scatter) of the whole HBM
+  tensor's [rows, row] view at rows index[p] and the row access's columns; with oob_skip
+  the out-of-range partitions are not moved (a gather then needs dst to hold values, which
+  it keeps there); a repeated scatter row keeps the last partition's values.
 Operands go through sim/operands.py and the machine's views only.
 """
 
@@ -20,11 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from tilecc.bir.inst import Inst
-from tilecc.bir.inst_tensor_engine import (PSUM_BANK_BYTES, InstDmaTranspose, InstMatMult,
-                                           InstTranspose)
+from tilecc.bir.inst import AccessPattern, Inst
+from tilecc.bir.inst_tensor_engine import (PSUM_BANK_BYTES, InstDmaTranspose,
+                                           InstIndirectDMACopy, InstMatMult, InstTranspose)
 from tilecc.errors import SimError
 from tilecc.sim.alu import to_f32
+from tilecc.sim.dtypes import convert
 from tilecc.sim.machine import Machine
 from tilecc.sim.operands import read, write
 from tilecc.sim.psum_banks import bank_of
@@ -106,7 +111,38 @@ def exec_dma_transpose(m: Machine, inst: InstDmaTranspose) -> None:
     write(m, inst.outs[0], np.transpose(src, order), dma=True)
 
 
+def exec_indirect_dma_copy(m: Machine, inst: InstIndirectDMACopy) -> None:
+    index = read(m, inst.ins[1], "index").reshape(-1).astype(np.int64)
+    chip, hbm = (inst.ins[0], inst.outs[0]) if inst.scatter else (inst.outs[0], inst.ins[0])
+    if not isinstance(chip, AccessPattern) or not isinstance(hbm, AccessPattern):
+        raise SimError("an indirect copy moves between access patterns")
+    pl = m.placement(hbm.memref)
+    rows, row = pl.loc.partitions, pl.row
+    whole = m.view(AccessPattern(hbm.memref, hbm.dtype, 0, ((row, rows), (1, row))),
+                   write=inst.scatter, dma=True)
+    columns = np.full((1,), hbm.offset % row, np.int64)
+    for step, num in hbm.ap[1:]:
+        columns = (columns[:, None] + np.arange(num, dtype=np.int64) * step).reshape(-1)
+    inside = (index >= 0) & (index < rows)
+    if not inside.all() and not inst.oob_skip:
+        bad = int(np.argmax(~inside))
+        raise SimError(f"index {int(index[bad])} of partition {bad} is outside the {rows} rows "
+                       f"of {hbm.memref!r} (oob_mode error)")
+    picked = index[inside][:, None]
+    if inst.scatter:
+        values = read(m, chip, "scattered tile", dma=True).reshape(len(index), -1)
+        whole[picked, columns[None, :]] = convert(values[inside], whole.dtype)
+        return
+    gathered = whole[picked, columns[None, :]]
+    if inside.all():
+        write(m, chip, gathered, dma=True)
+        return
+    kept = m.view(chip, write=False, dma=True).reshape(len(index), -1).copy()   # skipped rows
+    kept[inside] = convert(gathered, kept.dtype)
+    write(m, chip, kept, dma=True)
+
+
 TENSOR_ENGINE_EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     InstMatMult: exec_matmult, InstTranspose: exec_transpose,
-    InstDmaTranspose: exec_dma_transpose,
+    InstDmaTranspose: exec_dma_transpose, InstIndirectDMACopy: exec_indirect_dma_copy,
 }
