@@ -1,4 +1,4 @@
-"""Kernels that need what tilecc cannot express -- a store from PSUM, gathers,
+"""Kernels that need what tilecc cannot express -- the MX quantized family, on-chip gathers,
 bn_stats, device_print -- fail with a KernelError that names the unsupported call and points
 at the kernel line making it (marked `# <-`). Each kernel below is a small original one built
 around the unsupported call; the harness calls every one with a [128, 16] float32 `x` and a
@@ -22,12 +22,11 @@ def marked_line(fn) -> int:
     return start + next(i for i, line in enumerate(lines) if "# <-" in line)
 
 
-def mirror_tile_level(x, idx):
-    """Store the tile-level transpose straight from PSUM (nl.store takes an SBUF tile)."""
-    swapped = nl.ndarray((x.shape[1], x.shape[0]), dtype=x.dtype, buffer=nl.shared_hbm)
+def quantize_for_mx_matmul(x, idx):
+    """Quantize a tile to MX format for the MX matmul (the MX family is not simulated)."""
     block = nl.load(x)
-    nl.store(swapped, nl.transpose(nl.exp(block)))  # <-
-    return swapped
+    scales = nl.ndarray((x.shape[0], 1), dtype=nl.uint8, buffer=nl.sbuf)
+    nisa.quantize_mx(dst=block, src=block, dst_scale=scales)  # <-
 
 
 def mirror_on_vector_engine(x, idx):
@@ -71,7 +70,7 @@ def trace_value_to_console(x, idx):
 
 
 CASES = [
-    (mirror_tile_level, r"nisa\.dma_copy: src must be a tile in HBM or SBUF, got a \[16, 128\] psum"),
+    (quantize_for_mx_matmul, r"nisa\.quantize_mx is not supported by tilecc: the MX quantized family"),
     (mirror_on_vector_engine, r"nisa\.nc_transpose: the Vector Engine transposes at most 32 x 32, "
                               r"data is 128 x 16"),
     (lookup_indirect, r"table\.indirect\(\.\.\.\) is a gather"),
@@ -100,9 +99,9 @@ def test_unsupported_call_inside_a_grid_launch_points_at_its_line():
         out = nl.ndarray(stack.shape, dtype=stack.dtype, buffer=nl.shared_hbm)
         pid = nl.program_id(0)
         doubled = nl.multiply(nl.load(stack[pid]), 2.0)
-        nl.store(out[pid], nl.transpose(doubled))  # <-
+        nl.store(out[pid], nisa.nc_matmul_mx(doubled, doubled, doubled, doubled))  # <-
         return out
 
-    with pytest.raises(KernelError, match=r"src must be a tile in HBM or SBUF") as info:
+    with pytest.raises(KernelError, match=r"nisa\.nc_matmul_mx is not supported") as info:
         per_program_mirror[3](np.zeros((3, 16, 64), np.float32))
     assert info.value.line == marked_line(per_program_mirror.fn)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import inspect
 
+import ml_dtypes
+
 import numpy as np
 import pytest
 
@@ -144,3 +146,32 @@ def test_restriction_is_a_located_kernel_error(kernel, message):
     with pytest.raises(KernelError, match=message) as info:
         nki.trace_kernel(kernel, nki.ArgSpec((128, 8), np.float32))
     assert (info.value.path, info.value.line) == (__file__, marked_line(kernel))
+
+
+@nki.jit
+def scatter_add_rows(values, ids, table):
+    rows = nl.load(values)
+    nisa.dma_copy(dst=table[nl.load(ids), :], src=rows, dst_rmw_op=np.add)
+    return table
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16], ids=str)
+def test_scatter_add_with_a_repeated_row(dtype):
+    table = np.full((8, 4), 0.5, dtype)
+    values = (np.arange(16, dtype=np.float32).reshape(4, 4) / 3).astype(dtype)
+    ids = np.array([[6], [1], [6], [6]], np.int32)
+    want = table.astype(np.float32)
+    for p, row in enumerate(ids[:, 0]):      # one read-modify-write per partition, in order
+        want[row] = (want[row] + values[p].astype(np.float32)).astype(dtype).astype(np.float32)
+    got = both(scatter_add_rows, values, ids, table)
+    np.testing.assert_array_equal(got.astype(np.float32), want)
+
+
+def test_dma_copy_accumulate_on_plain_tensors():
+    @nki.jit
+    def add_into(a, out):
+        nisa.dma_copy(dst=out, src=nl.load(a), dst_rmw_op=nl.add)
+        return out
+
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)
+    np.testing.assert_array_equal(both(add_into, a, np.ones((2, 4), np.float32)), a + 1)

@@ -146,3 +146,24 @@ def test_restriction_is_a_located_kernel_error(kernel, message):
     with pytest.raises(KernelError, match=message) as info:
         nki.trace_kernel(kernel, nki.ArgSpec((128, 8), np.float32))
     assert (info.value.path, info.value.line) == (__file__, marked_line(kernel))
+
+
+def test_store_straight_from_psum_and_1x_forms():
+    """NKI 1.x kernels store a matmul result from PSUM, spell perf_mode as a string and
+    call dma_transpose without dst."""
+    @nki.jit
+    def kernel(a, b, c):
+        out = nl.ndarray((4, 6), dtype=nl.float32, buffer=nl.shared_hbm)
+        flipped = nl.ndarray((c.shape[1], c.shape[0]), dtype=c.dtype, buffer=nl.shared_hbm)
+        nl.store(out, nisa.nc_matmul(nl.load(a.view(nl.float8_e5m2)), nl.load(b),
+                                     perf_mode="double_row_gen3"))
+        nl.store(flipped, nisa.dma_transpose(c))
+        return out, flipped
+
+    rng = np.random.default_rng(3)
+    a = rng.integers(-2, 3, (128, 2, 4)).astype(ml_dtypes.float8_e5m2)
+    b = rng.integers(-2, 3, (128, 2, 6)).astype(ml_dtypes.float8_e5m2)
+    c = np.arange(16 * 8).reshape(16, 8).astype(BF16)
+    got, flipped = nki.simulate(kernel)(a, b, c)
+    np.testing.assert_array_equal(got, np.einsum("ptm,ptn->mn", a.astype(np.float32), b.astype(np.float32)))
+    np.testing.assert_array_equal(flipped, c.T)

@@ -16,7 +16,8 @@ Operand order and meaning (semantics: klr/ast_tensor_engine.py, cited NKI pages)
 - IndirectDMACopy (engine DMA): ins [src, index], outs [dst]; index a [P, 1] int32 / uint32
   SB tile. Gather (scatter False): src an HBM AP of one row (partition pair [row, 1]),
   dst on chip; partition p of dst gets src moved to row index[p]. Scatter: the same with
-  src on chip and dst the HBM row AP. oob_skip: out-of-range rows are skipped, else an error.
+  src on chip and dst the HBM row AP; accumulate (scatter only): the rows get += src.
+  oob_skip: out-of-range rows are skipped, else an error.
 - DmaTranspose (engine DMA): ins [src], outs [dst]; both 4-d (partition pair + 3 free
   pairs); `permutation` lists (destination axis, source axis) pairs, one per axis.
 """
@@ -61,6 +62,7 @@ class InstIndirectDMACopy(Inst):
     OPCODE: ClassVar[int] = 213
     scatter: bool = False
     oob_skip: bool = False
+    accumulate: bool = False
 
 
 TENSOR_ENGINE_INSTS: tuple[type[Inst], ...] = (InstMatMult, InstTranspose, InstDmaTranspose,

@@ -64,9 +64,12 @@ def codegen_dma_transpose(cg: KlirToBirCodegen, op: k.DmaTranspose) -> None:
 
 
 def codegen_indirect_dma_copy(cg: KlirToBirCodegen, op: k.IndirectDmaCopy) -> None:
+    if op.accumulate and not op.scatter:
+        raise CodegenError("an accumulating indirect copy must be a scatter")
     src, index, out = cg.tensor_ref(op.src), cg.tensor_ref(op.index), cg.tensor_ref(op.dst)
     cg.emit(InstIndirectDMACopy(cg.name(op), EngineType.DMA, [src, index], [out],
-                                scatter=op.scatter, oob_skip=op.oob_mode == k.DmaBounds.skip))
+                                scatter=op.scatter, oob_skip=op.oob_mode == k.DmaBounds.skip,
+                                accumulate=op.accumulate))
 
 
 TENSOR_ENGINE_LEAVES: dict[type, Callable[[KlirToBirCodegen, Any], None]] = {

@@ -33,6 +33,8 @@ nki/api/generated/nki.isa.nc_matmul.html, .../nki.isa.nc_transpose.html,
   (par_num 1 at partition 0) and the elements in it; partition p of the on-chip side moves
   to / from that access shifted to row index[p]. oob_mode error: an index outside the
   tensor's rows is an error; skip: that partition is not moved (dst keeps its values).
+  accumulate (scatter only, NKI's dst_rmw_op=add): the row gets += the partition, in
+  partition order (a row named twice gets both).
   (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/
   nki.isa.dma_copy.html, "Indirect addressing")
 - DmaTranspose: both accesses are 4-d (partition / first dim and three free pairs, size-1
@@ -148,4 +150,5 @@ class IndirectDmaCopy:
     index: TensorRef
     scatter: bool = False
     oob_mode: DmaBounds = DmaBounds.error
+    accumulate: bool = False
     pos: Pos | None = field(default=None, compare=False)

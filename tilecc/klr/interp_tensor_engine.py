@@ -87,7 +87,10 @@ def run_indirect_dma_copy(s: State, op: k.IndirectDmaCopy) -> None:
                               f"{hbm.tensor.name!r}")
         moved = k.AccessPattern(hbm.tensor, 1, hbm.pattern, row, hbm.free_offset)
         lane = k.AccessPattern(chip.tensor, 1, chip.pattern, chip.par_offset + p, chip.free_offset)
-        if op.scatter:
+        if op.scatter and op.accumulate:
+            s.write(moved, np.add(s.read(moved).astype(np.float32), s.read(lane).astype(np.float32),
+                                  dtype=np.float32))
+        elif op.scatter:
             s.write(moved, s.read(lane))
         else:
             s.write(lane, s.read(moved))

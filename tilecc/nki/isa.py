@@ -14,6 +14,8 @@ abs_max / abs_min (no KLR AluOp).
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -43,16 +45,40 @@ def _ap(view: NkiTensor) -> ast.TensorRef:
 
 # ---------------------------------------------------------------- data movement and fill
 
-def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oob_mode = oob_mode.error,
-             dge_mode: dge_mode = dge_mode.unknown, engine: engine = engine.unknown,
-             name: str | None = None) -> None:
+def _dma_copy_2x(dst: object, src: object, priority: int | None = None,
+                 oob_mode: oob_mode = oob_mode.error, dge_mode: dge_mode = dge_mode.unknown,
+                 engine: engine = engine.unknown, name: str | None = None) -> None:
     """dst = src through a DMA engine (HBM or SBUF on both sides, equal element counts);
     an indirect side (`t[idx_tile, ...]`, `t.ap(vector_offset=...)`) makes it a row gather /
     scatter (tilecc/nki/isa_indirect.py)."""
+    _dma_copy(dst, src, oob_mode, dge_mode, engine, False)
+
+
+@functools.wraps(_dma_copy_2x)
+def dma_copy(*args: object, dst_rmw_op: object = None, mask: object = None,
+             **kwargs: object) -> None:
+    """The NKI 2.x signature (what inspect.signature reports), plus NKI 1.x's keywords
+    `dst_rmw_op` (np.add / nl.add: dst += src) and `mask` (refused)."""
+    if mask is not None:
+        raise kernel_error("nisa.dma_copy: mask= is not supported; slice the tensors instead")
+    try:
+        bound = _DMA_COPY_SIGNATURE.bind(*args, **kwargs)
+    except TypeError as err:
+        raise kernel_error(f"nisa.dma_copy: {err}") from None
+    bound.apply_defaults()
+    a = bound.arguments
+    _dma_copy(a["dst"], a["src"], a["oob_mode"], a["dge_mode"], a["engine"], _rmw_add(dst_rmw_op))
+
+
+_DMA_COPY_SIGNATURE = inspect.signature(_dma_copy_2x)
+
+
+def _dma_copy(dst: object, src: object, oob_mode: object, dge_mode: object, engine: object,
+              add: bool) -> None:
     if isinstance(dst, IndirectView) or isinstance(src, IndirectView):
         if not isinstance(dst, NkiTensor) or not isinstance(src, NkiTensor):
             raise kernel_error("nisa.dma_copy: dst and src must be tensors")
-        indirect_dma_copy(dst, src, skip=oob_mode is _Oob.skip)
+        indirect_dma_copy(dst, src, skip=oob_mode is _Oob.skip, accumulate=add)
         return
     d = chk.tile("dma_copy", "dst", dst, ("hbm", "sbuf"))
     s = chk.tile("dma_copy", "src", src, ("hbm", "sbuf"))
@@ -62,8 +88,21 @@ def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oo
     if engine is not _Engine.unknown and dge_mode is not _DgeMode.hwdge:
         raise kernel_error("nisa.dma_copy: engine is only valid with dge_mode=nisa.dge_mode.hwdge")
     trace = active_trace()
+    compute = ast.DgeComputeOp.add if add else ast.DgeComputeOp.none
     for dst_piece, src_piece in _row_pieces(d, s):
-        _emit(ast.NcDmaCopy(trace.access(dst_piece, dma=True), trace.access(src_piece, dma=True)))
+        _emit(ast.NcDmaCopy(trace.access(dst_piece, dma=True), trace.access(src_piece, dma=True),
+                            compute))
+
+
+def _rmw_add(op: object) -> bool:
+    """NKI 1.x `dst_rmw_op`: None, or an add (dst += src), the one DGE compute op."""
+    if op is None:
+        return False
+    from tilecc.nki.ops import resolve_op
+    if (found := resolve_op(op)) is None or found.alu != "add":
+        raise kernel_error(f"nisa.dma_copy: dst_rmw_op must be None or an add (np.add, nl.add), "
+                           f"got {op!r}")
+    return True
 
 
 def _row_pieces(d: NkiTensor, s: NkiTensor) -> list[tuple[NkiTensor, NkiTensor]]:

@@ -1,7 +1,8 @@
 """`nisa.dma_transpose` for tilecc, traced to KLR DmaTranspose.
 
 Contract (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/
-nki.isa.dma_transpose.html; signature of aws-neuron-sdk nki/api/nki/isa/__init__.py):
+nki.isa.dma_transpose.html; signature of aws-neuron-sdk nki/api/nki/isa/__init__.py; the
+NKI 1.x form `tile = nisa.dma_transpose(src)` returns a new SBUF tile):
 dst (SBUF) = src (HBM or SBUF) with its axes permuted: 2-d [1, 0], 3-d [2, 1, 0], 4-d
 [3, 1, 2, 0] (`axes` must be the one of src's rank, the default); dst has src's dtype and
 the permuted shape. dge_mode unknown (default) or hwdge; hwdge adds the hardware DGE's
@@ -21,7 +22,9 @@ from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, oob_mode
 from tilecc.nki.isa_indirect import IndirectView
 from tilecc.nki.tensor import NkiTensor
-from tilecc.nki.tracer import active_trace, klr_dtype
+from tilecc.nki.dtypes import canonical_dtype
+from tilecc.nki.isa_legacy import two_forms
+from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype
 
 # rank -> (NKI axes, KLR TransposeOps, where size-1 pairs go in src / dst: (index, count))
 _FORMS: dict[int, tuple[tuple[int, ...], ast.TransposeOps, int, int]] = {
@@ -31,6 +34,25 @@ _FORMS: dict[int, tuple[tuple[int, ...], ast.TransposeOps, int, int]] = {
 }
 
 
+def _legacy_dma_transpose(fn: object, src: object, *, axes: object = None, mask: object = None,
+                          dtype: object = None) -> NkiTensor:
+    """NKI 1.x: `local = nisa.dma_transpose(src)`, the transpose in a new SBUF tile."""
+    if mask is not None:
+        raise kernel_error("nisa.dma_transpose: mask= is not supported")
+    s = chk.tile("dma_transpose", "src", src, ("hbm", "sbuf"))
+    order = _FORMS[s.ndim][0] if s.ndim in _FORMS else tuple(range(s.ndim))
+    out = active_trace().allocate(tuple(s.shape[i] for i in order), s.dtype, "sbuf",
+                                  assigned_name())
+    dma_transpose(out, s, axes)
+    if dtype is None or canonical_dtype(dtype) == s.dtype:
+        return out
+    from tilecc.nki import isa
+    converted = active_trace().allocate(out.shape, canonical_dtype(dtype), "sbuf", assigned_name())
+    isa.tensor_copy(dst=converted, src=out)
+    return converted
+
+
+@two_forms(_legacy_dma_transpose)
 def dma_transpose(dst: object, src: object, axes: object = None, priority: int | None = None,
                   dge_mode: dge_mode = dge_mode.unknown, oob_mode: oob_mode = oob_mode.error,
                   name: str | None = None) -> None:

@@ -12,7 +12,8 @@ nki.isa.dma_copy.html, "Indirect addressing (gather/scatter)"; NKI 1.x
   KLR IndirectDmaCopy: a gather when it is the source, a scatter when it is the
   destination; the other side is an on-chip tile of P partitions and the row's element
   count. oob_mode as documented: error (default) rejects an index outside the tensor's
-  rows, skip leaves that partition out. Both sides indirect, scalar_offset (a register or
+  rows, skip leaves that partition out; NKI 1.x `dst_rmw_op=np.add` on a scatter adds into
+  the rows (a row named twice gets both). Both sides indirect, scalar_offset (a register or
   1 x 1 offset) and indirect_dim other than 0 are located KernelErrors.
 - An IndirectView is only for DMAs: indexing it again, reshaping it, computing on it or
   transposing it (dma_transpose) is a KernelError.
@@ -120,12 +121,14 @@ def explicit_indirect(table: NkiTensor, pattern: list[list[int]], offset: int,
     return _view(table, index, row)
 
 
-def indirect_dma_copy(dst: NkiTensor, src: NkiTensor, skip: bool) -> None:
+def indirect_dma_copy(dst: NkiTensor, src: NkiTensor, skip: bool, accumulate: bool = False) -> None:
     """The IndirectDmaCopy of a DMA with an IndirectView on one side."""
     what = "nisa.dma_copy"
     if isinstance(dst, IndirectView) and isinstance(src, IndirectView):
         raise kernel_error(f"{what}: only one side of a DMA may be indirect")
     scatter = isinstance(dst, IndirectView)
+    if accumulate and not scatter:
+        raise kernel_error(f"{what}: dst_rmw_op needs the indirect side to be dst (a scatter-add)")
     view, chip = (dst, src) if isinstance(dst, IndirectView) else (src, dst)
     assert isinstance(view, IndirectView)
     index, row = view.parts()
@@ -141,6 +144,6 @@ def indirect_dma_copy(dst: NkiTensor, src: NkiTensor, skip: bool) -> None:
     oob = ast.DmaBounds.skip if skip else ast.DmaBounds.error
     idx = trace.access(index, dma=True)
     if scatter:
-        trace.emit(ast.IndirectDmaCopy(hbm, on_chip, idx, True, oob))
+        trace.emit(ast.IndirectDmaCopy(hbm, on_chip, idx, True, oob, accumulate))
     else:
         trace.emit(ast.IndirectDmaCopy(on_chip, hbm, idx, False, oob))

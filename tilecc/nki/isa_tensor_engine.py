@@ -49,6 +49,11 @@ class matmul_perf_mode(Enum):  # noqa: N801 (NKI's name)
     double_row = "double_row"
 
 
+# NKI 1.x spelled the mode as a string; "double_row_gen3" is the NeuronCore-v3 double-FP8 mode
+LEGACY_PERF_MODES = {"none": matmul_perf_mode.none, "double_row": matmul_perf_mode.double_row,
+                     "double_row_gen3": matmul_perf_mode.double_row}
+
+
 class _TraceState:
     """Per trace: the PSUM accesses some instruction wrote (scanned from the body as it
     grows), and the last tile-returning matmul with the tile it made."""
@@ -85,7 +90,8 @@ def _legacy_matmul(fn: object, stationary: object, moving: object, *,
         raise kernel_error("nisa.nc_matmul: mask= is not supported on the Tensor Engine")
     st = chk.tile("nc_matmul", "stationary", stationary, ("sbuf",))
     mv = chk.tile("nc_matmul", "moving", moving, ("sbuf",))
-    double = perf_mode is matmul_perf_mode.double_row
+    double = LEGACY_PERF_MODES.get(perf_mode, perf_mode) is matmul_perf_mode.double_row \
+        if isinstance(perf_mode, str) else perf_mode is matmul_perf_mode.double_row
     m = st.free_elements // (2 if double else 1)
     n = mv.free_elements // (2 if double else 1)
     trace = active_trace()
@@ -110,6 +116,8 @@ def nc_matmul(dst: object, stationary: object, moving: object, is_stationary_one
     st = chk.tile(fn, "stationary", stationary, ("sbuf",))
     mv = chk.tile(fn, "moving", moving, ("sbuf",))
     position, size = _tiling(tile_position, tile_size)
+    perf_mode = LEGACY_PERF_MODES.get(perf_mode, perf_mode) if isinstance(perf_mode, str) \
+        else perf_mode
     if not isinstance(perf_mode, matmul_perf_mode):
         raise kernel_error(f"nisa.nc_matmul: perf_mode must be nisa.matmul_perf_mode.none or "
                            f".double_row, got {perf_mode!r}")

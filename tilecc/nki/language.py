@@ -164,6 +164,8 @@ def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
     if mask is not None:
         dst = dst.masked(mask, "nl.store")
         value = mask_tile("nl.store", value, mask)
+    if isinstance(value, NkiTensor) and value.buffer == "psum":
+        value = stage_psum(value)   # NKI 1.x stores a matmul result straight from PSUM
     isa.dma_copy(dst=dst, src=value)
 
 
@@ -368,7 +370,7 @@ copy = _OPS["copy"]
 reciprocal = _OPS["reciprocal"]
 
 from tilecc.nki.language_tensor_engine import (load_transpose2d, matmul,  # noqa: E402,F401
-                                               shared_identity_matrix, transpose)
+                                               shared_identity_matrix, stage_psum, transpose)
 
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.

@@ -14,6 +14,8 @@ nki/api/nki/language/__init__.py):
   [b, a] by one dma_transpose (then a converting copy when dtype differs).
 - `shared_identity_matrix(n, dtype=uint8)`: the [n, n] identity in SBUF (one per dtype
   and size in a kernel, as NKI shares them).
+- `stage_psum(tile)`: what `nl.store` of a PSUM tile does first (NKI 1.x kernels store
+  matmul results straight from PSUM): a copy into a new SBUF tile.
 Without `mask=` support (a located KernelError): KLR's Tensor Engine instructions take no mask.
 """
 
@@ -44,6 +46,12 @@ def _tile(fn: str, arg: str, value: object) -> NkiTensor:
 def _no_mask(fn: str, mask: object) -> None:
     if mask is not None:
         raise kernel_error(f"nl.{fn}: mask= is not supported on the Tensor Engine")
+
+
+def stage_psum(tile: NkiTensor) -> NkiTensor:
+    """A PSUM tile copied to a new SBUF tile (the Vector Engine), for a DMA: `nl.store` of a
+    PSUM tile, which NKI 1.x kernels write (the DMA queues read SBUF and HBM)."""
+    return _to_sbuf(tile)
 
 
 def _to_sbuf(tile: NkiTensor, dtype: str | None = None) -> NkiTensor:

@@ -404,7 +404,13 @@ class NkiTensor:
 
     def view(self, dtype: object) -> NkiTensor:
         """NKI's bit reinterpretation (`int_tile.view(nl.float32)`): refused, since a KLR / BIR
-        access reads its tensor in the tensor's own dtype."""
+        access reads its tensor in the tensor's own dtype; a view as its own dtype is itself."""
+        from tilecc.nki.dtypes import canonical_dtype
+        try:
+            if canonical_dtype(dtype) == self.dtype:
+                return self
+        except ValueError:
+            pass   # not a dtype: the refusal below names it
         raise kernel_error(f"{self!r}.view({dtype!r}) reinterprets the bits as another dtype; KLR "
                            f"and BIR accesses read a tensor in its own dtype, so tilecc cannot "
                            f"express it (nisa.tensor_copy converts values instead)")

@@ -13,7 +13,9 @@ Contract (semantics: klr/ast_tensor_engine.py, from the NKI ISA reference pages 
 - IndirectDMACopy: one fancy-indexed read (gather) or write (scatter) of the whole HBM
   tensor's [rows, row] view at rows index[p] and the row access's columns; with oob_skip
   the out-of-range partitions are not moved (a gather then needs dst to hold values, which
-  it keeps there); a repeated scatter row keeps the last partition's values.
+  it keeps there); a repeated scatter row keeps the last partition's values, or with
+  accumulate gets every partition added in partition order (float32 adds, each written
+  back in the tensor's dtype, as a read-modify-write DMA per partition does).
 Operands go through sim/operands.py and the machine's views only.
 """
 
@@ -131,7 +133,10 @@ def exec_indirect_dma_copy(m: Machine, inst: InstIndirectDMACopy) -> None:
     picked = index[inside][:, None]
     if inst.scatter:
         values = read(m, chip, "scattered tile", dma=True).reshape(len(index), -1)
-        whole[picked, columns[None, :]] = convert(values[inside], whole.dtype)
+        if inst.accumulate:
+            _scatter_add(whole, index[inside], columns, values[inside])
+        else:
+            whole[picked, columns[None, :]] = convert(values[inside], whole.dtype)
         return
     gathered = whole[picked, columns[None, :]]
     if inside.all():
@@ -140,6 +145,22 @@ def exec_indirect_dma_copy(m: Machine, inst: InstIndirectDMACopy) -> None:
     kept = m.view(chip, write=False, dma=True).reshape(len(index), -1).copy()   # skipped rows
     kept[inside] = convert(gathered, kept.dtype)
     write(m, chip, kept, dma=True)
+
+
+def _scatter_add(whole: np.ndarray, rows: np.ndarray, columns: np.ndarray,
+                 values: np.ndarray) -> None:
+    """whole[rows[p], columns] += values[p] in partition order, each add in float32 and
+    written back in whole's dtype (a DMA read-modify-write per partition): the k-th
+    partitions naming each row go together in round k, so no round repeats a row."""
+    order = np.argsort(rows, kind="stable")
+    ranked = rows[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    rank = np.empty(len(rows), np.int64)
+    rank[order] = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+    for round_ in range(int(rank.max(initial=-1)) + 1):
+        picked = rows[rank == round_][:, None]
+        total = to_f32(whole[picked, columns[None, :]]) + to_f32(values[rank == round_])
+        whole[picked, columns[None, :]] = convert(total, whole.dtype)
 
 
 TENSOR_ENGINE_EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
