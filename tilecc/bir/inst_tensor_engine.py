@@ -18,6 +18,9 @@ Operand order and meaning (semantics: klr/ast_tensor_engine.py, cited NKI pages)
   dst on chip; partition p of dst gets src moved to row index[p]. Scatter: the same with
   src on chip and dst the HBM row AP; accumulate (scatter only): the rows get += src.
   oob_skip: out-of-range rows are skipped, else an error.
+- TensorCopyDynamic (a compute engine): ins [src, offset], outs [dst]; offset a one-element
+  int32 / uint32 SB tile; the dynamic side's (src if dynamic_src, else dst) flat offset is
+  moved by value(offset) * stride elements when the instruction runs.
 - DmaTranspose (engine DMA): ins [src], outs [dst]; both 4-d (partition pair + 3 free
   pairs); `permutation` lists (destination axis, source axis) pairs, one per axis.
 """
@@ -65,5 +68,12 @@ class InstIndirectDMACopy(Inst):
     accumulate: bool = False
 
 
+@dataclass(slots=True)
+class InstTensorCopyDynamic(Inst):
+    OPCODE: ClassVar[int] = 214
+    stride: int = 0
+    dynamic_src: bool = True
+
+
 TENSOR_ENGINE_INSTS: tuple[type[Inst], ...] = (InstMatMult, InstTranspose, InstDmaTranspose,
-                                               InstIndirectDMACopy)
+                                               InstIndirectDMACopy, InstTensorCopyDynamic)

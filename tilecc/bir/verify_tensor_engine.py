@@ -14,7 +14,8 @@ multiples of them inside the array; dst's bytes inside one 2 KiB PSUM bank of it
 (a location larger than a bank starts on a bank: sim/machine.py). Transpose: 32 x 32 at
 most per side, elements equal, same dtype. DmaTranspose: 4-d accesses, dst the permuted src.
 IndirectDMACopy: the indexed side in HBM naming one row, the other on chip, an int32 /
-uint32 [P, 1] SB index, equal elements per partition.
+uint32 [P, 1] SB index, equal elements per partition. TensorCopyDynamic: a one-element
+int32 / uint32 offset, as many elements written as read.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from typing import TYPE_CHECKING, Callable
 from tilecc.bir import inst as b
 from tilecc.bir.enums import BIR_DTYPE_SIZE, BirDtype, MemoryKind
 from tilecc.bir.inst_tensor_engine import (PSUM_BANK_BYTES, InstDmaTranspose,
-                                           InstIndirectDMACopy, InstMatMult, InstTranspose)
+                                           InstIndirectDMACopy, InstMatMult, InstTensorCopyDynamic,
+                                           InstTranspose)
 
 if TYPE_CHECKING:
     from tilecc.bir.verifier import InstChecker
@@ -181,7 +183,17 @@ def check_indirect_dma_copy(c: InstChecker) -> None:
                      f"{free_elements(hbm)}")
 
 
+def check_tensor_copy_dynamic(c: InstChecker) -> None:
+    c.count((2,), 1)
+    src, offset = c.tile(c.inst.ins[0], "source"), c.tile(c.inst.ins[1], "offset")
+    if offset.dtype not in (D.int32, D.uint32) or offset.ap[0][1] * free_elements(offset) != 1:
+        raise c.fail(f"the dynamic offset must be one int32 / uint32 element, found "
+                     f"{offset.dtype.name} {[n for _, n in offset.ap]}")
+    c.same_size(src, c.inst.outs[0])
+
+
 TENSOR_ENGINE_CHECKS: dict[type[b.Inst], Callable[[InstChecker], None]] = {
     InstMatMult: check_matmult, InstTranspose: check_transpose,
     InstDmaTranspose: check_dma_transpose, InstIndirectDMACopy: check_indirect_dma_copy,
+    InstTensorCopyDynamic: check_tensor_copy_dynamic,
 }

@@ -10,7 +10,7 @@ double_row (DoubleRowSwInterleave has no BIR form here: CodegenError). Transpose
 DVE (the only engine KLR's Transpose has besides the PE path, which NKI lowers to a
 matmul). DmaTranspose: the permutation of its TransposeOps (klr/ast_tensor_engine.py);
 oob_mode must be error (no index is dynamic here). IndirectDmaCopy: ins [src, index],
-outs [dst], oob_mode skip -> oob_skip.
+outs [dst], oob_mode skip -> oob_skip. TensorCopyDynamic: ins [src, offset], outs [dst].
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from tilecc.bir.enums import EngineType
 from tilecc.bir.inst_tensor_engine import (InstDmaTranspose, InstIndirectDMACopy, InstMatMult,
-                                           InstTranspose)
+                                           InstTensorCopyDynamic, InstTranspose)
+from tilecc.codegen import enum_maps as m
 from tilecc.errors import CodegenError
 from tilecc.klr import ast as k
 
@@ -72,7 +73,14 @@ def codegen_indirect_dma_copy(cg: KlirToBirCodegen, op: k.IndirectDmaCopy) -> No
                                 accumulate=op.accumulate))
 
 
+def codegen_tensor_copy_dynamic(cg: KlirToBirCodegen, op: k.TensorCopyDynamic) -> None:
+    src, offset, out = cg.tensor_ref(op.src), cg.tensor_ref(op.offset), cg.tensor_ref(op.dst)
+    cg.emit(InstTensorCopyDynamic(cg.name(op), m.codegen_engine(op.engine), [src, offset], [out],
+                                  stride=op.stride, dynamic_src=op.dynamic_src))
+
+
 TENSOR_ENGINE_LEAVES: dict[type, Callable[[KlirToBirCodegen, Any], None]] = {
     k.NcMatMul: codegen_matmul, k.Transpose: codegen_transpose,
     k.DmaTranspose: codegen_dma_transpose, k.IndirectDmaCopy: codegen_indirect_dma_copy,
+    k.TensorCopyDynamic: codegen_tensor_copy_dynamic,
 }

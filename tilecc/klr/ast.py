@@ -89,7 +89,7 @@ from typing import Union
 from tilecc.errors import CodegenError
 from tilecc.klr.ast_tensor_engine import (TRANSPOSE_PERMUTATION, DmaBounds, DmaTranspose,
                                           IndirectDmaCopy, MatmulPerfMode, NatList, NcMatMul,
-                                          Transpose, TransposeOps)
+                                          TensorCopyDynamic, Transpose, TransposeOps)
 
 
 class Dtype(IntEnum):
@@ -600,7 +600,8 @@ class Iota:
 Operator = Union[NcActivate, ActivationReduce, Activate2, Exponential, Reciprocal, TensorScalar,
                  TensorScalarReduce, TensorScalarCumulative, NcScalarTensorTensor, TensorTensor,
                  TensorTensorScan, TensorReduce, TensorPartitionReduce, NcDmaCopy, NcCopy,
-                 MemSet, Iota, NcMatMul, Transpose, DmaTranspose, IndirectDmaCopy]
+                 MemSet, Iota, NcMatMul, Transpose, DmaTranspose, IndirectDmaCopy,
+                 TensorCopyDynamic]
 # A statement is one operator (KLR `Stmt.oper`), executed in body order; the statement's
 # source position is the operator's `pos` (not an operator field of KLR, and not compared).
 Stmt = Operator
@@ -615,7 +616,7 @@ OPERATOR_CTOR: dict[type, str] = {
     TensorPartitionReduce: "tensorPartitionReduce", NcDmaCopy: "ncDmaCopy", NcCopy: "ncCopy",
     MemSet: "memSet", Iota: "iota",
     NcMatMul: "ncMatMul", Transpose: "transpose", DmaTranspose: "dmaTranspose",
-    IndirectDmaCopy: "indirectDmaCopy",
+    IndirectDmaCopy: "indirectDmaCopy", TensorCopyDynamic: "tensorCopyDynamic",
 }
 # (the Tensor Engine family's classes come from klr/ast_tensor_engine.py, exported here)
 

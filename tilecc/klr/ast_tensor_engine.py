@@ -37,6 +37,12 @@ nki/api/generated/nki.isa.nc_matmul.html, .../nki.isa.nc_transpose.html,
   partition order (a row named twice gets both).
   (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/
   nki.isa.dma_copy.html, "Indirect addressing")
+- TensorCopyDynamic (tilecc's operator for nisa.tensor_copy_dynamic_src / _dst, which KLR
+  HEAD writes as ncCopy with a scalarOffset access): dst = src on a compute engine, the
+  dynamic side (src when dynamic_src, else dst) moved by value(offset) * stride elements
+  within each partition, where `offset` is a one-element int32 / uint32 SBUF tile read when
+  the instruction runs; the moved access must stay inside the tensor's partition rows.
+  (.../nki.isa.tensor_copy_dynamic_src.html)
 - DmaTranspose: both accesses are 4-d (partition / first dim and three free pairs, size-1
   pairs padding a smaller tensor); dst = src with its axes permuted as
   TRANSPOSE_PERMUTATION[axes] says (NKI's 2-d [1, 0], 3-d [2, 1, 0] and 4-d [3, 1, 2, 0]
@@ -151,4 +157,16 @@ class IndirectDmaCopy:
     scatter: bool = False
     oob_mode: DmaBounds = DmaBounds.error
     accumulate: bool = False
+    pos: Pos | None = field(default=None, compare=False)
+
+
+@dataclass(slots=True)
+class TensorCopyDynamic:
+    dst: TensorRef
+    src: TensorRef
+    offset: TensorRef
+    stride: int
+    dynamic_src: bool
+    dtype: Dtype | None
+    engine: Engine
     pos: Pos | None = field(default=None, compare=False)

@@ -96,7 +96,22 @@ def run_indirect_dma_copy(s: State, op: k.IndirectDmaCopy) -> None:
             s.write(lane, s.read(moved))
 
 
+def run_tensor_copy_dynamic(s: State, op: k.TensorCopyDynamic) -> None:
+    shift = int(s.read(op.offset).reshape(-1)[0]) * op.stride
+    side = k.to_pattern(op.src if op.dynamic_src else op.dst)
+    row = side.tensor.shape.free_elements
+    if not 0 <= side.free_offset + shift < max(row, 1):
+        raise InterpError(f"the dynamic offset {shift} moves the access of {side.tensor.name!r} "
+                          f"out of its partitions' rows")
+    moved = k.AccessPattern(side.tensor, side.par_num, side.pattern, side.par_offset,
+                            side.free_offset + shift)
+    if op.dynamic_src:
+        s.write(op.dst, s.read(moved))
+    else:
+        s.write(moved, s.read(op.src))
+
+
 TENSOR_ENGINE_RUNNERS: dict[type, Callable[[State, Any], None]] = {
     k.NcMatMul: run_matmul, k.Transpose: run_transpose, k.DmaTranspose: run_dma_transpose,
-    k.IndirectDmaCopy: run_indirect_dma_copy,
+    k.IndirectDmaCopy: run_indirect_dma_copy, k.TensorCopyDynamic: run_tensor_copy_dynamic,
 }

@@ -342,6 +342,7 @@ from tilecc.nki.isa_reduce import (tensor_partition_reduce, tensor_reduce,  # no
                                    tensor_scalar_cumulative, tensor_scalar_reduce)
 from tilecc.nki.isa_tensor_engine import matmul_perf_mode, nc_matmul, nc_transpose  # noqa: E402
 from tilecc.nki.isa_dma import dma_transpose  # noqa: E402
+from tilecc.nki.isa_dynamic import tensor_copy_dynamic_dst, tensor_copy_dynamic_src  # noqa: E402
 
 __all__ = [
     "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
@@ -349,14 +350,14 @@ __all__ = [
     "tensor_scalar", "scalar_tensor_tensor", "tensor_tensor_scan", "activation", "activation_reduce",
     "activate2", "exponential", "reciprocal", "tensor_reduce", "tensor_partition_reduce",
     "tensor_scalar_reduce", "tensor_scalar_cumulative", "matmul_perf_mode", "nc_matmul",
-    "nc_transpose", "dma_transpose",
+    "nc_transpose", "dma_transpose", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
 ]
 
 # NKI instructions outside spec 003's operator family: calling one is a KernelError at the
 # kernel line (not an AttributeError), so a ported kernel learns which call to replace.
 _NOT_TRACED = frozenset({
     "nc_matmul_mx", "tensor_copy_predicated",
-    "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "affine_select", "local_gather",
+"affine_select", "local_gather",
     "nc_n_gather", "bn_stats", "bn_aggr", "nc_stream_shuffle", "rng", "dropout", "set_rng_seed",
     "rand_set_state", "rand_get_state", "rand2", "max8", "sequence_bounds", "core_barrier",
     "dma_compute", "quantize_mx", "range_select", "select_reduce", "sendrecv", "register_alloc",

@@ -76,6 +76,15 @@ def _as_slice(item: object) -> object:
     return slice(item.offset, item.offset + step * (num - 1) + 1, step)
 
 
+def tile_indexed_view(tensor: NkiTensor, items: list[object]) -> NkiTensor:
+    """An index holding a tile: rows of an HBM tensor picked by an index tile (here), or an
+    on-chip access at a dynamic offset (tilecc/nki/isa_dynamic.py)."""
+    if tensor.alloc.on_chip:
+        from tilecc.nki.isa_dynamic import dynamic_view
+        return dynamic_view(tensor, items)
+    return indirect_view(tensor, items)
+
+
 def indirect_view(table: NkiTensor, items: list[object]) -> IndirectView:
     """`table[idx, ...]` (NkiTensor.__getitem__ with a tile among the indices)."""
     what = f"indexing {table!r} with a tile"

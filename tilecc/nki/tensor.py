@@ -128,6 +128,9 @@ def _arith(name: str, reflected: bool = False) -> Callable[[NkiTensor, object], 
         from tilecc.nki.ops import ALL_OPS
         from tilecc.nki.tile_ops import binary
         from tilecc.nki.tracer import assigned_name
+        if name == "add" and isinstance(other, IndexExpr):   # `offsets[0, i] + iy`
+            from tilecc.nki.isa_dynamic import dynamic_index
+            return dynamic_index(self, other)
         left, right = (other, self) if reflected else (self, other)
         return binary(ALL_OPS[name], left, right, None, assigned_name())
     return method
@@ -234,9 +237,9 @@ class NkiTensor:
         items = list(key) if isinstance(key, tuple) else [key]
         # numpy integers (an index read from a host-side np.int32 table) are ints
         items = [plain_number(item) for item in items]
-        if any(isinstance(item, NkiTensor) for item in items):
-            from tilecc.nki.isa_indirect import indirect_view   # rows picked by an index tile
-            return indirect_view(self, items)
+        if any(isinstance(item, NkiTensor) or hasattr(item, "dynamic_offset") for item in items):
+            from tilecc.nki.isa_indirect import tile_indexed_view   # indirect / dynamic access
+            return tile_indexed_view(self, items)
         if any(isinstance(item, (list, tuple)) for item in items):
             raise kernel_error(f"indexing {self!r} with a list of indices is a gather, which "
                                f"KLR / BIR (spec 003) cannot express; index with ints, slices, "

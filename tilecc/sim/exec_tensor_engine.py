@@ -16,6 +16,8 @@ Contract (semantics: klr/ast_tensor_engine.py, from the NKI ISA reference pages 
   it keeps there); a repeated scatter row keeps the last partition's values, or with
   accumulate gets every partition added in partition order (float32 adds, each written
   back in the tensor's dtype, as a read-modify-write DMA per partition does).
+- TensorCopyDynamic: the dynamic side's access moved by offset * stride elements (one
+  view per run: the offset is data), still inside its partitions' rows.
 Operands go through sim/operands.py and the machine's views only.
 """
 
@@ -28,7 +30,8 @@ import numpy as np
 
 from tilecc.bir.inst import AccessPattern, Inst
 from tilecc.bir.inst_tensor_engine import (PSUM_BANK_BYTES, InstDmaTranspose,
-                                           InstIndirectDMACopy, InstMatMult, InstTranspose)
+                                           InstIndirectDMACopy, InstMatMult, InstTensorCopyDynamic,
+                                           InstTranspose)
 from tilecc.errors import SimError
 from tilecc.sim.alu import to_f32
 from tilecc.sim.dtypes import convert
@@ -163,7 +166,25 @@ def _scatter_add(whole: np.ndarray, rows: np.ndarray, columns: np.ndarray,
         whole[picked, columns[None, :]] = convert(total, whole.dtype)
 
 
+def exec_tensor_copy_dynamic(m: Machine, inst: InstTensorCopyDynamic) -> None:
+    shift = int(read(m, inst.ins[1], "dynamic offset").reshape(-1)[0]) * inst.stride
+    src, dst = inst.ins[0], inst.outs[0]
+    if not isinstance(src, AccessPattern):
+        raise SimError("the copy source must be an access pattern")
+    moved = src if inst.dynamic_src else dst
+    moved = AccessPattern(moved.memref, moved.dtype, moved.offset + shift, moved.ap)
+    row = m.placement(moved.memref).row
+    if (moved.offset // row) != ((moved.offset - shift) // row):
+        raise SimError(f"the dynamic offset {shift} moves the access of {moved.memref!r} out of "
+                       f"its partitions' rows")
+    if inst.dynamic_src:
+        write(m, dst, read(m, moved, "copy source"))
+    else:
+        write(m, moved, read(m, src, "copy source"))
+
+
 TENSOR_ENGINE_EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     InstMatMult: exec_matmult, InstTranspose: exec_transpose,
     InstDmaTranspose: exec_dma_transpose, InstIndirectDMACopy: exec_indirect_dma_copy,
+    InstTensorCopyDynamic: exec_tensor_copy_dynamic,
 }
