@@ -127,7 +127,12 @@ def transpose_3d(a):
     nl.transpose(sb((16, 2, 4)))  # <-
 
 
+def embedded_constant(a):
+    nl.shared_constant(np.ones((4, 4), np.float32))  # <-
+
+
 CASES = [
+    (embedded_constant, r"nl.shared_constant is not supported by tilecc: a KLR kernel carries no constant"),
     (wrong_axes, r"axes \(0, 1\) is not supported; a 2-d transpose has axes \(1, 0\)"),
     (wrong_dst_shape, r"dst \[16, 8\] must be \[8, 16\]"),
     (dtype_change, r"dst dtype float32 must be src's bfloat16"),

@@ -370,12 +370,13 @@ copy = _OPS["copy"]
 reciprocal = _OPS["reciprocal"]
 
 from tilecc.nki.language_tensor_engine import (load_transpose2d, matmul,  # noqa: E402,F401
-                                               shared_identity_matrix, stage_psum, transpose)
+                                               shared_constant, shared_identity_matrix,
+                                               stage_psum, transpose)
 
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
-    "all", "where", "expand_dims", "select", "shared_constant", "device_print", "atomic_rmw", "gather_flattened",
+    "all", "where", "expand_dims", "select", "device_print", "atomic_rmw", "gather_flattened",
     "dropout", "rand", "random_seed", "floor", "ceil", "trunc", "cos", "tan", "sum_reduce", "softmax",
     "rms_norm", "all_reduce", "loop_reduce", "dynamic_range",
 })

@@ -16,6 +16,7 @@ nki/api/nki/language/__init__.py):
   and size in a kernel, as NKI shares them).
 - `stage_psum(tile)`: what `nl.store` of a PSUM tile does first (NKI 1.x kernels store
   matmul results straight from PSUM): a copy into a new SBUF tile.
+- `shared_constant(constant)`: a located KernelError (a KLR kernel has no constant data).
 Without `mask=` support (a located KernelError): KLR's Tensor Engine instructions take no mask.
 """
 
@@ -111,3 +112,10 @@ def shared_identity_matrix(n: int, dtype: object = "uint8", dst: object = None) 
     isa.tensor_copy(dst=dst, src=eye)
     assert isinstance(dst, NkiTensor)   # tensor_copy has checked it is a tile
     return dst
+
+
+def shared_constant(constant: object) -> NkiTensor:
+    """Refused: NKI embeds the data in the compiled binary, and a KLR kernel carries no
+    constant data; the array can be passed as a kernel argument instead."""
+    raise kernel_error("nl.shared_constant is not supported by tilecc: a KLR kernel carries no "
+                       "constant data (pass the array as a kernel argument instead)")
