@@ -248,7 +248,12 @@ def mx_quantize(a):
     nisa.quantize_mx(sb((128, 8)), sb((128, 8)), sb((128, 1)))  # <-
 
 
+def mx_dtype(a):
+    nl.ndarray((128, 8), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)  # <-
+
+
 CASES = [
+    (mx_dtype, r"nl.float8_e4m3fn_x4 is not supported by tilecc: the MX quantized family"),
     (contraction_over_128, r"nc_matmul: moving has 64 partitions but stationary has 128"),
     (stationary_too_wide, r"nc_matmul: stationary free size 129 exceeds 128"),
     (moving_too_wide, r"moving free size 513 exceeds 512 \(one PSUM bank of float32\)"),

@@ -382,7 +382,14 @@ _TILE_LEVEL = frozenset({
 })
 
 
+# the packed MX dtypes (four values per element), for nisa.nc_matmul_mx / quantize_mx
+_MX_DTYPES = frozenset({"float8_e4m3fn_x4", "float8_e5m2_x4", "float4_e2m1fn_x4"})
+
+
 def __getattr__(name: str) -> object:
+    if name in _MX_DTYPES:
+        raise kernel_error(f"nl.{name} is not supported by tilecc: the MX quantized family "
+                           f"(nc_matmul_mx, quantize_mx and the x4 packed dtypes) is not simulated")
     if name not in _TILE_LEVEL:
         raise AttributeError(f"module 'tilecc.nki.language' has no attribute {name!r}")
 
