@@ -128,11 +128,12 @@ def transpose_3d(a):
 
 
 def embedded_constant(a):
-    nl.shared_constant(np.ones((4, 4), np.float32))  # <-
+    nl.shared_constant(np.arange(16, dtype=np.float32).reshape(4, 4))  # <-
 
 
 CASES = [
-    (embedded_constant, r"nl.shared_constant is not supported by tilecc: a KLR kernel carries no constant"),
+    (embedded_constant, r"nl.shared_constant is not supported by tilecc for this data: a KLR kernel "
+                        r"carries no constant data"),
     (wrong_axes, r"axes \(0, 1\) is not supported; a 2-d transpose has axes \(1, 0\)"),
     (wrong_dst_shape, r"dst \[16, 8\] must be \[8, 16\]"),
     (dtype_change, r"dst dtype float32 must be src's bfloat16"),
@@ -151,6 +152,23 @@ def test_restriction_is_a_located_kernel_error(kernel, message):
     with pytest.raises(KernelError, match=message) as info:
         nki.trace_kernel(kernel, nki.ArgSpec((128, 8), np.float32))
     assert (info.value.path, info.value.line) == (__file__, marked_line(kernel))
+
+
+def test_shared_constants_built_by_instructions():
+    @nki.jit
+    def kernel(a):
+        eye = nl.shared_constant(np.identity(128, dtype=np.int8), dtype=nl.bfloat16)
+        halves = nl.shared_constant(np.full((300, 5), 0.5, np.float32))
+        out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+        col = nl.ndarray((300, 5), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.copy(nl.load(eye), dtype=nl.float32))
+        for i in nl.affine_range(3):
+            nl.store(col[i * 100:(i + 1) * 100], nl.load(halves[i * 100:(i + 1) * 100]))
+        return out, col
+
+    eye, col = nki.simulate(kernel)(np.zeros((1, 1), np.float32))
+    np.testing.assert_array_equal(eye, np.eye(128, dtype=np.float32))
+    np.testing.assert_array_equal(col, np.full((300, 5), 0.5, np.float32))
 
 
 def test_store_straight_from_psum_and_1x_forms():

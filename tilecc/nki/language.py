@@ -256,6 +256,9 @@ def _reduction(kind: str) -> Callable[..., NkiTensor]:
                   mask: object = None) -> NkiTensor:
         return tile_ops.reduce(kind, x, axis, dtype, keepdims, mask, assigned_name())
     reduction.__name__ = reduction.__qualname__ = kind
+    # the ALU op it folds with, for `op=nl.max` in nisa calls (ops.resolve_op)
+    reduction.nki_op = {"sum": "add", "max": "maximum", "min": "minimum",  # type: ignore[attr-defined]
+                        "prod": "multiply"}.get(kind)
     reduction.__doc__ = f"nl.{kind}(x, axis, dtype=None, keepdims=False, mask=None): a new tile."
     return reduction
 

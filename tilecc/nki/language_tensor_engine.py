@@ -16,11 +16,15 @@ nki/api/nki/language/__init__.py):
   and size in a kernel, as NKI shares them).
 - `stage_psum(tile)`: what `nl.store` of a PSUM tile does first (NKI 1.x kernels store
   matmul results straight from PSUM): a copy into a new SBUF tile.
-- `shared_constant(constant)`: a located KernelError (a KLR kernel has no constant data).
+- `shared_constant(constant, dtype=None)`: a shared-HBM tensor of the constant, for the
+  constants instructions can build (one value everywhere, an identity); other data is a
+  located KernelError (a KLR kernel carries no constant data).
 Without `mask=` support (a located KernelError): KLR's Tensor Engine instructions take no mask.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
@@ -114,8 +118,40 @@ def shared_identity_matrix(n: int, dtype: object = "uint8", dst: object = None) 
     return dst
 
 
-def shared_constant(constant: object) -> NkiTensor:
-    """Refused: NKI embeds the data in the compiled binary, and a KLR kernel carries no
-    constant data; the array can be passed as a kernel argument instead."""
-    raise kernel_error("nl.shared_constant is not supported by tilecc: a KLR kernel carries no "
-                       "constant data (pass the array as a kernel argument instead)")
+def shared_constant(constant: object, dtype: object = None) -> NkiTensor:
+    """A shared-HBM tensor holding `constant` (an array, or the path of a .npy file) in
+    `dtype` (default: the array's), for the constants the instructions can build from
+    immediates: one value everywhere (a memset) or an n x n identity (n <= 128, the
+    shared identity). Other data is a KernelError: a KLR kernel carries no constant data."""
+    from tilecc.nki import isa
+    try:
+        values = np.load(constant) if isinstance(constant, str) else np.asarray(constant)
+    except (OSError, ValueError) as err:
+        raise kernel_error(f"nl.shared_constant: cannot read {constant!r}: {err}") from None
+    if values.ndim == 0 or values.size == 0:
+        raise kernel_error(f"nl.shared_constant: the constant must be a non-empty array, got "
+                           f"shape {list(values.shape)}")
+    want = _dtype("shared_constant", values.dtype if dtype is None else dtype, "float32")
+    trace = active_trace()
+    out = trace.allocate(tuple(int(n) for n in values.shape), want, "hbm", assigned_name())
+    flat = values.reshape(values.shape[0], -1)
+    if values.ndim == 2 and values.shape[0] == values.shape[1] <= 128 and \
+            np.array_equal(values, np.eye(values.shape[0], dtype=values.dtype)):
+        isa.dma_copy(dst=out, src=identity_tile(values.shape[0], want))
+        return out
+    if not (flat == flat.flat[0]).all():
+        raise kernel_error("nl.shared_constant is not supported by tilecc for this data: a KLR "
+                           "kernel carries no constant data, so only a constant of one value or "
+                           "an identity (built by instructions) can be made; pass the array as "
+                           "a kernel argument instead")
+    rows = min(values.shape[0], 128)
+    fill = trace.allocate((rows, *values.shape[1:]) if values.ndim > 1 else (1, rows), want,
+                          "sbuf", "constant_fill")
+    isa.memset(dst=fill, value=flat.flat[0].item())
+    for start in range(0, values.shape[0], rows):
+        count = min(rows, values.shape[0] - start)
+        if values.ndim == 1:
+            isa.dma_copy(dst=out[start:start + count], src=fill[0:1, 0:count])
+        else:
+            isa.dma_copy(dst=out[start:start + count], src=fill[0:count])
+    return out
