@@ -10,6 +10,8 @@ import pytest
 from tilecc.bir import inst as b
 from tilecc.bir.enums import (ActivationFunctionType, AluOpType, AxisListType, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind, TSCMode)
+from tilecc.bir.inst_tensor_engine import (InstDmaTranspose, InstIndirectDMACopy, InstMatMult,
+                                           InstTensorCopyDynamic, InstTranspose)
 from tilecc.bir.json import program_to_doc, read_program_json, write_program_json
 from tilecc.errors import ParseError
 
@@ -39,6 +41,13 @@ def every_inst() -> b.Program:
         b.InstTensorCopy("T", EngineType.ALL, [AP], [AP]),
         b.InstIota("I", EngineType.Pool, [], [AP], offset=-3, pattern=((1, 4), (-2, 2)),
                    channel_multiplier=5),
+        InstMatMult("MM", EngineType.PE, [AP, AP], [AP], accumulate=True, double_row=True,
+                    tile_row=64, tile_rows=64, tile_cols=32, moving_onezero=True),
+        InstTranspose("TP", EngineType.DVE, [AP], [AP]),
+        InstDmaTranspose("DT", EngineType.DMA, [AP], [AP], permutation=((0, 3), (1, 2), (2, 1), (3, 0))),
+        InstIndirectDMACopy("IG", EngineType.DMA, [AP, AP], [AP], scatter=True, oob_skip=True,
+                            accumulate=True),
+        InstTensorCopyDynamic("CD", EngineType.Pool, [AP, AP], [AP], stride=-4, dynamic_src=False),
     ]
     assert {type(i) for i in insts} == set(b.INST_CLASSES.values())
     return b.Program("k", [b.MemoryLocation("x", MemoryKind.PSUM, F32, 2, 256)],

@@ -1,4 +1,4 @@
-"""Kernels that need what KLR / BIR (spec 003) cannot express -- matmul, transpose, gathers,
+"""Kernels that need what tilecc cannot express -- the MX quantized family, on-chip gathers,
 bn_stats, device_print -- fail with a KernelError that names the unsupported call and points
 at the kernel line making it (marked `# <-`). Each kernel below is a small original one built
 around the unsupported call; the harness calls every one with a [128, 16] float32 `x` and a
@@ -22,31 +22,11 @@ def marked_line(fn) -> int:
     return start + next(i for i, line in enumerate(lines) if "# <-" in line)
 
 
-def gram_on_tensor_engine(x, idx):
-    """x^T x of a [128, 16] block with the ISA matmul into a PSUM accumulator."""
-    rows, cols = x.shape
-    gram = nl.ndarray((cols, cols), dtype=nl.float32, buffer=nl.shared_hbm)
-    block = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.sbuf)
-    nisa.dma_copy(dst=block, src=x)
-    acc = nl.ndarray((cols, cols), dtype=nl.float32, buffer=nl.psum)
-    nisa.nc_matmul(dst=acc, stationary=block, moving=block)  # <-
-    return gram
-
-
-def project_tile_level(x, idx):
-    """x^T projected on itself with the tile-level matmul."""
+def quantize_for_mx_matmul(x, idx):
+    """Quantize a tile to MX format for the MX matmul (the MX family is not simulated)."""
     block = nl.load(x)
-    proj = nl.ndarray((x.shape[1], x.shape[1]), dtype=x.dtype, buffer=nl.shared_hbm)
-    nl.store(proj, nl.matmul(block, block, transpose_x=True))  # <-
-    return proj
-
-
-def mirror_tile_level(x, idx):
-    """Swap rows and columns of a loaded tile with the tile-level transpose."""
-    swapped = nl.ndarray((x.shape[1], x.shape[0]), dtype=x.dtype, buffer=nl.shared_hbm)
-    block = nl.load(x)
-    nl.store(swapped, nl.transpose(nl.exp(block)))  # <-
-    return swapped
+    scales = nl.ndarray((x.shape[0], 1), dtype=nl.uint8, buffer=nl.sbuf)
+    nisa.quantize_mx(dst=block, src=block, dst_scale=scales)  # <-
 
 
 def mirror_on_vector_engine(x, idx):
@@ -62,18 +42,18 @@ def lookup_indirect(x, idx):
     return table.indirect(offsets, num_elem=8)  # <-
 
 
-def select_rows_by_index_tile(x, idx):
-    """Load the rows of x named by a loaded index tile (an NKI 1.x indirect load)."""
-    picks = nl.load(idx)
+def select_rows_by_float_tile(x, idx):
+    """Index rows of x with a float tile (row numbers must be int32 / uint32)."""
+    picks = nl.load(x[:, 0:1])
     return nl.load(x[picks, nl.arange(x.shape[1])[None, :]])  # <-
 
 
-def offset_rows_access_pattern(x, idx):
-    """DMA rows of x at per-partition offsets through .ap(vector_offset=)."""
+def offset_rows_by_register(x, idx):
+    """DMA rows of x at one dynamic offset through .ap(scalar_offset=) (a register offset)."""
     rows, cols = x.shape
-    starts = nl.ndarray((rows, 1), dtype=nl.uint32, buffer=nl.sbuf)
+    starts = nl.ndarray((1, 1), dtype=nl.uint32, buffer=nl.sbuf)
     landed = nl.ndarray((rows, cols), dtype=x.dtype, buffer=nl.sbuf)
-    nisa.dma_copy(dst=landed, src=x.ap(pattern=[[cols, rows], [1, cols]], vector_offset=starts,  # <-
+    nisa.dma_copy(dst=landed, src=x.ap(pattern=[[cols, rows], [1, cols]], scalar_offset=starts,  # <-
                                        indirect_dim=0))
 
 
@@ -90,14 +70,13 @@ def trace_value_to_console(x, idx):
 
 
 CASES = [
-    (gram_on_tensor_engine, r"nisa\.nc_matmul is not supported"),
-    (project_tile_level, r"nl\.matmul is not supported"),
-    (mirror_tile_level, r"nl\.transpose is not supported"),
-    (mirror_on_vector_engine, r"nisa\.nc_transpose is not supported"),
+    (quantize_for_mx_matmul, r"nisa\.quantize_mx is not supported by tilecc: the MX quantized family"),
+    (mirror_on_vector_engine, r"nisa\.nc_transpose: the Vector Engine transposes at most 32 x 32, "
+                              r"data is 128 x 16"),
     (lookup_indirect, r"table\.indirect\(\.\.\.\) is a gather"),
-    (select_rows_by_index_tile, r"indexing <hbm tensor x\[128, 16\] float32> with a tensor of indices is an "
-                                r"indirect gather / scatter"),
-    (offset_rows_access_pattern, r"tensor\.ap\(\): indirect offsets .* are not supported"),
+    (select_rows_by_float_tile, r"the index must be a \[P, 1\] int32 / uint32 tile on chip, got a "
+                                r"\[128, 1\] sbuf float32"),
+    (offset_rows_by_register, r"tensor\.ap\(\): scalar_offset .* is not supported"),
     (moments_with_bn_stats, r"nisa\.bn_stats is not supported"),
     (trace_value_to_console, r"nl\.device_print is not supported"),
 ]
@@ -120,9 +99,9 @@ def test_unsupported_call_inside_a_grid_launch_points_at_its_line():
         out = nl.ndarray(stack.shape, dtype=stack.dtype, buffer=nl.shared_hbm)
         pid = nl.program_id(0)
         doubled = nl.multiply(nl.load(stack[pid]), 2.0)
-        nl.store(out[pid], nl.transpose(doubled))  # <-
+        nl.store(out[pid], nisa.nc_matmul_mx(doubled, doubled, doubled, doubled))  # <-
         return out
 
-    with pytest.raises(KernelError, match=r"nl\.transpose is not supported") as info:
-        per_program_mirror[3](np.zeros((3, 16, 16), np.float32))
+    with pytest.raises(KernelError, match=r"nisa\.nc_matmul_mx is not supported") as info:
+        per_program_mirror[3](np.zeros((3, 16, 64), np.float32))
     assert info.value.line == marked_line(per_program_mirror.fn)

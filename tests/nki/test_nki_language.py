@@ -280,7 +280,7 @@ def test_explicit_access_pattern_errors():
 
     for kernel, message in ((on_chip_two_partitions, "the first pair steps one partition"),
                             (outside, "elements 0..1024 are outside"),
-                            (indirect, "indirect offsets")):
+                            (indirect, r"the index must be a \[P, 1\] int32 / uint32 tile on chip")):
         with pytest.raises(nki.KernelError, match=message):
             accesses(kernel, ((64, 16), np.float32))
 

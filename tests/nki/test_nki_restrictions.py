@@ -316,7 +316,7 @@ def tile_op_arity(a):
 
 def isa_not_traced(a):
     x = sb((128, 8))
-    nisa.nc_matmul(dst=x, stationary=x, moving=x)  # <-
+    nisa.nc_matmul_mx(dst=x, stationary=x, moving=x, stationary_scale=x, moving_scale=x)  # <-
 
 
 def tile_op_on_hbm(a):
@@ -441,8 +441,9 @@ CASES = [
     (bad_engine, r"memset: engine must be one of nisa.engine.vector, nisa.engine.gpsimd"),
     (tile_op_arity, r"nl.add takes two operands, got 1 argument"),
     (tile_op_on_hbm, r"nl.exp: <hbm tensor a\[128, 8\] float32> is in HBM; load it into a tile first"),
-    (isa_not_traced, r"nisa.nc_matmul is not supported by tilecc"),
-    (tile_level_function, r"nl.matmul is not supported by tilecc"),
+    (isa_not_traced, r"nisa.nc_matmul_mx is not supported by tilecc: the MX quantized family"),
+    (tile_level_function, r"nl.matmul: x \[128, 8\] and y \[128, 8\]: x's free size must be y's "
+                          r"partition size"),
     (index_out_of_bounds, r"slice 4:12 is out of bounds for a dimension of size 8"),
     (mgrid_out_of_bounds, r"index range \[1, 128\] is out of bounds for a dimension of size 128 .*a mask= keeping"),
     (mask_compare, r"nl.load: the mask \(k0 \+ k1 < 64\) keeps a region that is not a box"),

@@ -226,6 +226,8 @@ INST_CLASSES: dict[str, type[Inst]] = {
         InstTensorScalarPtr, InstTensorScalarCache, InstTensorTensor, InstDveReadAccumulator,
         InstExponential, InstMemset, InstDMACopy, InstTensorCopy, InstIota)
 }
+from tilecc.bir.inst_tensor_engine import TENSOR_ENGINE_INSTS  # noqa: E402 (needs Inst)
+INST_CLASSES.update({cls.__name__[4:]: cls for cls in TENSOR_ENGINE_INSTS})
 
 
 @dataclass(frozen=True, slots=True)

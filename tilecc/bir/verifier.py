@@ -29,6 +29,8 @@ from __future__ import annotations
 from tilecc.bir import inst as b
 from tilecc.bir.enums import (BIR_DTYPE_SIZE, CROSS_LANE_AXES, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind)
+from tilecc.bir.inst_tensor_engine import InstDmaTranspose, InstIndirectDMACopy
+from tilecc.bir.verify_tensor_engine import TENSOR_ENGINE_CHECKS
 from tilecc.errors import VerifyError
 
 MAX_PARTITIONS = 128
@@ -109,7 +111,7 @@ class InstChecker:
     # ------------------------------------------------------------ arguments
     def check_arg(self, arg: b.Argument) -> None:
         self.check_arg_uncached(arg)
-        if not isinstance(self.inst, b.InstDMACopy):  # a DMA skips the start rule: not cached
+        if not isinstance(self.inst, DMA_INSTS):  # a DMA skips the start rule: not cached
             self.checked[id(arg)] = arg
 
     def check_arg_uncached(self, arg: b.Argument) -> None:
@@ -140,7 +142,7 @@ class InstChecker:
                                 f"{MAX_PARTITIONS}")
             # the start-partition rule is the compute engines' (32-partition SBUF banks);
             # a DMA queue addresses SBUF partitions one by one (nl.store(out, t[5:10]))
-            if not isinstance(self.inst, b.InstDMACopy) and start not in allowed_starts(pnum):
+            if not isinstance(self.inst, DMA_INSTS) and start not in allowed_starts(pnum):
                 raise self.fail(f"access of '{arg.memref}': {pnum} partitions cannot start at "
                                 f"partition {start} (0/32/64/96; >64 at 0; 33..64 at 0 or 64)")
         if start + pnum > loc.partitions:
@@ -302,6 +304,7 @@ def elements(ap: b.AccessPattern) -> int:
     return n
 
 
+DMA_INSTS = (b.InstDMACopy, InstDmaTranspose, InstIndirectDMACopy)   # DMA queues: any start partition
 _DRAINS = frozenset({b.InstDveReadAccumulator, b.InstReadActivationAccumulator})
 _CHECKS = {
     b.InstTensorTensor: InstChecker.check_tensor_tensor,
@@ -317,4 +320,5 @@ _CHECKS = {
     b.InstIota: InstChecker.check_iota,
     b.InstDveReadAccumulator: InstChecker.check_drain,
     b.InstReadActivationAccumulator: InstChecker.check_drain,
+    **TENSOR_ENGINE_CHECKS,
 }

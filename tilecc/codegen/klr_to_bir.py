@@ -27,12 +27,14 @@ silently dropped. Each instruction a leaf emits carries its operator's source po
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 from typing import Any, Callable
 
 from tilecc.bir import inst as b
 from tilecc.bir.enums import (AluOpType, AxisListType, BirDtype, EngineAccumulationType,
                               EngineType, TSCMode)
 from tilecc.codegen import enum_maps as m
+from tilecc.codegen.tensor_engine import TENSOR_ENGINE_LEAVES
 from tilecc.errors import CodegenError
 from tilecc.klr import ast as k
 
@@ -63,6 +65,7 @@ class KlirToBirCodegen:
             k.TensorPartitionReduce: self.codegen_tensor_partition_reduce,
             k.NcDmaCopy: self.codegen_dma_copy, k.NcCopy: self.codegen_copy,
             k.MemSet: self.codegen_memset, k.Iota: self.codegen_iota,
+            **{cls: partial(leaf, self) for cls, leaf in TENSOR_ENGINE_LEAVES.items()},
         }
 
     def _reset(self) -> None:

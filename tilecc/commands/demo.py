@@ -12,7 +12,7 @@ from tilecc.errors import TileccError
 HELP = "run every component on the bundled examples and check the results"
 
 # In pipeline order: HLO passes, host DSL pass, KLR kernel -> BIR -> simulator, NKI kernel.
-STAGES = ["hlo", "host", "kernel", "nki"]
+STAGES = ["hlo", "host", "kernel", "nki", "tensor_engine"]
 # what the stages read under --examples
 FOLDERS = ("hlo", "host", "klr", "kernels")
 

@@ -87,6 +87,9 @@ from enum import IntEnum
 from typing import Union
 
 from tilecc.errors import CodegenError
+from tilecc.klr.ast_tensor_engine import (TRANSPOSE_PERMUTATION, DmaBounds, DmaTranspose,
+                                          IndirectDmaCopy, MatmulPerfMode, NatList, NcMatMul,
+                                          TensorCopyDynamic, Transpose, TransposeOps)
 
 
 class Dtype(IntEnum):
@@ -597,7 +600,8 @@ class Iota:
 Operator = Union[NcActivate, ActivationReduce, Activate2, Exponential, Reciprocal, TensorScalar,
                  TensorScalarReduce, TensorScalarCumulative, NcScalarTensorTensor, TensorTensor,
                  TensorTensorScan, TensorReduce, TensorPartitionReduce, NcDmaCopy, NcCopy,
-                 MemSet, Iota]
+                 MemSet, Iota, NcMatMul, Transpose, DmaTranspose, IndirectDmaCopy,
+                 TensorCopyDynamic]
 # A statement is one operator (KLR `Stmt.oper`), executed in body order; the statement's
 # source position is the operator's `pos` (not an operator field of KLR, and not compared).
 Stmt = Operator
@@ -611,7 +615,10 @@ OPERATOR_CTOR: dict[type, str] = {
     TensorTensorScan: "tensorTensorScan", TensorReduce: "tensorReduce",
     TensorPartitionReduce: "tensorPartitionReduce", NcDmaCopy: "ncDmaCopy", NcCopy: "ncCopy",
     MemSet: "memSet", Iota: "iota",
+    NcMatMul: "ncMatMul", Transpose: "transpose", DmaTranspose: "dmaTranspose",
+    IndirectDmaCopy: "indirectDmaCopy", TensorCopyDynamic: "tensorCopyDynamic",
 }
+# (the Tensor Engine family's classes come from klr/ast_tensor_engine.py, exported here)
 
 
 @dataclass(slots=True)

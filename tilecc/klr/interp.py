@@ -41,6 +41,7 @@ import numpy as np
 from tilecc.definedness import UNINIT_POLICIES, Origin, UndefinedRead, derive, first_index
 from tilecc.errors import InterpError
 from tilecc.klr import ast as k
+from tilecc.klr.interp_tensor_engine import TENSOR_ENGINE_RUNNERS
 from tilecc.klr.interp_alu import (ALU, activation, alu, binary, fold, identity_of, np_dtype,
                                    row_fold, to_dtype)
 from tilecc.source_pos import describe
@@ -441,6 +442,7 @@ RUNNERS: dict[type[k.Operator], Callable[[State, Any], None]] = {
     k.TensorTensor: run_tensor_tensor, k.TensorTensorScan: run_scan,
     k.TensorReduce: run_tensor_reduce, k.TensorPartitionReduce: run_partition_reduce,
     k.NcDmaCopy: run_dma_copy, k.NcCopy: run_copy, k.MemSet: run_memset, k.Iota: run_iota,
+    **TENSOR_ENGINE_RUNNERS,
 }
 
 

@@ -46,7 +46,7 @@ class NotFast(Exception):
 
 # the scalar kinds msgspec checks itself, as the checked readers do: an enum is one of its
 # member names (checked in `read`), bool strictly true / false, int a natural number
-_ENUMS = {name: e.__members__ for name, e in ENUM_KINDS.items()}
+_ENUMS = {name: {m.name: m for m in e} for name, e in ENUM_KINDS.items()}
 _SCALARS: dict[str, Any] = {**{name: str for name in _ENUMS}, "bool": bool,
                             "int": Annotated[int, msgspec.Meta(ge=0)]}
 

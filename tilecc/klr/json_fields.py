@@ -132,7 +132,7 @@ def read_int32(value: Any) -> int:
 
 
 def enum_reader(enum: type[IntEnum]) -> Callable[[Any], IntEnum]:
-    members = enum.__members__
+    members = {m.name: m for m in enum}  # by name: KLR's `None` is the member None_ renamed
 
     def read(value: Any) -> IntEnum:
         if isinstance(value, str) and value in members:

@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any, Callable
 
 from tilecc.klr import ast as k
-from tilecc.klr.json_fields import (Bad, at, describe, enum_reader, expect_obj, field, json_type,
+from tilecc.klr.json_fields import (Bad, at, bad_at, describe, enum_reader, expect_obj, field, json_type,
                                     one_ctor, read_bool, read_float32, read_int, read_int32,
                                     read_nat, read_str)
 from tilecc.klr.operator_readers import Factory, compile_fast_reader
@@ -33,7 +33,7 @@ KEY_OVERRIDES = {"reducecmd": "reducecmd", "compute_op": "compute_op"}
 ENUM_KINDS: dict[str, type[IntEnum]] = {  # reader kind -> enum
     e.__name__: e for e in (k.Dtype, k.Memory, k.Engine, k.AluOp, k.ActivationFunc,
                             k.AccumCmd, k.TensorSubDim, k.TensorScalarReverseOps,
-                            k.DgeComputeOp)}
+                            k.DgeComputeOp, k.MatmulPerfMode, k.TransposeOps, k.DmaBounds)}
 
 
 class HeadReader:
@@ -54,6 +54,7 @@ class HeadReader:
             "TensorRef": self.tensor_ref, "Operand": self.operand,
             "Immediate": self.immediate, "DataPattern": self.data_pattern,
             "bool": read_bool, "int": read_nat,
+            "NatList": lambda v: tuple(self.list_of(v, read_nat)),
             **{name: enum_reader(e) for name, e in ENUM_KINDS.items()}}
         # KLR constructor -> its operator decoder without path tracking (a failure is
         # decoded again by `operator_fields_located`, which locates it)
@@ -319,6 +320,10 @@ class HeadReader:
 
     def bir_pattern(self, value: Any) -> k.AccessPattern:
         obj = expect_obj(value, "a BirAccessPattern")
+        for key in ("vectorOffset", "scalarOffset"):
+            if obj.get(key) is not None:   # a dynamic (indirect) access: not this AST's form
+                raise bad_at(key, "dynamic offsets in an access are not supported; an "
+                                  "indirect DMA is the operator indirectDmaCopy")
         tensor = field(obj, "tensor", self.tensor_name)
         offset = field(obj, "offset", read_nat)
         pairs = field(obj, "pattern", self.pairs)

@@ -2,9 +2,9 @@
 
 Contract: applies to a whole tensor. In HBM the pairs step over the row-major elements and
 must stay inside the tensor; on chip the first pair steps partitions ([row, n]: one
-partition is `row` elements) and the others stay inside one partition. Indirect offsets
-(vector_offset / scalar_offset: gathers and scatters) and dtype reinterpretation are a
-KernelError: KLR / BIR (spec 003) cannot express them.
+partition is `row` elements) and the others stay inside one partition. A vector_offset
+makes a row gather / scatter view (tilecc/nki/isa_indirect.py); dtype reinterpretation is
+a KernelError.
 """
 
 from __future__ import annotations
@@ -19,9 +19,13 @@ def explicit_access(tensor: NkiTensor, pattern: list[list[int]], offset: int = 0
     """NKI 2.x explicit access pattern on a whole tensor: [[step, num], ...] in elements,
     the partition pair first (on chip its step is the row length, one partition), and an
     element `offset` from the tensor's start. Indirect (dynamic) offsets are not supported."""
-    if any(v is not None for v in (scalar_offset, vector_offset, indirect_dim, dtype)):
-        raise kernel_error("tensor.ap(): indirect offsets and dtype reinterpretation are not "
-                           "supported by tilecc")
+    if vector_offset is not None or scalar_offset is not None:
+        from tilecc.nki.isa_indirect import explicit_indirect   # a gather / scatter view
+        return explicit_indirect(tensor, pattern, offset, scalar_offset, vector_offset,
+                                 indirect_dim)
+    if indirect_dim is not None or dtype is not None:
+        raise kernel_error("tensor.ap(): indirect_dim without vector_offset, and dtype "
+                           "reinterpretation, are not supported by tilecc")
     if tensor.shape != tensor.alloc.shape or tensor.offset or tensor.par_start:
         raise kernel_error("tensor.ap() applies to a whole tensor, not to a view of it")
     pairs = [tuple(pair) for pair in pattern] if isinstance(pattern, (list, tuple)) else []

@@ -14,6 +14,8 @@ abs_max / abs_min (no KLR AluOp).
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -23,13 +25,14 @@ from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
+from tilecc.nki.isa_indirect import IndirectView, indirect_dma_copy
 from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, klr_dtype
 
 tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engine.scalar
 gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
-_Engine, _DgeMode = engine, dge_mode
+_Engine, _DgeMode, _Oob = engine, dge_mode, oob_mode
 
 
 def _emit(stmt: ast.Stmt) -> None:
@@ -42,10 +45,41 @@ def _ap(view: NkiTensor) -> ast.TensorRef:
 
 # ---------------------------------------------------------------- data movement and fill
 
-def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oob_mode = oob_mode.error,
-             dge_mode: dge_mode = dge_mode.unknown, engine: engine = engine.unknown,
-             name: str | None = None) -> None:
-    """dst = src through a DMA engine (HBM or SBUF on both sides, equal element counts)."""
+def _dma_copy_2x(dst: object, src: object, priority: int | None = None,
+                 oob_mode: oob_mode = oob_mode.error, dge_mode: dge_mode = dge_mode.unknown,
+                 engine: engine = engine.unknown, name: str | None = None) -> None:
+    """dst = src through a DMA engine (HBM or SBUF on both sides, equal element counts);
+    an indirect side (`t[idx_tile, ...]`, `t.ap(vector_offset=...)`) makes it a row gather /
+    scatter (tilecc/nki/isa_indirect.py)."""
+    _dma_copy(dst, src, oob_mode, dge_mode, engine, False)
+
+
+@functools.wraps(_dma_copy_2x)
+def dma_copy(*args: object, dst_rmw_op: object = None, mask: object = None,
+             **kwargs: object) -> None:
+    """The NKI 2.x signature (what inspect.signature reports), plus NKI 1.x's keywords
+    `dst_rmw_op` (np.add / nl.add: dst += src) and `mask` (refused)."""
+    if mask is not None:
+        raise kernel_error("nisa.dma_copy: mask= is not supported; slice the tensors instead")
+    try:
+        bound = _DMA_COPY_SIGNATURE.bind(*args, **kwargs)
+    except TypeError as err:
+        raise kernel_error(f"nisa.dma_copy: {err}") from None
+    bound.apply_defaults()
+    a = bound.arguments
+    _dma_copy(a["dst"], a["src"], a["oob_mode"], a["dge_mode"], a["engine"], _rmw_add(dst_rmw_op))
+
+
+_DMA_COPY_SIGNATURE = inspect.signature(_dma_copy_2x)
+
+
+def _dma_copy(dst: object, src: object, oob_mode: object, dge_mode: object, engine: object,
+              add: bool) -> None:
+    if isinstance(dst, IndirectView) or isinstance(src, IndirectView):
+        if not isinstance(dst, NkiTensor) or not isinstance(src, NkiTensor):
+            raise kernel_error("nisa.dma_copy: dst and src must be tensors")
+        indirect_dma_copy(dst, src, skip=oob_mode is _Oob.skip, accumulate=add)
+        return
     d = chk.tile("dma_copy", "dst", dst, ("hbm", "sbuf"))
     s = chk.tile("dma_copy", "src", src, ("hbm", "sbuf"))
     if d.partitions * d.free_elements != s.partitions * s.free_elements:
@@ -54,8 +88,21 @@ def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oo
     if engine is not _Engine.unknown and dge_mode is not _DgeMode.hwdge:
         raise kernel_error("nisa.dma_copy: engine is only valid with dge_mode=nisa.dge_mode.hwdge")
     trace = active_trace()
+    compute = ast.DgeComputeOp.add if add else ast.DgeComputeOp.none
     for dst_piece, src_piece in _row_pieces(d, s):
-        _emit(ast.NcDmaCopy(trace.access(dst_piece, dma=True), trace.access(src_piece, dma=True)))
+        _emit(ast.NcDmaCopy(trace.access(dst_piece, dma=True), trace.access(src_piece, dma=True),
+                            compute))
+
+
+def _rmw_add(op: object) -> bool:
+    """NKI 1.x `dst_rmw_op`: None, or an add (dst += src), the one DGE compute op."""
+    if op is None:
+        return False
+    from tilecc.nki.ops import resolve_op
+    if (found := resolve_op(op)) is None or found.alu != "add":
+        raise kernel_error(f"nisa.dma_copy: dst_rmw_op must be None or an add (np.add, nl.add), "
+                           f"got {op!r}")
+    return True
 
 
 def _row_pieces(d: NkiTensor, s: NkiTensor) -> list[tuple[NkiTensor, NkiTensor]]:
@@ -293,20 +340,24 @@ from tilecc.nki.isa_activation import (activate2, activation, activation_reduce,
                                        exponential, reciprocal)
 from tilecc.nki.isa_reduce import (tensor_partition_reduce, tensor_reduce,  # noqa: E402
                                    tensor_scalar_cumulative, tensor_scalar_reduce)
+from tilecc.nki.isa_tensor_engine import matmul_perf_mode, nc_matmul, nc_transpose  # noqa: E402
+from tilecc.nki.isa_dma import dma_transpose  # noqa: E402
+from tilecc.nki.isa_dynamic import tensor_copy_dynamic_dst, tensor_copy_dynamic_src  # noqa: E402
 
 __all__ = [
     "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
     "gpsimd_engine", "unknown_engine", "dma_copy", "tensor_copy", "memset", "iota", "tensor_tensor",
     "tensor_scalar", "scalar_tensor_tensor", "tensor_tensor_scan", "activation", "activation_reduce",
     "activate2", "exponential", "reciprocal", "tensor_reduce", "tensor_partition_reduce",
-    "tensor_scalar_reduce", "tensor_scalar_cumulative",
+    "tensor_scalar_reduce", "tensor_scalar_cumulative", "matmul_perf_mode", "nc_matmul",
+    "nc_transpose", "dma_transpose", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
 ]
 
 # NKI instructions outside spec 003's operator family: calling one is a KernelError at the
 # kernel line (not an AttributeError), so a ported kernel learns which call to replace.
 _NOT_TRACED = frozenset({
-    "nc_matmul", "nc_matmul_mx", "nc_transpose", "dma_transpose", "tensor_copy_predicated",
-    "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "affine_select", "local_gather",
+    "nc_matmul_mx", "tensor_copy_predicated",
+"affine_select", "local_gather",
     "nc_n_gather", "bn_stats", "bn_aggr", "nc_stream_shuffle", "rng", "dropout", "set_rng_seed",
     "rand_set_state", "rand_get_state", "rand2", "max8", "sequence_bounds", "core_barrier",
     "dma_compute", "quantize_mx", "range_select", "select_reduce", "sendrecv", "register_alloc",
@@ -315,11 +366,18 @@ _NOT_TRACED = frozenset({
 })
 
 
+MX_FAMILY = frozenset({"nc_matmul_mx", "quantize_mx"})
+
+
 def __getattr__(name: str) -> Callable[..., None]:
     if name not in _NOT_TRACED:
         raise AttributeError(f"module 'tilecc.nki.isa' has no attribute {name!r}")
 
     def not_traced(*args: object, **kwargs: object) -> None:
+        if name in MX_FAMILY:
+            raise kernel_error(f"nisa.{name} is not supported by tilecc: the MX quantized family "
+                               f"(nc_matmul_mx, quantize_mx and the x4 packed dtypes) is not "
+                               f"simulated")
         raise kernel_error(f"nisa.{name} is not supported by tilecc, which traces the activation, "
                            f"tensor-scalar, tensor-tensor, scan and reduce instructions (spec 003) "
                            f"plus dma_copy, tensor_copy, memset and iota")

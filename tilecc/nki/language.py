@@ -122,6 +122,8 @@ def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
     if mask is not None:
         dst = dst.masked(mask, "nl.store")
         value = mask_tile("nl.store", value, mask)
+    if isinstance(value, NkiTensor) and value.buffer == "psum":
+        value = stage_psum(value)   # NKI 1.x stores a matmul result straight from PSUM
     isa.dma_copy(dst=dst, src=value)
 
 
@@ -213,6 +215,9 @@ def _reduction(kind: str) -> Callable[..., NkiTensor]:
                   mask: object = None) -> NkiTensor:
         return tile_ops.reduce(kind, x, axis, dtype, keepdims, mask, assigned_name())
     reduction.__name__ = reduction.__qualname__ = kind
+    # the ALU op it folds with, for `op=nl.max` in nisa calls (ops.resolve_op)
+    reduction.nki_op = {"sum": "add", "max": "maximum", "min": "minimum",  # type: ignore[attr-defined]
+                        "prod": "multiply"}.get(kind)
     reduction.__doc__ = f"nl.{kind}(x, axis, dtype=None, keepdims=False, mask=None): a new tile."
     return reduction
 
@@ -329,6 +334,10 @@ sign = _OPS["sign"]
 copy = _OPS["copy"]
 reciprocal = _OPS["reciprocal"]
 
+from tilecc.nki.language_tensor_engine import (load_transpose2d, matmul,  # noqa: E402,F401
+                                               shared_constant, shared_identity_matrix,
+                                               stage_psum, transpose)
+
 __all__ = [
     "par_dim", "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
     "float32", "bfloat16", "tfloat32", "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "fp32",
@@ -343,19 +352,26 @@ __all__ = [
     "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "gelu_dx",
     "gelu_apprx_sigmoid_dx", "silu", "silu_dx", "erf", "erf_dx", "mish", "softplus", "sqrt",
     "square", "sin", "arctan", "sign", "copy", "reciprocal",
+    "load_transpose2d", "matmul", "shared_constant", "shared_identity_matrix", "transpose",
 ]
 
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
-    "matmul", "transpose", "load_transpose2d", "all", "where", "expand_dims", "select",
-    "shared_constant", "shared_identity_matrix", "device_print", "atomic_rmw", "gather_flattened",
+    "all", "where", "expand_dims", "select", "device_print", "atomic_rmw", "gather_flattened",
     "dropout", "rand", "random_seed", "floor", "ceil", "trunc", "cos", "tan", "sum_reduce", "softmax",
     "rms_norm", "all_reduce", "loop_reduce", "dynamic_range",
 })
 
 
+# the packed MX dtypes (four values per element), for nisa.nc_matmul_mx / quantize_mx
+_MX_DTYPES = frozenset({"float8_e4m3fn_x4", "float8_e5m2_x4", "float4_e2m1fn_x4"})
+
+
 def __getattr__(name: str) -> object:
+    if name in _MX_DTYPES:
+        raise kernel_error(f"nl.{name} is not supported by tilecc: the MX quantized family "
+                           f"(nc_matmul_mx, quantize_mx and the x4 packed dtypes) is not simulated")
     if name not in _TILE_LEVEL:
         raise AttributeError(f"module 'tilecc.nki.language' has no attribute {name!r}")
 

@@ -104,9 +104,12 @@ ACTIVATE2_REDUCE_OPS = frozenset({"add", "max", "min"})
 
 
 def resolve_op(value: object) -> Op | None:
-    """The Op a kernel meant by `value` (an Op or a numpy ufunc), or None."""
+    """The Op a kernel meant by `value` (an Op, a numpy ufunc, or an nl reduction such as
+    nl.max, which published kernels pass as `op=` for the ALU op it folds with), or None."""
     if isinstance(value, Op):
         return value
+    if (alias := getattr(value, "nki_op", None)) in ALL_OPS:   # nl.max as op= (an ALU max)
+        return ALL_OPS[alias]
     try:
         name = _NUMPY_OPS.get(value)
     except TypeError:  # unhashable

@@ -128,6 +128,9 @@ def _arith(name: str, reflected: bool = False) -> Callable[[NkiTensor, object], 
     """The NkiTensor operator method of the nl op `name` (`reflected`: for `2 * t`): the
     tile-level instruction installed as "binary" (tilecc/nki/operators.py)."""
     def method(self: NkiTensor, other: object) -> NkiTensor:
+        if name == "add" and isinstance(other, IndexExpr):   # `offsets[0, i] + iy`
+            dynamic: NkiTensor = installed("dynamic_index")(self, other)
+            return dynamic
         left, right = (other, self) if reflected else (self, other)
         result: NkiTensor = installed("binary")(name, left, right)
         return result
@@ -235,10 +238,9 @@ class NkiTensor:
         items = list(key) if isinstance(key, tuple) else [key]
         # numpy integers (an index read from a host-side np.int32 table) are ints
         items = [plain_number(item) for item in items]
-        if any(isinstance(item, NkiTensor) for item in items):
-            raise kernel_error(f"indexing {self!r} with a tensor of indices is an indirect "
-                               f"gather / scatter, which KLR / BIR (spec 003) cannot express; "
-                               f"index with ints, slices, nl.ds or nl.arange / nl.mgrid")
+        if any(isinstance(item, NkiTensor) or hasattr(item, "dynamic_offset") for item in items):
+            indirect: NkiTensor = installed("tile_indexed_view")(self, items)   # indirect / dynamic access
+            return indirect
         if any(isinstance(item, (list, tuple)) for item in items):
             raise kernel_error(f"indexing {self!r} with a list of indices is a gather, which "
                                f"KLR / BIR (spec 003) cannot express; index with ints, slices, "
@@ -259,6 +261,16 @@ class NkiTensor:
     __truediv__, __rtruediv__ = _arith("divide"), _arith("divide", True)
     __lt__, __le__ = _arith("less"), _arith("less_equal")
     __gt__, __ge__ = _arith("greater"), _arith("greater_equal")
+
+    def __iadd__(self, other: object) -> NkiTensor:
+        """`psum += nisa.nc_matmul(...)` accumulates in place (tilecc/nki/isa_tensor_engine.py);
+        any other `+=` is `self + other`."""
+        result: NkiTensor = installed("add_into")(self, other)
+        return result
+
+    def same_view(self, other: NkiTensor) -> bool:
+        return (self.alloc is other.alloc and self.offset == other.offset
+                and self.par_start == other.par_start and self.dims == other.dims)
 
     def __neg__(self) -> NkiTensor:
         return self * -1.0
@@ -382,7 +394,13 @@ class NkiTensor:
 
     def view(self, dtype: object) -> NkiTensor:
         """NKI's bit reinterpretation (`int_tile.view(nl.float32)`): refused, since a KLR / BIR
-        access reads its tensor in the tensor's own dtype."""
+        access reads its tensor in the tensor's own dtype; a view as its own dtype is itself."""
+        from tilecc.nki.dtypes import canonical_dtype
+        try:
+            if canonical_dtype(dtype) == self.dtype:
+                return self
+        except ValueError:
+            pass   # not a dtype: the refusal below names it
         raise kernel_error(f"{self!r}.view({dtype!r}) reinterprets the bits as another dtype; KLR "
                            f"and BIR accesses read a tensor in its own dtype, so tilecc cannot "
                            f"express it (nisa.tensor_copy converts values instead)")

@@ -212,6 +212,8 @@ def assign(dst: NkiTensor, value: object) -> None:
     value = plain_number(value)
     if isinstance(value, NkiTensor) and value.alloc.masked_off:
         return
+    if isinstance(value, NkiTensor) and value.same_view(dst):
+        return   # `t[...] += x` assigns back the view `+=` updated in place
     if isinstance(value, NkiTensor) and (box := masking.written_box(value)) is not None \
             and dst.shape == value.shape and all(low < high for low, high in box):
         dst, value = dst.restricted(box), value.restricted(box)

@@ -41,6 +41,7 @@ from tilecc.sim.inst_label import describe_inst
 from tilecc.sim.activation import apply_activation
 from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
 from tilecc.sim.dtypes import convert, numpy_dtype
+from tilecc.sim.exec_tensor_engine import TENSOR_ENGINE_EXECUTORS
 from tilecc.sim.machine import Machine
 from tilecc.sim.placement import plan_columns
 from tilecc.sim.operands import (accumulate, lanes, read, read_registers, rows_of, scalar, stage,
@@ -311,6 +312,7 @@ EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     InstDMACopy: exec_dma_copy,
     InstTensorCopy: exec_tensor_copy,
     InstIota: exec_iota,
+    **TENSOR_ENGINE_EXECUTORS,
 }
 
 

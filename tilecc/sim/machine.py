@@ -4,7 +4,8 @@ Invariants:
 - SBUF is 128 partitions x 192 KiB (0x30000 bytes) and PSUM 128 x 16 KiB of bytes; every
   SB / PSUM MemoryLocation of a program is placed at partition 0 and a column (byte) range
   of every partition: its own (a bump allocator, 64-byte aligned), or one given by the
-  caller that locations living at other times share (sim/placement.py); a location that
+  caller that locations living at other times share (sim/placement.py); PSUM locations
+  keep to the banks (sim/psum_banks.py); a location that
   does not fit raises SimError. Each memory is one flat numpy byte array stored column-block
   major: the bytes of columns base..end of all 128 partitions are one contiguous
   [128, end - base] block, so a tile is as compact in host memory as a numpy array of its
@@ -42,6 +43,7 @@ from tilecc.errors import SimError
 from tilecc.definedness import UNINIT_POLICIES, Origin, UndefinedRead, derive, first_index
 from tilecc.sim.dtypes import numpy_dtype
 from tilecc.sim.inst_label import describe_inst
+from tilecc.sim.psum_banks import bank_start
 
 PARTITIONS = 128
 SBUF_BYTES = 0x30000
@@ -143,6 +145,8 @@ class Machine:
                 else (self.psum, self.psum_written, PSUM_BYTES))
             if base is None:
                 base = self._next_free[loc.kind]
+                if loc.kind == MemoryKind.PSUM:
+                    base = bank_start(base, loc.bytes_per_partition)
             end = base + loc.bytes_per_partition
             if end > capacity:
                 raise SimError(f"memory location {loc.name!r} ({loc.bytes_per_partition} bytes "

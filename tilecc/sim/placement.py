@@ -15,7 +15,8 @@ Invariants:
   frontend and the klr tool trace as distinct tensors: without it a loop over a large
   tensor (256 iterations of three [128, 64] float32 tiles) needs more than SBUF's 192 KiB
   per partition although only a few tiles are ever live at once.
-- First fit in order of first use, 64-byte aligned; a location no instruction names gets
+- First fit in order of first use, 64-byte aligned (PSUM: kept to its banks,
+  sim/psum_banks.py); a location no instruction names gets
   a range of its own past every other. When the locations live at one instruction do not
   fit, SimError names that instruction and the bytes they need.
 """
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from tilecc.bir.enums import MemoryKind
 from tilecc.bir.inst import AccessPattern, MemoryLocation, Program
 from tilecc.errors import SimError
+from tilecc.sim.psum_banks import bank_start
 
 ALIGN = 64
 CAPACITY = {MemoryKind.SB: 0x30000, MemoryKind.PSUM: 0x4000}
@@ -44,9 +46,15 @@ def _aligned(n: int) -> int:
     return -(-n // ALIGN) * ALIGN
 
 
+def _start(kind: MemoryKind, base: int, width: int) -> int:
+    return bank_start(base, width) if kind is MemoryKind.PSUM else base
+
+
 def fits_side_by_side(locations: list[MemoryLocation]) -> bool:
     used = dict.fromkeys(CAPACITY, 0)
     for loc in locations:
+        if loc.kind is MemoryKind.PSUM:
+            used[loc.kind] = bank_start(used[loc.kind], loc.bytes_per_partition)
         if loc.kind in used:
             if used[loc.kind] + loc.bytes_per_partition > CAPACITY[loc.kind]:
                 return False
@@ -88,9 +96,11 @@ def _first_fit(kind: MemoryKind, names: list[str], locs: dict[str, MemoryLocatio
         width = locs[name].bytes_per_partition
         base = 0
         for lo, hi, _ in live:
+            base = _start(kind, base, width)
             if base + width <= lo:
                 break
             base = max(base, _aligned(hi))
+        base = _start(kind, base, width)
         if base + width > CAPACITY[kind]:
             need = sum(locs[r[2]].bytes_per_partition for r in live) + width
             raise SimError(f"instruction {start} {program.instructions[start].name!r}: the "
