@@ -8,6 +8,7 @@ import math
 import pytest
 
 from tilecc.bir import inst as b
+from tilecc.bir import inst_vector as v
 from tilecc.bir.enums import (ActivationFunctionType, AluOpType, AxisListType, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind, TSCMode)
 from tilecc.bir.json import program_to_doc, read_program_json, write_program_json
@@ -15,6 +16,29 @@ from tilecc.errors import ParseError
 
 F32 = BirDtype.float32
 AP = b.AccessPattern("x", F32, 3, ((64, 2), (-1, 4), (0, 2)))
+
+
+def vector_insts() -> list[b.Inst]:
+    """One of each Vector / GpSimd-family instruction (bir.inst_vector), fields not default."""
+    i32 = BirDtype.int32
+    return [
+        v.InstBatchNormStats("BS", EngineType.DVE, [AP], [AP]),
+        v.InstBatchNormAggregate("BA", EngineType.DVE, [AP], [AP]),
+        v.InstSelectReduce("SR", EngineType.DVE, [AP, AP, b.Immediate(F32, -1.5)], [AP, AP],
+                           acc=EngineAccumulationType.ZeroAccumulate, reverse_pred=True),
+        v.InstCopyPredicated("CP", EngineType.DVE, [AP, AP], [AP], reverse_pred=True),
+        v.InstAffineSelect("AS", EngineType.Pool, [AP, b.Immediate(F32, 2.0)], [AP], offset=-4,
+                           pattern=((1, 2), (-3, 4)), channel_multiplier=-1, cmp_op=AluOpType.is_gt),
+        v.InstRangeSelect("RS", EngineType.DVE, [AP, AP, AP, b.Immediate(F32, 1.0),
+                                                 b.Immediate(F32, -math.inf)], [AP],
+                          acc=EngineAccumulationType.AddAccumulate, comp_op0=AluOpType.is_equal),
+        v.InstMax8("M8", EngineType.DVE, [AP], [AP]),
+        v.InstFindIndex8("F8", EngineType.DVE, [AP, AP], [AP]),
+        v.InstMatchReplace8("R8", EngineType.DVE, [AP, AP, b.Immediate(F32, 0.0)], [AP, AP]),
+        v.InstShuffle("SH", EngineType.DVE, [AP] + [b.Immediate(i32, 255)] * 32, [AP]),
+        v.InstSequenceBounds("SB", EngineType.Pool, [AP], [AP]),
+        v.InstNGather("NG", EngineType.Pool, [AP, AP], [AP]),
+    ]
 
 
 def every_inst() -> b.Program:
@@ -40,6 +64,7 @@ def every_inst() -> b.Program:
         b.InstIota("I", EngineType.Pool, [], [AP], offset=-3, pattern=((1, 4), (-2, 2)),
                    channel_multiplier=5),
     ]
+    insts += vector_insts()
     assert {type(i) for i in insts} == set(b.INST_CLASSES.values())
     return b.Program("k", [b.MemoryLocation("x", MemoryKind.PSUM, F32, 2, 256)],
                      [b.IOTensor("x", F32, (2, 64))], [b.IOTensor("x", F32, (2, 64))], insts)

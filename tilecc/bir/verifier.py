@@ -29,6 +29,7 @@ from __future__ import annotations
 from tilecc.bir import inst as b
 from tilecc.bir.enums import (BIR_DTYPE_SIZE, CROSS_LANE_AXES, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind)
+from tilecc.bir.verifier_vector import CHECKS as VECTOR_CHECKS
 from tilecc.errors import VerifyError
 
 MAX_PARTITIONS = 128
@@ -318,3 +319,4 @@ _CHECKS = {
     b.InstDveReadAccumulator: InstChecker.check_drain,
     b.InstReadActivationAccumulator: InstChecker.check_drain,
 }
+_CHECKS.update(VECTOR_CHECKS)

@@ -416,3 +416,9 @@ def interpret_kernel(kernel: k.Kernel, inputs: Mapping[str, np.ndarray]) -> dict
         shape = (tensor.shape.par_dim,) + tuple(tensor.shape.free_dims)
         result[tensor.name] = s.read(tensor).reshape(shape).copy()
     return result
+
+
+# Operator families beyond spec 003 (their own modules, written from the NKI ISA pages).
+from tilecc.klr.interp_vector import RUNNERS as _VECTOR_RUNNERS  # noqa: E402
+
+RUNNERS.update(_VECTOR_RUNNERS)

@@ -53,7 +53,8 @@ class HeadReader:
         self.kind_readers: dict[str, Callable[[Any], Any]] = {
             "TensorRef": self.tensor_ref, "Operand": self.operand,
             "Immediate": self.immediate, "DataPattern": self.data_pattern,
-            "bool": read_bool, "int": read_nat,
+            "bool": read_bool, "int": read_nat, "str": read_str,
+            "ImmediateList": lambda v: tuple(self.list_of(v, self.immediate)),
             **{name: enum_reader(e) for name, e in ENUM_KINDS.items()}}
         # KLR constructor -> its operator decoder without path tracking (a failure is
         # decoded again by `operator_fields_located`, which locates it)

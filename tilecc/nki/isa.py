@@ -293,6 +293,8 @@ from tilecc.nki.isa_activation import (activate2, activation, activation_reduce,
                                        exponential, reciprocal)
 from tilecc.nki.isa_reduce import (tensor_partition_reduce, tensor_reduce,  # noqa: E402
                                    tensor_scalar_cumulative, tensor_scalar_reduce)
+from tilecc.nki.isa_vector import (affine_select, bn_aggr, bn_stats, range_select,  # noqa: E402
+                                   select_reduce, tensor_copy_predicated)
 
 __all__ = [
     "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
@@ -300,6 +302,7 @@ __all__ = [
     "tensor_scalar", "scalar_tensor_tensor", "tensor_tensor_scan", "activation", "activation_reduce",
     "activate2", "exponential", "reciprocal", "tensor_reduce", "tensor_partition_reduce",
     "tensor_scalar_reduce", "tensor_scalar_cumulative",
+    "bn_stats", "bn_aggr", "select_reduce", "tensor_copy_predicated", "affine_select", "range_select",
 ]
 
 # NKI instructions outside spec 003's operator family: calling one is a KernelError at the

@@ -45,7 +45,15 @@ float16, float32, bfloat16, tfloat32 = (_Dtype("float16"), _Dtype("float32"), _D
                                         _Dtype("tfloat32"))
 float8_e4m3, float8_e5m2, float8_e4m3fn = (_Dtype("float8_e4m3"), _Dtype("float8_e5m2"),
                                            _Dtype("float8_e4m3fn"))
-fp32 = float32
+
+
+class _Float32(_Dtype):
+    """nl.fp32: float32, with the range bounds kernels use as fill values (nl.fp32.min)."""
+    min = -3.4028234663852886e38
+    max = 3.4028234663852886e38
+
+
+fp32 = _Float32("float32")
 
 sbuf, psum, hbm = "sbuf", "psum", "hbm"
 shared_hbm, private_hbm = "shared_hbm", "private_hbm"

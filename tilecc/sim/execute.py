@@ -39,6 +39,7 @@ from tilecc.errors import SimError
 from tilecc.sim.activation import apply_activation
 from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
 from tilecc.sim.dtypes import convert, numpy_dtype
+from tilecc.sim.exec_vector import EXECUTORS as VECTOR_EXECUTORS
 from tilecc.sim.machine import Machine
 from tilecc.sim.placement import plan_columns
 from tilecc.sim.operands import (accumulate, lanes, read, rows_of, scalar, stage, write,
@@ -310,6 +311,7 @@ EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     InstTensorCopy: exec_tensor_copy,
     InstIota: exec_iota,
 }
+EXECUTORS.update(VECTOR_EXECUTORS)
 
 
 # ---------------------------------------------------------------- whole programs
