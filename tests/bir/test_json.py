@@ -38,6 +38,8 @@ def vector_insts() -> list[b.Inst]:
         v.InstShuffle("SH", EngineType.DVE, [AP] + [b.Immediate(i32, 255)] * 32, [AP]),
         v.InstSequenceBounds("SB", EngineType.Pool, [AP], [AP]),
         v.InstNGather("NG", EngineType.Pool, [AP, AP], [AP]),
+        v.InstLocalGather("LG", EngineType.Pool, [AP, AP], [AP], num_elem_per_idx=4,
+                          num_valid_indices=64),
     ]
 
 

@@ -17,6 +17,7 @@ semantics are stated there, from the NKI ISA reference pages). Every field has a
 - MatchReplace8: ins [src, vals, replace Immediate], outs [dst, dst_idx?].
 - Shuffle: ins [src, 32 int32 Immediates (the mask)], outs [dst].
 - SequenceBounds: ins [segment_ids], outs [dst]. NGather: ins [data, indices], outs [dst].
+- LocalGather: ins [src, index], outs [dst]; num_elem_per_idx, num_valid_indices (0 = all).
 Opcodes are tilecc's own numbers (after spec 003's and bir.inst's ranges).
 """
 
@@ -101,8 +102,15 @@ class InstNGather(Inst):
     OPCODE: ClassVar[int] = 311
 
 
+@dataclass(slots=True)
+class InstLocalGather(Inst):
+    OPCODE: ClassVar[int] = 312
+    num_elem_per_idx: int = 1
+    num_valid_indices: int = 0  # 0: every index of the core's 16 partitions
+
+
 VECTOR_INSTS: tuple[type[Inst], ...] = (
     InstBatchNormStats, InstBatchNormAggregate, InstSelectReduce, InstCopyPredicated,
     InstAffineSelect, InstRangeSelect, InstMax8, InstFindIndex8, InstMatchReplace8,
-    InstShuffle, InstSequenceBounds, InstNGather)
+    InstShuffle, InstSequenceBounds, InstNGather, InstLocalGather)
 INST_CLASSES.update({cls.__name__[4:]: cls for cls in VECTOR_INSTS})

@@ -6,7 +6,8 @@ raises `checker.fail(...)`. The rules are the NKI ISA reference pages' (cited pe
 instruction in klr.ast_vector): operand counts; equal partition counts; element counts per
 partition (bn_stats <= 512 in, 6 out; bn_aggr 3k in, 2 out; max8 8..16384 in, 8 out; the
 8 vals / indices of find_index8 / match_replace8; sequence_bounds 1 partition, 2N out);
-memories (GpSimd instructions -- affine_select, sequence_bounds, nc_n_gather -- SBUF only;
+memories (GpSimd instructions -- affine_select, sequence_bounds, nc_n_gather, local_gather
+-- SBUF only; local_gather on 16-partition groups, 1..32 elements per index, uint16 indices;
 select_reduce / copy_predicated not both data and predicate in PSUM); dtypes (predicates
 integer, copy src / dst one dtype, range_select bounds float32, nc_n_gather indices uint32,
 find_index8 output uint16 / uint32); comparison ops of range_select; shuffle mask entries
@@ -236,6 +237,27 @@ def check_n_gather(c: InstChecker) -> None:
     c.same_size(indices, dst)
 
 
+def check_local_gather(c: InstChecker) -> None:
+    inst = c.inst
+    assert isinstance(inst, v.InstLocalGather)
+    c.count((2,), 1)
+    src, index, dst = _tiles(c, (0, 1), (0,))
+    _sbuf_only(c, src, index, dst)
+    if _parts(src) % 16:
+        raise c.fail(f"local_gather works on groups of 16 partitions, found {_parts(src)}")
+    if inst.num_elem_per_idx not in (1, 2, 4, 8, 16, 32):
+        raise c.fail(f"num_elem_per_idx {inst.num_elem_per_idx} is not one of 1, 2, 4, 8, 16, 32")
+    _dtype(c, index, frozenset({BirDtype.uint16}), "index")
+    per_core = 16 * _per_partition(index)
+    valid = inst.num_valid_indices or per_core
+    if not 0 < valid <= min(per_core, 4096):
+        raise c.fail(f"{valid} indices per GpSimd core: at most the {per_core} of its index "
+                     f"partitions and 4096")
+    if src.dtype != dst.dtype:
+        raise c.fail(f"src and dst differ in dtype ({src.dtype.name}, {dst.dtype.name})")
+    _size(c, dst, valid * inst.num_elem_per_idx, "the output")
+
+
 CHECKS: dict[type[b.Inst], Callable[[InstChecker], None]] = {
     v.InstBatchNormStats: check_bn_stats, v.InstBatchNormAggregate: check_bn_aggr,
     v.InstSelectReduce: check_select_reduce, v.InstCopyPredicated: check_copy_predicated,
@@ -243,4 +265,5 @@ CHECKS: dict[type[b.Inst], Callable[[InstChecker], None]] = {
     v.InstMax8: check_max8, v.InstFindIndex8: check_find_index8,
     v.InstMatchReplace8: check_match_replace8, v.InstShuffle: check_shuffle,
     v.InstSequenceBounds: check_sequence_bounds, v.InstNGather: check_n_gather,
+    v.InstLocalGather: check_local_gather,
 }

@@ -5,7 +5,7 @@ Contract: `LEAVES[cls](cg, op)` lowers one operator with the codegen instance `c
 instruction in bir.inst_vector's operand order. Engines are the ones the NKI ISA pages
 name: bn_stats / bn_aggr / select_reduce / tensor_copy_predicated / range_select / max8 /
 nc_find_index8 / nc_match_replace8 / nc_stream_shuffle on the Vector Engine (DVE),
-affine_select / sequence_bounds / nc_n_gather on GpSimd (Pool). A reduce_op other than
+affine_select / sequence_bounds / nc_n_gather / local_gather on GpSimd (Pool). A reduce_op other than
 max on select_reduce / range_select is a CodegenError (the pages: "only nl.maximum is
 supported"), as is a shuffle mask that is not 32 integers.
 """
@@ -100,6 +100,16 @@ def codegen_shuffle(cg: Any, op: kv.Shuffle) -> None:
     cg.emit(v.InstShuffle(cg.name(op), DVE, ins, [out]))
 
 
+def codegen_local_gather(cg: Any, op: kv.NcLocalGather) -> None:
+    counts = [op.num_elem_per_idx, op.num_valid_indicies]
+    values = [0 if c is None else c.value for c in counts]
+    if not all(isinstance(x, int) for x in values):
+        raise CodegenError(f"local_gather counts must be integers, found {values}")
+    out = cg.tensor_ref(op.dst)
+    cg.emit(v.InstLocalGather(cg.name(op), POOL, [cg.tensor_ref(op.src), cg.tensor_ref(op.index)],
+                              [out], num_elem_per_idx=int(values[0]), num_valid_indices=int(values[1])))
+
+
 LEAVES: dict[type, Callable[[Any, Any], None]] = {
     kv.BatchNormStats: _plain(v.InstBatchNormStats, DVE, "src"),
     kv.BatchNormAggregate: _plain(v.InstBatchNormAggregate, DVE, "src"),
@@ -113,4 +123,5 @@ LEAVES: dict[type, Callable[[Any, Any], None]] = {
     kv.Shuffle: codegen_shuffle,
     kv.SequenceBounds: _plain(v.InstSequenceBounds, POOL, "segment_ids"),
     kv.NcNGather: _plain(v.InstNGather, POOL, "data", "indices"),
+    kv.NcLocalGather: codegen_local_gather,
 }

@@ -47,6 +47,11 @@ destination dtype):
   id that comes back later starts a new run).
 - NcNGather (nki.isa.nc_n_gather): dst[p, j] = data[p, indices[p, j]] over the flattened
   free elements of data (an index outside them is an error).
+- NcLocalGather (nki.isa.local_gather): the GpSimd core of partitions 16g .. 16g+15 reads
+  its 16 index partitions flattened partition-first (index[16g:16g+16].T.ravel()), keeps
+  the first V = num_valid_indicies (default all), and every partition p of the core gets
+  dst[p, j*E + e] = src[p, idx_j + e] for e < E = num_elem_per_idx, idx_j an element offset
+  into p's flattened free elements (the published example's numpy reference).
 """
 
 from __future__ import annotations
@@ -182,11 +187,21 @@ class NcNGather:
     pos: Pos | None = field(default=None, compare=False)
 
 
+@dataclass(slots=True)
+class NcLocalGather:
+    dst: TensorRef
+    src: TensorRef
+    index: TensorRef
+    num_elem_per_idx: Immediate
+    num_valid_indicies: Immediate | None = None  # KLR's spelling
+    pos: Pos | None = field(default=None, compare=False)
+
+
 VECTOR_CTORS: dict[type, str] = {
     BatchNormStats: "batchNormStats", BatchNormAggregate: "batchNormAggregate",
     SelectReduce: "selectReduce", CopyPredicated: "copyPredicated",
     NcAffineSelect: "ncAffineSelect", NcRangeSelect: "ncRangeSelect", Max8: "max8",
     FindIndex8: "findIndex8", MatchReplace8: "matchReplace8", Shuffle: "shuffle",
-    SequenceBounds: "sequenceBounds", NcNGather: "ncNGather",
+    SequenceBounds: "sequenceBounds", NcNGather: "ncNGather", NcLocalGather: "ncLocalGather",
 }
 OPERATOR_CTOR.update(VECTOR_CTORS)

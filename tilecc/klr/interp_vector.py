@@ -229,10 +229,31 @@ def run_n_gather(s: State, op: kv.NcNGather) -> None:
     s.write(op.dst, data[np.arange(data.shape[0])[:, None], idx])
 
 
+def run_local_gather(s: State, op: kv.NcLocalGather) -> None:
+    src = rows(s.read(op.src))
+    index = rows(s.read(op.index)).astype(np.int64)
+    per = int(op.num_elem_per_idx.value)
+    out = []
+    for core in range(index.shape[0] // 16):
+        flat = index[16 * core:16 * core + 16].flatten(order="F")
+        if op.num_valid_indicies is not None:
+            flat = flat[:int(op.num_valid_indicies.value)]
+        for p in range(16 * core, 16 * core + 16):
+            row: list[Any] = []
+            for start in flat:
+                if start + per > src.shape[1]:
+                    raise InterpError(f"local_gather index {start} reads past the {src.shape[1]} "
+                                      f"elements of partition {p}")
+                row.extend(src[p, start:start + per])
+            out.append(row)
+    s.write(op.dst, np.array(out, dtype=src.dtype))
+
+
 RUNNERS: dict[type[Any], Callable[[State, Any], None]] = {
     kv.BatchNormStats: run_bn_stats, kv.BatchNormAggregate: run_bn_aggr,
     kv.SelectReduce: run_select_reduce, kv.CopyPredicated: run_copy_predicated,
     kv.NcAffineSelect: run_affine_select, kv.NcRangeSelect: run_range_select,
     kv.Max8: run_max8, kv.FindIndex8: run_find_index8, kv.MatchReplace8: run_match_replace8,
     kv.Shuffle: run_shuffle, kv.SequenceBounds: run_sequence_bounds, kv.NcNGather: run_n_gather,
+    kv.NcLocalGather: run_local_gather,
 }

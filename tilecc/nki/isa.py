@@ -295,6 +295,9 @@ from tilecc.nki.isa_reduce import (tensor_partition_reduce, tensor_reduce,  # no
                                    tensor_scalar_cumulative, tensor_scalar_reduce)
 from tilecc.nki.isa_vector import (affine_select, bn_aggr, bn_stats, range_select,  # noqa: E402
                                    select_reduce, tensor_copy_predicated)
+from tilecc.nki.isa_topk import max8, nc_find_index8, nc_match_replace8  # noqa: E402
+from tilecc.nki.isa_movement import (local_gather, nc_n_gather, nc_stream_shuffle,  # noqa: E402
+                                     sequence_bounds)
 
 __all__ = [
     "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
@@ -303,6 +306,8 @@ __all__ = [
     "activate2", "exponential", "reciprocal", "tensor_reduce", "tensor_partition_reduce",
     "tensor_scalar_reduce", "tensor_scalar_cumulative",
     "bn_stats", "bn_aggr", "select_reduce", "tensor_copy_predicated", "affine_select", "range_select",
+    "max8", "nc_find_index8", "nc_match_replace8", "nc_stream_shuffle", "nc_n_gather", "local_gather",
+    "sequence_bounds",
 ]
 
 # NKI instructions outside spec 003's operator family: calling one is a KernelError at the

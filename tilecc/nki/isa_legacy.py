@@ -29,7 +29,7 @@ from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, assigned_name, masked_off, skip_masked_off
 
 _OP_ROLES = ("op", "op0", "op1")
-_TILE_ROLES = ("data", "data0", "data1", "data2", "src")
+_TILE_ROLES = ("data", "data0", "data1", "data2", "src", "src_buffer", "index")
 
 
 @functools.cache

@@ -53,7 +53,7 @@ def ap(view: NkiTensor) -> ast.TensorRef:
     return active_trace().access(view)
 
 
-def _no_mask(fn: str, mask: object, data: NkiTensor) -> None:
+def no_mask(fn: str, mask: object, data: NkiTensor) -> None:
     """Instructions whose output is not the input's shape take no partial `mask=` box."""
     from tilecc.nki import masking
     if masking.call_box(f"nisa.{fn}", mask, data) is not None:
@@ -61,7 +61,7 @@ def _no_mask(fn: str, mask: object, data: NkiTensor) -> None:
                            f"has another shape than the input); slice the tiles instead")
 
 
-def _new(shape: tuple[int, ...], dtype: str) -> NkiTensor:
+def new_tile(shape: tuple[int, ...], dtype: str) -> NkiTensor:
     return active_trace().allocate(shape, dtype, "sbuf", assigned_name())
 
 
@@ -69,16 +69,16 @@ def _new(shape: tuple[int, ...], dtype: str) -> NkiTensor:
 
 def _bn_stats_legacy(fn: object, data: object, *, mask: object = None, dtype: object = None) -> NkiTensor:
     x = chk.tile("bn_stats", "data", data)
-    _no_mask("bn_stats", mask, x)
-    out = _new((x.partitions, 6), legacy._dtype(cast(Any, fn), dtype, x.dtype))
+    no_mask("bn_stats", mask, x)
+    out = new_tile((x.partitions, 6), legacy._dtype(cast(Any, fn), dtype, x.dtype))
     bn_stats(dst=out, data=x)
     return out
 
 
 def _bn_aggr_legacy(fn: object, data: object, *, mask: object = None, dtype: object = None) -> NkiTensor:
     x = chk.tile("bn_aggr", "data", data)
-    _no_mask("bn_aggr", mask, x)
-    out = _new((x.partitions, 2), legacy._dtype(cast(Any, fn), dtype, x.dtype))
+    no_mask("bn_aggr", mask, x)
+    out = new_tile((x.partitions, 2), legacy._dtype(cast(Any, fn), dtype, x.dtype))
     bn_aggr(dst=out, data=x)
     return out
 
@@ -86,9 +86,9 @@ def _bn_aggr_legacy(fn: object, data: object, *, mask: object = None, dtype: obj
 def _affine_select_legacy(fn: object, pred: object, on_true_tile: object, on_false_value: object, *,
                           mask: object = None, dtype: object = None) -> NkiTensor:
     x = chk.tile("affine_select", "on_true_tile", on_true_tile, ("sbuf",))
-    _no_mask("affine_select", mask, x)
+    no_mask("affine_select", mask, x)
     expr, cmp = _predicate(pred, x)
-    out = _new(x.shape, legacy._dtype(cast(Any, fn), dtype, x.dtype))
+    out = new_tile(x.shape, legacy._dtype(cast(Any, fn), dtype, x.dtype))
     steps = dict(expr.terms)
     pattern = [[steps.get(axis, 0), size] for axis, size in enumerate(expr.sizes) if axis > 0]
     affine_select(dst=out, pattern=pattern, channel_multiplier=steps.get(0, 0), on_true_tile=x,
@@ -115,8 +115,8 @@ def _range_select_legacy(fn: object, *, on_true_tile: object, comp_op0: object, 
                          range_start: object = 0, on_false_value: object = FP32_MIN,
                          mask: object = None, dtype: object = None) -> NkiTensor:
     x = chk.tile("range_select", "on_true_tile", on_true_tile)
-    _no_mask("range_select", mask, x)
-    out = _new(x.shape, legacy._dtype(cast(Any, fn), dtype, x.dtype))
+    no_mask("range_select", mask, x)
+    out = new_tile(x.shape, legacy._dtype(cast(Any, fn), dtype, x.dtype))
     range_select(dst=out, on_true_tile=x, comp_op0=comp_op0, comp_op1=comp_op1, bound0=bound0,
                  bound1=bound1, reduce_cmd=reduce_cmd, reduce_res=reduce_res, reduce_op=reduce_op,
                  range_start=range_start, on_false_value=on_false_value)
@@ -202,7 +202,7 @@ def tensor_copy_predicated(dst: object, src: object, predicate: object, reverse_
     chk.same_elements(fn, ("predicate", p), ("dst", d))
     if not isinstance(src, NkiTensor):
         from tilecc.nki.isa import memset
-        fill = _new(d.shape, d.dtype)
+        fill = new_tile(d.shape, d.dtype)
         memset(dst=fill, value=src)
         src = fill
     s = chk.tile(fn, "src", src)
@@ -217,7 +217,7 @@ def tensor_copy_predicated(dst: object, src: object, predicate: object, reverse_
 
 def _as_uint32(pred: NkiTensor) -> NkiTensor:
     """A float predicate as the uint32 mask the Vector Engine reads (nonzero -> 1)."""
-    mask = _new(pred.shape, "uint32")
+    mask = new_tile(pred.shape, "uint32")
     emit(ast.TensorScalar(ap(mask), ap(pred), ast.Immediate(0.0), ast.AluOp.not_equal,
                           engine=ast.Engine.dve, dtype=ast.Dtype.uint32))
     return mask

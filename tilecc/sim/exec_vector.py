@@ -211,6 +211,22 @@ def exec_n_gather(m: Machine, inst: v.InstNGather) -> None:
     write(m, inst.outs[0], np.take_along_axis(data, idx, axis=1))
 
 
+def exec_local_gather(m: Machine, inst: v.InstLocalGather) -> None:
+    src = rows_of(read(m, inst.ins[0], "src_buffer"))
+    index = rows_of(read(m, inst.ins[1], "index")).astype(np.int64)
+    parts, count = index.shape
+    cores = parts // 16
+    # per core: its 16 index partitions flattened partition-first, the first V kept
+    flat = index.reshape(cores, 16, count).transpose(0, 2, 1).reshape(cores, 16 * count)
+    valid = inst.num_valid_indices or 16 * count
+    starts = np.repeat(flat[:, :valid], 16, axis=0)  # [parts, V], each core's row repeated
+    offsets = (starts[:, :, None] + np.arange(inst.num_elem_per_idx)[None, None, :]).reshape(parts, -1)
+    if offsets.size and offsets.max() >= src.shape[1]:
+        raise SimError(f"local_gather reads element {int(offsets.max())} of a partition of "
+                       f"{src.shape[1]}")
+    write(m, inst.outs[0], np.take_along_axis(src, offsets, axis=1))
+
+
 EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     v.InstBatchNormStats: exec_bn_stats, v.InstBatchNormAggregate: exec_bn_aggr,
     v.InstSelectReduce: exec_select_reduce, v.InstCopyPredicated: exec_copy_predicated,
@@ -218,4 +234,5 @@ EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     v.InstMax8: exec_max8, v.InstFindIndex8: exec_find_index8,
     v.InstMatchReplace8: exec_match_replace8, v.InstShuffle: exec_shuffle,
     v.InstSequenceBounds: exec_sequence_bounds, v.InstNGather: exec_n_gather,
+    v.InstLocalGather: exec_local_gather,
 }
