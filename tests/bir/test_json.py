@@ -8,6 +8,7 @@ import math
 import pytest
 
 from tilecc.bir import inst as b
+from tilecc.bir import inst_random as r
 from tilecc.bir import inst_vector as v
 from tilecc.bir.enums import (ActivationFunctionType, AluOpType, AxisListType, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind, TSCMode)
@@ -19,7 +20,8 @@ AP = b.AccessPattern("x", F32, 3, ((64, 2), (-1, 4), (0, 2)))
 
 
 def vector_insts() -> list[b.Inst]:
-    """One of each Vector / GpSimd-family instruction (bir.inst_vector), fields not default."""
+    """One of each Vector / GpSimd-family and random-number instruction (bir.inst_vector,
+    bir.inst_random), fields not default."""
     i32 = BirDtype.int32
     return [
         v.InstBatchNormStats("BS", EngineType.DVE, [AP], [AP]),
@@ -40,6 +42,14 @@ def vector_insts() -> list[b.Inst]:
         v.InstNGather("NG", EngineType.Pool, [AP, AP], [AP]),
         v.InstLocalGather("LG", EngineType.Pool, [AP, AP], [AP], num_elem_per_idx=4,
                           num_valid_indices=64),
+        r.InstRng("RG", EngineType.Pool, [], [AP]),
+        r.InstRand2("R2", EngineType.DVE, [b.Immediate(F32, 0.0), AP], [AP]),
+        r.InstRandGetState("GS", EngineType.DVE, [], [AP]),
+        r.InstRandSetState("SS", EngineType.Pool, [AP], []),
+        r.InstSetRngSeed("SD", EngineType.DVE, [AP], []),
+        r.InstDropout("DO", EngineType.DVE, [AP, b.Immediate(F32, 0.25)], [AP], keep_rate=True),
+        r.InstDevicePrint("DP", EngineType.Unassigned, [AP], [], prefix='say "hi"\n',
+                          location="k.py:3", to_stderr=False),
     ]
 
 

@@ -1,5 +1,5 @@
-"""Kernels that need what KLR / BIR (spec 003) cannot express -- matmul, transpose, gathers,
-device_print -- fail with a KernelError that names the unsupported call and points
+"""Kernels that need what KLR / BIR (spec 003) cannot express -- matmul, transpose,
+gathers -- fail with a KernelError that names the unsupported call and points
 at the kernel line making it (marked `# <-`). Each kernel below is a small original one built
 around the unsupported call; the harness calls every one with a [128, 16] float32 `x` and a
 [128, 1] int32 `idx`."""
@@ -77,12 +77,6 @@ def offset_rows_access_pattern(x, idx):
                                        indirect_dim=0))
 
 
-def trace_value_to_console(x, idx):
-    """Print a tile while the kernel runs."""
-    ramp = nl.ones([8, 2], dtype=np.float32)
-    nl.device_print("ramp =", ramp)  # <-
-
-
 CASES = [
     (gram_on_tensor_engine, r"nisa\.nc_matmul is not supported"),
     (project_tile_level, r"nl\.matmul is not supported"),
@@ -92,7 +86,6 @@ CASES = [
     (select_rows_by_index_tile, r"indexing <hbm tensor x\[128, 16\] float32> with a tensor of indices is an "
                                 r"indirect gather / scatter"),
     (offset_rows_access_pattern, r"tensor\.ap\(\): indirect offsets .* are not supported"),
-    (trace_value_to_console, r"nl\.device_print is not supported"),
 ]
 
 

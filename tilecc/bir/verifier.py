@@ -29,6 +29,8 @@ from __future__ import annotations
 from tilecc.bir import inst as b
 from tilecc.bir.enums import (BIR_DTYPE_SIZE, CROSS_LANE_AXES, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind)
+from tilecc.bir.inst_random import NO_OUTPUT
+from tilecc.bir.verifier_random import CHECKS as RANDOM_CHECKS
 from tilecc.bir.verifier_vector import CHECKS as VECTOR_CHECKS
 from tilecc.errors import VerifyError
 
@@ -303,7 +305,7 @@ def elements(ap: b.AccessPattern) -> int:
     return n
 
 
-_DRAINS = frozenset({b.InstDveReadAccumulator, b.InstReadActivationAccumulator})
+_DRAINS = frozenset({b.InstDveReadAccumulator, b.InstReadActivationAccumulator}) | NO_OUTPUT
 _CHECKS = {
     b.InstTensorTensor: InstChecker.check_tensor_tensor,
     b.InstTensorReduce: InstChecker.check_tensor_reduce,
@@ -320,3 +322,4 @@ _CHECKS = {
     b.InstReadActivationAccumulator: InstChecker.check_drain,
 }
 _CHECKS.update(VECTOR_CHECKS)
+_CHECKS.update(RANDOM_CHECKS)

@@ -33,6 +33,7 @@ from tilecc.bir import inst as b
 from tilecc.bir.enums import (AluOpType, AxisListType, BirDtype, EngineAccumulationType,
                               EngineType, TSCMode)
 from tilecc.codegen import enum_maps as m
+from tilecc.codegen import random as random_leaves
 from tilecc.codegen import vector as vector_leaves
 from tilecc.errors import CodegenError
 from tilecc.klr import ast as k
@@ -65,7 +66,8 @@ class KlirToBirCodegen:
             k.NcDmaCopy: self.codegen_dma_copy, k.NcCopy: self.codegen_copy,
             k.MemSet: self.codegen_memset, k.Iota: self.codegen_iota,
         }
-        self.leaves.update({cls: partial(leaf, self) for cls, leaf in vector_leaves.LEAVES.items()})
+        for family in (vector_leaves.LEAVES, random_leaves.LEAVES):
+            self.leaves.update({cls: partial(leaf, self) for cls, leaf in family.items()})
 
     def _reset(self) -> None:
         self.next_id = 0

@@ -631,3 +631,4 @@ def make_tensor(name: str, dtype: Dtype, shape: tuple[int, ...], memory: Memory)
 
 # Operator families beyond spec 003 register their classes into OPERATOR_CTOR on import.
 from tilecc.klr import ast_vector as _ast_vector  # noqa: E402,F401
+from tilecc.klr import ast_random as _ast_random  # noqa: E402,F401

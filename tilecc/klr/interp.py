@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from tilecc import counter_rng
 from tilecc.errors import InterpError
 from tilecc.klr import ast as k
 from tilecc.klr.interp_alu import (ALU, activation, alu, binary, fold, identity_of, np_dtype,
@@ -54,6 +55,7 @@ class State:
         self.written: dict[str, np.ndarray] = {}  # SBUF / PSUM tensor -> element written
         self.act = np.zeros(128, F32)
         self.dve = np.zeros(128, F32)
+        self.rng_state = counter_rng.power_on()  # by engine name (tilecc/counter_rng.py)
 
     def elements(self, tensor: k.TensorName) -> np.ndarray:
         """The tensor's buffer as [partitions, elements] of its dtype."""
@@ -419,6 +421,8 @@ def interpret_kernel(kernel: k.Kernel, inputs: Mapping[str, np.ndarray]) -> dict
 
 
 # Operator families beyond spec 003 (their own modules, written from the NKI ISA pages).
+from tilecc.klr.interp_random import RUNNERS as _RANDOM_RUNNERS  # noqa: E402
 from tilecc.klr.interp_vector import RUNNERS as _VECTOR_RUNNERS  # noqa: E402
 
 RUNNERS.update(_VECTOR_RUNNERS)
+RUNNERS.update(_RANDOM_RUNNERS)

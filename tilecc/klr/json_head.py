@@ -22,6 +22,7 @@ from functools import partial
 from typing import Any, Callable
 
 from tilecc.klr import ast as k
+from tilecc.klr import ast_random
 from tilecc.klr.json_fields import (Bad, at, describe, enum_reader, expect_obj, field, json_type,
                                     one_ctor, read_bool, read_float32, read_int, read_int32,
                                     read_nat, read_str)
@@ -33,7 +34,7 @@ KEY_OVERRIDES = {"reducecmd": "reducecmd", "compute_op": "compute_op"}
 ENUM_KINDS: dict[str, type[IntEnum]] = {  # reader kind -> enum
     e.__name__: e for e in (k.Dtype, k.Memory, k.Engine, k.AluOp, k.ActivationFunc,
                             k.AccumCmd, k.TensorSubDim, k.TensorScalarReverseOps,
-                            k.DgeComputeOp)}
+                            k.DgeComputeOp, *ast_random.ENUMS)}
 
 
 class HeadReader:

@@ -298,6 +298,8 @@ from tilecc.nki.isa_vector import (affine_select, bn_aggr, bn_stats, range_selec
 from tilecc.nki.isa_topk import max8, nc_find_index8, nc_match_replace8  # noqa: E402
 from tilecc.nki.isa_movement import (local_gather, nc_n_gather, nc_stream_shuffle,  # noqa: E402
                                      sequence_bounds)
+from tilecc.nki.isa_random import (dropout, rand2, rand_get_state, rand_set_state, rng,  # noqa: E402
+                                   set_rng_seed)
 
 __all__ = [
     "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
@@ -307,7 +309,7 @@ __all__ = [
     "tensor_scalar_reduce", "tensor_scalar_cumulative",
     "bn_stats", "bn_aggr", "select_reduce", "tensor_copy_predicated", "affine_select", "range_select",
     "max8", "nc_find_index8", "nc_match_replace8", "nc_stream_shuffle", "nc_n_gather", "local_gather",
-    "sequence_bounds",
+    "sequence_bounds", "rng", "rand2", "dropout", "set_rng_seed", "rand_set_state", "rand_get_state",
 ]
 
 # NKI instructions outside spec 003's operator family: calling one is a KernelError at the

@@ -21,7 +21,7 @@ from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_legacy import two_forms
-from tilecc.nki.isa_vector import ap, emit, new_tile, no_mask
+from tilecc.nki.isa_vector import ap, emit, f32_immediate, new_tile, no_mask
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import klr_dtype
 
@@ -115,4 +115,4 @@ def nc_match_replace8(dst: object, data: object, vals: object, imm: object, dst_
         _eight(fn, "dst_idx", i, x)
         _index_dtype(fn, "dst_idx", i)
         idx = ap(i)
-    emit(kv.MatchReplace8(ap(d), ap(x), ap(v), ast.Immediate(float(value)), idx, klr_dtype(d.dtype)))
+    emit(kv.MatchReplace8(ap(d), ap(x), ap(v), f32_immediate(float(value)), idx, klr_dtype(d.dtype)))

@@ -53,6 +53,17 @@ def ap(view: NkiTensor) -> ast.TensorRef:
     return active_trace().access(view)
 
 
+def f32_operand(operand: ast.Operand) -> ast.Operand:
+    """A float immediate rounded to the float32 the engines (and KLR's Float32) hold."""
+    if isinstance(operand, ast.Immediate) and isinstance(operand.value, float):
+        return ast.Immediate(float(np.float32(operand.value)))
+    return operand
+
+
+def f32_immediate(value: float) -> ast.Immediate:
+    return ast.Immediate(float(np.float32(value)))
+
+
 def no_mask(fn: str, mask: object, data: NkiTensor) -> None:
     """Instructions whose output is not the input's shape take no partial `mask=` box."""
     from tilecc.nki import masking
@@ -159,7 +170,7 @@ def _on_false(fn: str, value: object, data: NkiTensor) -> ast.Operand:
     value = plain_number(value)
     if isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
-    return chk.scalar_operand(fn, "on_false", value, data)
+    return f32_operand(chk.scalar_operand(fn, "on_false", value, data))
 
 
 def _reduce(fn: str, cmd: object, reduce_op: object, reduce_res: object,
@@ -239,7 +250,7 @@ def affine_select(dst: object, pattern: list[list[int]], channel_multiplier: int
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise kernel_error(f"nisa.{fn}: on_false_value must be a float32 number, got {on_false_value!r}")
     emit(kv.NcAffineSelect(ap(d), ast.DataPattern(offset, pairs, channel_multiplier), ap(t),
-                           ast.Immediate(float(value)), klr_dtype(d.dtype), op))
+                           f32_immediate(float(value)), klr_dtype(d.dtype), op))
 
 
 def _pattern(fn: str, pattern: object, d: NkiTensor) -> tuple[ast.APPair, ...]:
@@ -283,5 +294,5 @@ def range_select(dst: object, on_true_tile: object, comp_op0: object, comp_op1: 
         raise kernel_error(f"nisa.{fn}: on_false_value must be a number, got {on_false_value!r}")
     accum, res = _reduce(fn, reduce_cmd, reduce_op, reduce_res, t)
     emit(kv.NcRangeSelect(ap(d), accum, res, ast.AluOp.max, ops[0], ops[1], bounds[0], bounds[1],
-                          ast.Immediate(float(start)), ap(t), ast.Immediate(float(fill)),
+                          ast.Immediate(float(start)), ap(t), f32_immediate(float(fill)),
                           klr_dtype(d.dtype)))

@@ -17,6 +17,7 @@ call records KLR statements in the active trace (tilecc/nki/tracer.py).
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 
 from tilecc.klr import ast
@@ -207,7 +208,7 @@ class _MGrid:
 
     def __getitem__(self, key: object) -> Grid:
         slices = key if isinstance(key, tuple) else (key,)
-        if not all(isinstance(s, slice) for s in slices):
+        if not builtins.all(isinstance(s, slice) for s in slices):
             raise kernel_error("nl.mgrid takes slices: nl.mgrid[0:128, 0:512]")
         ranges = [range(*s.indices(s.stop)) for s in slices]
         sizes = tuple(len(r) for r in ranges)
@@ -378,11 +379,17 @@ reciprocal = _OPS["reciprocal"]
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
-    "matmul", "transpose", "load_transpose2d", "all", "where", "expand_dims", "select",
-    "shared_constant", "shared_identity_matrix", "device_print", "atomic_rmw", "gather_flattened",
-    "dropout", "rand", "random_seed", "floor", "ceil", "trunc", "cos", "tan", "sum_reduce", "softmax",
-    "rms_norm", "all_reduce", "loop_reduce", "dynamic_range",
+    "matmul", "transpose", "load_transpose2d", "expand_dims", "select",
+    "shared_constant", "shared_identity_matrix", "atomic_rmw", "gather_flattened",
+    "sum_reduce", "all_reduce", "loop_reduce", "dynamic_range",
 })
+
+# Tile-level functions lowered to several instructions, and the random-number calls.
+from tilecc.nki.language_math import (abs_max, abs_min, all, ceil, cos, floor,  # noqa: E402,F401,A004
+                                      is_hbm, is_on_chip, is_psum, is_sbuf, rms_norm, softmax,
+                                      static_cast, tan, trunc, where)
+from tilecc.nki.isa_random import device_print, rand, random_seed  # noqa: E402,F401
+from tilecc.nki.isa_random import language_dropout as dropout  # noqa: E402,F401
 
 
 def __getattr__(name: str) -> object:

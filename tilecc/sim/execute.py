@@ -39,6 +39,7 @@ from tilecc.errors import SimError
 from tilecc.sim.activation import apply_activation
 from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
 from tilecc.sim.dtypes import convert, numpy_dtype
+from tilecc.sim.exec_random import EXECUTORS as RANDOM_EXECUTORS
 from tilecc.sim.exec_vector import EXECUTORS as VECTOR_EXECUTORS
 from tilecc.sim.machine import Machine
 from tilecc.sim.placement import plan_columns
@@ -312,6 +313,7 @@ EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     InstIota: exec_iota,
 }
 EXECUTORS.update(VECTOR_EXECUTORS)
+EXECUTORS.update(RANDOM_EXECUTORS)
 
 
 # ---------------------------------------------------------------- whole programs
