@@ -286,3 +286,17 @@ def test_range_select_1x_form_and_refusal():
 
     with pytest.raises(KernelError, match="comp_op0=nl.add is not allowed"):
         nki.simulate(bad)(a, lo, hi)
+
+
+@pytest.mark.parametrize("reduce_op", [np.max, np.amax, nl.max, nl.maximum])
+def test_reduce_op_spellings_kernels_use(reduce_op):
+    def kernel(p, a):
+        pt, at = load(p), load(a)
+        out, red = new(a.shape), new((a.shape[0], 1))
+        nisa.select_reduce(dst=out, predicate=pt, on_true=at, on_false=0.0, reduce_res=red,
+                           reduce_cmd=R.reset_reduce, reduce_op=reduce_op)
+        return store(red)
+
+    a = RNG.normal(0, 1, (8, 16)).astype(np.float32)
+    got = nki.simulate(kernel)(np.ones((8, 16), np.uint8), a)
+    np.testing.assert_array_equal(got[:, 0], a.max(1))

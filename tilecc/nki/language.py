@@ -264,7 +264,12 @@ def _reduction(kind: str) -> Callable[..., NkiTensor]:
         return tile_ops.reduce(kind, x, axis, dtype, keepdims, mask, assigned_name())
     reduction.__name__ = reduction.__qualname__ = kind
     reduction.__doc__ = f"nl.{kind}(x, axis, dtype=None, keepdims=False, mask=None): a new tile."
+    if kind in _AS_OPERATOR:  # NKI kernels also pass nl.max as reduce_op=
+        setattr(reduction, "as_operator", _ops.ALL_OPS[_AS_OPERATOR[kind]])
     return reduction
+
+
+_AS_OPERATOR = {"sum": "add", "max": "maximum", "min": "minimum", "prod": "multiply"}
 
 
 sum = _reduction("sum")  # noqa: A001 (NKI's names)

@@ -84,6 +84,8 @@ _NUMPY_OPS: dict[object, str] = {
     np.abs: "abs", np.exp: "exp", np.log: "log", np.tanh: "tanh", np.sqrt: "sqrt",
     np.square: "square", np.sin: "sin", np.arctan: "arctan", np.sign: "sign",
     np.reciprocal: "reciprocal",
+    # the reductions kernels pass as a reduce_op / op1 (np.max, np.amax ...) are the ALU ops
+    np.max: "maximum", np.amax: "maximum", np.min: "minimum", np.amin: "minimum",
 }
 
 # Bitvec ops act on raw integer bits (docs: "input/output data types must be integer types").
@@ -107,6 +109,8 @@ def resolve_op(value: object) -> Op | None:
     """The Op a kernel meant by `value` (an Op or a numpy ufunc), or None."""
     if isinstance(value, Op):
         return value
+    if isinstance(operator := getattr(value, "as_operator", None), Op):
+        return operator  # nl.max / nl.min / nl.sum / nl.prod passed as an instruction's op
     try:
         name = _NUMPY_OPS.get(value)
     except TypeError:  # unhashable
