@@ -42,6 +42,7 @@ def vector_insts() -> list[b.Inst]:
         v.InstNGather("NG", EngineType.Pool, [AP, AP], [AP]),
         v.InstLocalGather("LG", EngineType.Pool, [AP, AP], [AP], num_elem_per_idx=4,
                           num_valid_indices=64),
+        v.InstNonzeroWithCount("NZ", EngineType.Pool, [AP], [AP], index_offset=16, padding_val=-7),
         r.InstRng("RG", EngineType.Pool, [], [AP]),
         r.InstRand2("R2", EngineType.DVE, [b.Immediate(F32, 0.0), AP], [AP]),
         r.InstRandGetState("GS", EngineType.DVE, [], [AP]),

@@ -193,3 +193,28 @@ def test_local_gather_refusals(per, parts, message):
 
     with pytest.raises(KernelError, match=message):
         nki.simulate(kernel)(np.zeros((parts, 8), np.float32), np.zeros((parts, 1), np.uint16))
+
+
+def test_nonzero_with_count_published_example_on_core_partitions():
+    def kernel(a, b):
+        x, out = load(a), load(b)
+        nisa.nonzero_with_count(dst=out, src=x, index_offset=16, padding_val=-1)
+        return store(out)
+
+    a = RNG.integers(0, 2, (32, 8)).astype(np.float32)
+    a[0] = [0, 1, 1, 0, 0, 1, 0, 0]
+    b = np.full((32, 9), 5, np.int32)
+    sim, ref = both(kernel, a, b)
+    assert_agree(sim, ref)
+    np.testing.assert_array_equal(sim[0][0], [17, 18, 21, -1, -1, -1, -1, -1, 3])
+    row = [16 + i for i in np.flatnonzero(a[16])]
+    np.testing.assert_array_equal(sim[0][16], row + [-1] * (8 - len(row)) + [len(row)])
+    untouched = np.ones(32, bool)
+    untouched[[0, 16]] = False
+    assert (sim[0][untouched] == 5).all()
+    with pytest.raises(KernelError, match="one element more"):
+        def bad(a):
+            x = load(a)
+            nisa.nonzero_with_count(dst=new(a.shape, nl.int32), src=x)
+            return store(x)
+        nki.simulate(bad)(a)

@@ -18,6 +18,7 @@ semantics are stated there, from the NKI ISA reference pages). Every field has a
 - Shuffle: ins [src, 32 int32 Immediates (the mask)], outs [dst].
 - SequenceBounds: ins [segment_ids], outs [dst]. NGather: ins [data, indices], outs [dst].
 - LocalGather: ins [src, index], outs [dst]; num_elem_per_idx, num_valid_indices (0 = all).
+- NonzeroWithCount: ins [src], outs [dst]; index_offset, padding_val.
 Opcodes are tilecc's own numbers (after spec 003's and bir.inst's ranges).
 """
 
@@ -109,8 +110,16 @@ class InstLocalGather(Inst):
     num_valid_indices: int = 0  # 0: every index of the core's 16 partitions
 
 
+@dataclass(slots=True)
+class InstNonzeroWithCount(Inst):
+    OPCODE: ClassVar[int] = 313
+    index_offset: int = 0
+    padding_val: int = -1
+
+
 VECTOR_INSTS: tuple[type[Inst], ...] = (
     InstBatchNormStats, InstBatchNormAggregate, InstSelectReduce, InstCopyPredicated,
     InstAffineSelect, InstRangeSelect, InstMax8, InstFindIndex8, InstMatchReplace8,
-    InstShuffle, InstSequenceBounds, InstNGather, InstLocalGather)
+    InstShuffle, InstSequenceBounds, InstNGather, InstLocalGather,
+    InstNonzeroWithCount)
 INST_CLASSES.update({cls.__name__[4:]: cls for cls in VECTOR_INSTS})

@@ -258,6 +258,15 @@ def check_local_gather(c: InstChecker) -> None:
     _size(c, dst, valid * inst.num_elem_per_idx, "the output")
 
 
+def check_nonzero_with_count(c: InstChecker) -> None:
+    c.count((1,), 1)
+    src, dst = _tiles(c, (0,), (0,))
+    _sbuf_only(c, src, dst)
+    _dtype(c, src, frozenset({BirDtype.float32, BirDtype.int32}), "src")
+    _dtype(c, dst, frozenset({BirDtype.int32}), "dst")
+    _size(c, dst, _per_partition(src) + 1, "dst")
+
+
 CHECKS: dict[type[b.Inst], Callable[[InstChecker], None]] = {
     v.InstBatchNormStats: check_bn_stats, v.InstBatchNormAggregate: check_bn_aggr,
     v.InstSelectReduce: check_select_reduce, v.InstCopyPredicated: check_copy_predicated,
@@ -265,5 +274,5 @@ CHECKS: dict[type[b.Inst], Callable[[InstChecker], None]] = {
     v.InstMax8: check_max8, v.InstFindIndex8: check_find_index8,
     v.InstMatchReplace8: check_match_replace8, v.InstShuffle: check_shuffle,
     v.InstSequenceBounds: check_sequence_bounds, v.InstNGather: check_n_gather,
-    v.InstLocalGather: check_local_gather,
+    v.InstLocalGather: check_local_gather, v.InstNonzeroWithCount: check_nonzero_with_count,
 }

@@ -110,6 +110,15 @@ def codegen_local_gather(cg: Any, op: kv.NcLocalGather) -> None:
                               [out], num_elem_per_idx=int(values[0]), num_valid_indices=int(values[1])))
 
 
+def codegen_nonzero_with_count(cg: Any, op: kv.NonzeroWithCount) -> None:
+    values = [op.index_offset.value, op.padding_val.value]
+    if not all(isinstance(x, int) for x in values):
+        raise CodegenError(f"nonzero_with_count offsets must be int32, found {values}")
+    out = cg.tensor_ref(op.dst)
+    cg.emit(v.InstNonzeroWithCount(cg.name(op), POOL, [cg.tensor_ref(op.src)], [out],
+                                   index_offset=int(values[0]), padding_val=int(values[1])))
+
+
 LEAVES: dict[type, Callable[[Any, Any], None]] = {
     kv.BatchNormStats: _plain(v.InstBatchNormStats, DVE, "src"),
     kv.BatchNormAggregate: _plain(v.InstBatchNormAggregate, DVE, "src"),
@@ -124,4 +133,5 @@ LEAVES: dict[type, Callable[[Any, Any], None]] = {
     kv.SequenceBounds: _plain(v.InstSequenceBounds, POOL, "segment_ids"),
     kv.NcNGather: _plain(v.InstNGather, POOL, "data", "indices"),
     kv.NcLocalGather: codegen_local_gather,
+    kv.NonzeroWithCount: codegen_nonzero_with_count,
 }

@@ -52,6 +52,10 @@ destination dtype):
   the first V = num_valid_indicies (default all), and every partition p of the core gets
   dst[p, j*E + e] = src[p, idx_j + e] for e < E = num_elem_per_idx, idx_j an element offset
   into p's flattened free elements (the published example's numpy reference).
+- NonzeroWithCount (nki.isa.nonzero_with_count): only partitions 0, 16, ..., 112 of the
+  accesses (each GpSimd core's first): dst row = the positions of src's nonzero elements
+  + index_offset, then padding_val up to F entries, then the count (F + 1 in all); the
+  other dst partitions are not written.
 """
 
 from __future__ import annotations
@@ -197,11 +201,21 @@ class NcLocalGather:
     pos: Pos | None = field(default=None, compare=False)
 
 
+@dataclass(slots=True)
+class NonzeroWithCount:
+    dst: TensorRef
+    src: TensorRef
+    index_offset: Immediate
+    padding_val: Immediate
+    pos: Pos | None = field(default=None, compare=False)
+
+
 VECTOR_CTORS: dict[type, str] = {
     BatchNormStats: "batchNormStats", BatchNormAggregate: "batchNormAggregate",
     SelectReduce: "selectReduce", CopyPredicated: "copyPredicated",
     NcAffineSelect: "ncAffineSelect", NcRangeSelect: "ncRangeSelect", Max8: "max8",
     FindIndex8: "findIndex8", MatchReplace8: "matchReplace8", Shuffle: "shuffle",
     SequenceBounds: "sequenceBounds", NcNGather: "ncNGather", NcLocalGather: "ncLocalGather",
+    NonzeroWithCount: "nonzeroWithCount",
 }
 OPERATOR_CTOR.update(VECTOR_CTORS)

@@ -5,8 +5,8 @@ Contract: `RUNNERS[cls](state, op)` runs one operator on the interpreter's `Stat
 NKI ISA pages (semantics listed in klr.ast_vector) independently of the BIR simulator's
 executors (sim/exec_vector.py), in the plainest form: statistics in float64 by numpy's
 mean / var and the pooled sums of (count, mean, M2) groups group by group, searches and shuffles
-partition by partition as the pages' pseudo code reads. A tensor_copy_predicated write
-marks only the elements it writes as written.
+partition by partition as the pages' pseudo code reads. tensor_copy_predicated and
+nonzero_with_count mark only the elements they write as written.
 """
 
 from __future__ import annotations
@@ -249,11 +249,29 @@ def run_local_gather(s: State, op: kv.NcLocalGather) -> None:
     s.write(op.dst, np.array(out, dtype=src.dtype))
 
 
+def run_nonzero_with_count(s: State, op: kv.NonzeroWithCount) -> None:
+    src = rows(s.read(op.src))
+    elements, idx, shape = s.index(op.dst)
+    current = elements[idx].reshape(shape[0], -1)
+    written = np.zeros(current.shape, bool)
+    for p in range(0, src.shape[0], 16):
+        found = [i + int(op.index_offset.value) for i, x in enumerate(src[p]) if x != 0]
+        row = found + [int(op.padding_val.value)] * (src.shape[1] - len(found)) + [len(found)]
+        current[p] = np.array(row, np.int64).astype(elements.dtype)
+        written[p] = True
+    elements[idx] = current.reshape(shape)
+    mask = s.written_mask(k.access_tensor(op.dst), elements)
+    if mask is not None:
+        marks = mask[idx].reshape(current.shape)
+        marks |= written
+        mask[idx] = marks.reshape(shape)
+
+
 RUNNERS: dict[type[Any], Callable[[State, Any], None]] = {
     kv.BatchNormStats: run_bn_stats, kv.BatchNormAggregate: run_bn_aggr,
     kv.SelectReduce: run_select_reduce, kv.CopyPredicated: run_copy_predicated,
     kv.NcAffineSelect: run_affine_select, kv.NcRangeSelect: run_range_select,
     kv.Max8: run_max8, kv.FindIndex8: run_find_index8, kv.MatchReplace8: run_match_replace8,
     kv.Shuffle: run_shuffle, kv.SequenceBounds: run_sequence_bounds, kv.NcNGather: run_n_gather,
-    kv.NcLocalGather: run_local_gather,
+    kv.NcLocalGather: run_local_gather, kv.NonzeroWithCount: run_nonzero_with_count,
 }

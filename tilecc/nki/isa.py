@@ -24,6 +24,7 @@ from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
 from tilecc.nki.isa_legacy import two_forms
+from tilecc.nki.isa_refused import refusal
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, klr_dtype
 
@@ -297,7 +298,7 @@ from tilecc.nki.isa_vector import (affine_select, bn_aggr, bn_stats, range_selec
                                    select_reduce, tensor_copy_predicated)
 from tilecc.nki.isa_topk import max8, nc_find_index8, nc_match_replace8  # noqa: E402
 from tilecc.nki.isa_movement import (local_gather, nc_n_gather, nc_stream_shuffle,  # noqa: E402
-                                     sequence_bounds)
+                                     nonzero_with_count, sequence_bounds)
 from tilecc.nki.isa_random import (dropout, rand2, rand_get_state, rand_set_state, rng,  # noqa: E402
                                    set_rng_seed)
 
@@ -309,29 +310,25 @@ __all__ = [
     "tensor_scalar_reduce", "tensor_scalar_cumulative",
     "bn_stats", "bn_aggr", "select_reduce", "tensor_copy_predicated", "affine_select", "range_select",
     "max8", "nc_find_index8", "nc_match_replace8", "nc_stream_shuffle", "nc_n_gather", "local_gather",
-    "sequence_bounds", "rng", "rand2", "dropout", "set_rng_seed", "rand_set_state", "rand_get_state",
+    "sequence_bounds", "nonzero_with_count", "rng", "rand2", "dropout", "set_rng_seed", "rand_set_state", "rand_get_state",
 ]
 
-# NKI instructions outside spec 003's operator family: calling one is a KernelError at the
-# kernel line (not an AttributeError), so a ported kernel learns which call to replace.
+# NKI instructions tilecc does not trace yet, and those it refuses (tilecc/nki/isa_refused.py):
+# calling one is a KernelError at the kernel line (not an AttributeError), so a ported
+# kernel learns which call to replace.
 _NOT_TRACED = frozenset({
-    "nc_matmul", "nc_matmul_mx", "nc_transpose", "dma_transpose", "tensor_copy_predicated",
-    "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "affine_select", "local_gather",
-    "nc_n_gather", "bn_stats", "bn_aggr", "nc_stream_shuffle", "rng", "dropout", "set_rng_seed",
-    "rand_set_state", "rand_get_state", "rand2", "max8", "sequence_bounds", "core_barrier",
-    "dma_compute", "quantize_mx", "range_select", "select_reduce", "sendrecv", "register_alloc",
-    "register_move", "register_load", "register_store", "nc_find_index8", "nc_match_replace8",
-    "nonzero_with_count",
+    "nc_matmul", "nc_matmul_mx", "nc_transpose", "dma_transpose", "tensor_copy_dynamic_src",
+    "tensor_copy_dynamic_dst", "quantize_mx",
 })
 
 
 def __getattr__(name: str) -> Callable[..., None]:
-    if name not in _NOT_TRACED:
+    reason = refusal(name)
+    if name not in _NOT_TRACED and reason is None:
         raise AttributeError(f"module 'tilecc.nki.isa' has no attribute {name!r}")
 
     def not_traced(*args: object, **kwargs: object) -> None:
-        raise kernel_error(f"nisa.{name} is not supported by tilecc, which traces the activation, "
-                           f"tensor-scalar, tensor-tensor, scan and reduce instructions (spec 003) "
-                           f"plus dma_copy, tensor_copy, memset and iota")
+        raise kernel_error(reason or f"nisa.{name} is not supported by tilecc, which traces the "
+                           f"activation, tensor-scalar, tensor-tensor, scan and reduce instructions "
+                           f"(spec 003) plus dma_copy, tensor_copy, memset and iota")
     return not_traced
-

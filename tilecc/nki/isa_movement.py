@@ -1,5 +1,5 @@
-"""nki.isa data movement on chip: nc_stream_shuffle (Vector Engine), nc_n_gather, local_gather
-and sequence_bounds (GpSimd Engine); re-exported by tilecc.nki.isa.
+"""nki.isa data movement on chip: nc_stream_shuffle (Vector Engine), nc_n_gather, local_gather,
+sequence_bounds and nonzero_with_count (GpSimd Engine); re-exported by tilecc.nki.isa.
 
 Contract as tilecc/nki/isa.py. Pages:
 https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.nc_stream_shuffle.html
@@ -12,7 +12,8 @@ local_gather SBUF tiles of one multiple-of-16 partition count, uint16 indices,
 num_elem_per_idx in 1, 2, 4, 8, 16, 32, at most 4096 valid indices per core, dst of
 src's dtype holding num_valid_indices * num_elem_per_idx elements per partition (the 1.x
 form returns a [P, num_valid_indices, num_elem_per_idx] tile); sequence_bounds one
-partition of float32 / int32 segment ids, dst [1, 2, N].
+partition of float32 / int32 segment ids, dst [1, 2, N]; nonzero_with_count SBUF tiles,
+float32 / int32 src, int32 dst of one more element per partition, int32 offset and padding.
 """
 
 from __future__ import annotations
@@ -118,6 +119,27 @@ def local_gather(dst: object, src_buffer: object, index: object, num_elem_per_id
                            f"{valid * per} elements per partition, got {list(d.shape)}")
     emit(kv.NcLocalGather(ap(d), ap(s), ap(i), ast.Immediate(per),
                           None if num_valid_indices is None else ast.Immediate(valid)))
+
+
+def nonzero_with_count(dst: object, src: object, index_offset: object = 0, padding_val: object = -1,
+                       name: str | None = None) -> None:
+    """Per GpSimd core's first partition (0, 16, ..., 112): the nonzero positions of src +
+    index_offset, padding_val for the rest, then their count."""
+    fn = "nonzero_with_count"
+    d, s = chk.tile(fn, "dst", dst, ("sbuf",)), chk.tile(fn, "src", src, ("sbuf",))
+    chk.same_partitions(fn, ("src", s), ("dst", d))
+    if s.dtype not in ("float32", "int32") or d.dtype != "int32":
+        raise kernel_error(f"nisa.{fn}: src must be float32 or int32 and dst int32, got {s.dtype} "
+                           f"and {d.dtype}")
+    if d.free_elements != s.free_elements + 1:
+        raise kernel_error(f"nisa.{fn}: dst must have one element more than src per partition (the "
+                           f"count), got {list(d.shape)} for src {list(s.shape)}")
+    values = [plain_number(v) for v in (index_offset, padding_val)]
+    ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and -2 ** 31 <= v < 2 ** 31]
+    if len(ints) != 2:
+        raise kernel_error(f"nisa.{fn}: index_offset and padding_val must be int32 values, got "
+                           f"{index_offset!r} and {padding_val!r}")
+    emit(kv.NonzeroWithCount(ap(d), ap(s), ast.Immediate(ints[0]), ast.Immediate(ints[1])))
 
 
 def _sequence_bounds_legacy(fn: object, *, segment_ids: object, dtype: object = None) -> NkiTensor:

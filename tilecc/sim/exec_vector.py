@@ -8,7 +8,8 @@ klr.ast_vector (NKI ISA pages). Statistics and selections compute in float32 and
 to the destination dtype; copy_predicated and nc_n_gather move elements by value in
 their own dtype (no float32 round trip), as the pages say ("preserves the input data
 types"). A tensor_copy_predicated destination counts as written as a whole afterwards
-(the simulator's written-mask is per access, not per element of a predicate).
+(the simulator's written-mask is per access, not per element of a predicate); so does
+nonzero_with_count's, of which only every 16th partition is written.
 """
 
 from __future__ import annotations
@@ -227,6 +228,18 @@ def exec_local_gather(m: Machine, inst: v.InstLocalGather) -> None:
     write(m, inst.outs[0], np.take_along_axis(src, offsets, axis=1))
 
 
+def exec_nonzero_with_count(m: Machine, inst: v.InstNonzeroWithCount) -> None:
+    x = rows_of(read(m, inst.ins[0], "src"))[0::16]
+    nonzero = x != 0
+    count = nonzero.sum(axis=1)
+    order = np.argsort(~nonzero, axis=1, kind="stable")  # nonzero positions first, in order
+    filled = np.arange(x.shape[1])[None, :] < count[:, None]
+    found = np.where(filled, order + inst.index_offset, inst.padding_val)
+    dst = m.view(inst.outs[0], write=True)
+    rows = np.concatenate([found, count[:, None]], axis=1).astype(np.int64)
+    dst[0::16] = convert(rows.reshape(dst[0::16].shape), dst.dtype)
+
+
 EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     v.InstBatchNormStats: exec_bn_stats, v.InstBatchNormAggregate: exec_bn_aggr,
     v.InstSelectReduce: exec_select_reduce, v.InstCopyPredicated: exec_copy_predicated,
@@ -234,5 +247,5 @@ EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     v.InstMax8: exec_max8, v.InstFindIndex8: exec_find_index8,
     v.InstMatchReplace8: exec_match_replace8, v.InstShuffle: exec_shuffle,
     v.InstSequenceBounds: exec_sequence_bounds, v.InstNGather: exec_n_gather,
-    v.InstLocalGather: exec_local_gather,
+    v.InstLocalGather: exec_local_gather, v.InstNonzeroWithCount: exec_nonzero_with_count,
 }
