@@ -218,3 +218,21 @@ def test_nonzero_with_count_published_example_on_core_partitions():
             nisa.nonzero_with_count(dst=new(a.shape, nl.int32), src=x)
             return store(x)
         nki.simulate(bad)(a)
+
+
+def test_iota_every_documented_form():
+    def kernel(a):
+        i_p, i_x, i_y = nl.mgrid[0:4, 0:3, 0:5]
+        three = nisa.iota(7 + 2 * i_p - i_x + 10 * i_y, dtype=nl.int32)
+        two = nisa.iota(nl.arange(8)[None, :] * 3 + nl.arange(4)[:, None], dtype=nl.float32)
+        pairs = new((4, 2, 6), nl.int32)
+        nisa.iota(dst=pairs, pattern=[[-6, 2], [1, 6]], offset=-1, channel_multiplier=100)
+        return store(three), store(two), store(pairs)
+
+    sim, ref = both(kernel, np.zeros((1, 1), np.float32))
+    assert_agree(sim, ref)
+    p, x, y = np.meshgrid(np.arange(4), np.arange(3), np.arange(5), indexing="ij")
+    np.testing.assert_array_equal(sim[0], 7 + 2 * p - x + 10 * y)
+    np.testing.assert_array_equal(sim[1], np.arange(8)[None, :] * 3 + np.arange(4)[:, None])
+    p, w, x = np.meshgrid(np.arange(4), np.arange(2), np.arange(6), indexing="ij")
+    np.testing.assert_array_equal(sim[2], -1 + 100 * p - 6 * w + x)
