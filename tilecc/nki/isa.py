@@ -318,7 +318,7 @@ __all__ = [
 # kernel learns which call to replace.
 _NOT_TRACED = frozenset({
     "nc_matmul", "nc_matmul_mx", "nc_transpose", "dma_transpose", "tensor_copy_dynamic_src",
-    "tensor_copy_dynamic_dst", "quantize_mx",
+    "tensor_copy_dynamic_dst", "quantize_mx", "topk",
 })
 
 
