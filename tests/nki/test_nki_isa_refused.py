@@ -43,3 +43,9 @@ def test_refused_instruction_is_named_at_its_line(name):
 def test_unknown_name_is_still_an_attribute_error():
     with pytest.raises(AttributeError):
         nisa.no_such_instruction  # noqa: B018
+
+
+def test_the_simulated_generation_compares_as_nki_kernels_expect():
+    assert nisa.get_nc_version() == nisa.nc_version.gen3
+    assert nisa.nc_version.gen2 < nisa.get_nc_version() < nisa.nc_version.gen4
+    assert nisa.get_nc_sub_version() == 0

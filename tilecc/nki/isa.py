@@ -299,6 +299,7 @@ from tilecc.nki.isa_vector import (affine_select, bn_aggr, bn_stats, range_selec
 from tilecc.nki.isa_topk import max8, nc_find_index8, nc_match_replace8  # noqa: E402
 from tilecc.nki.isa_movement import (local_gather, nc_n_gather, nc_stream_shuffle,  # noqa: E402
                                      nonzero_with_count, sequence_bounds)
+from tilecc.nki.isa_target import get_nc_sub_version, get_nc_version, nc_version  # noqa: E402
 from tilecc.nki.isa_random import (dropout, rand2, rand_get_state, rand_set_state, rng,  # noqa: E402
                                    set_rng_seed)
 
@@ -311,6 +312,7 @@ __all__ = [
     "bn_stats", "bn_aggr", "select_reduce", "tensor_copy_predicated", "affine_select", "range_select",
     "max8", "nc_find_index8", "nc_match_replace8", "nc_stream_shuffle", "nc_n_gather", "local_gather",
     "sequence_bounds", "nonzero_with_count", "rng", "rand2", "dropout", "set_rng_seed", "rand_set_state", "rand_get_state",
+    "nc_version", "get_nc_version", "get_nc_sub_version",
 ]
 
 # NKI instructions tilecc does not trace yet, and those it refuses (tilecc/nki/isa_refused.py):
