@@ -122,3 +122,10 @@ def test_rms_norm_published_example_and_buffer_predicates():
     sim, ref = both(kernel, np.zeros((1, 1), np.float32))
     assert_agree(sim, ref)
     np.testing.assert_allclose(sim[0], 1.0, rtol=1e-6)
+
+
+def test_static_cast_of_a_host_array_prepares_kernel_inputs():
+    host = np.array([[1.0, 2.5, 1e-3]], np.float64)
+    got = nl.static_cast(host, nl.bfloat16)
+    assert got.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(got, host.astype(ml_dtypes.bfloat16))

@@ -16,7 +16,8 @@ nki.language.where.html (and .floor, .ceil, .trunc, .cos, .tan, .softmax, .rms_n
   like the hardware's, accurate for moderate |x|).
 - softmax(x, axis) = exp(x - max) / sum(exp(x - max)) over the trailing free `axis`;
   rms_norm(x, w, axis, n, eps) = x * rsqrt(sum(x^2) / n + eps) * w; all(x, axis) = min of
-  (x != 0) over axis; abs_max / abs_min = max / min of |x|, |y|; static_cast = tensor_copy.
+  (x != 0) over axis; abs_max / abs_min = max / min of |x|, |y|; static_cast = tensor_copy
+  (given a numpy array outside a kernel, numpy's astype to the dtype, ml_dtypes for bf16 / fp8).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import math
 import numpy as np
 
 from tilecc.nki import isa, tile_ops
-from tilecc.nki.dtypes import plain_number
+from tilecc.nki.dtypes import canonical_dtype, dtype_info, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.ops import ALL_OPS
 from tilecc.nki.tensor import NkiTensor
@@ -190,7 +191,11 @@ def abs_min(x: object, y: object, dtype: object = None) -> NkiTensor:
     return _abs_pair("abs_min", x, y, "minimum", dtype)
 
 
-def static_cast(input_data: object, dtype: object) -> NkiTensor:
+def static_cast(input_data: object, dtype: object) -> object:
+    """A tile converted to dtype (tensor_copy); on the host, a numpy array converted the way
+    a kernel input of that dtype holds it (test drivers prepare bf16 inputs this way)."""
+    if not isinstance(input_data, NkiTensor) and hasattr(input_data, "dtype"):
+        return np.asarray(input_data).astype(dtype_info(canonical_dtype(dtype)).numpy)
     t = _tile("static_cast", input_data)
     out = _out("static_cast", t, dtype)
     isa.tensor_copy(dst=out, src=t)
