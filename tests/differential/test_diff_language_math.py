@@ -129,3 +129,14 @@ def test_static_cast_of_a_host_array_prepares_kernel_inputs():
     got = nl.static_cast(host, nl.bfloat16)
     assert got.dtype == ml_dtypes.bfloat16
     np.testing.assert_array_equal(got, host.astype(ml_dtypes.bfloat16))
+
+
+def test_gather_flattened_takes_along_each_partition():
+    def kernel(a, i):
+        return store(nl.gather_flattened(data=load(a), indices=load(i)))
+
+    a = RNG.normal(0, 1, (32, 64)).astype(np.float32)
+    idx = (np.arange(10)[None, :] * 5 + np.arange(32)[:, None]).astype(np.int32) % 64
+    sim, ref = both(kernel, a, idx)
+    assert_agree(sim, ref, exact=True)
+    np.testing.assert_array_equal(sim[0], np.take_along_axis(a, idx.astype(np.int64), axis=-1))

@@ -385,13 +385,13 @@ reciprocal = _OPS["reciprocal"]
 # nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
     "matmul", "transpose", "load_transpose2d", "expand_dims", "select",
-    "shared_constant", "shared_identity_matrix", "atomic_rmw", "gather_flattened",
+    "shared_constant", "shared_identity_matrix", "atomic_rmw",
     "sum_reduce", "all_reduce", "loop_reduce", "dynamic_range",
 })
 
 # Tile-level functions lowered to several instructions, and the random-number calls.
 from tilecc.nki.language_math import (abs_max, abs_min, all, ceil, cos, floor,  # noqa: E402,F401,A004
-                                      is_hbm, is_on_chip, is_psum, is_sbuf, rms_norm, softmax,
+                                      gather_flattened, is_hbm, is_on_chip, is_psum, is_sbuf, rms_norm, softmax,
                                       static_cast, tan, trunc, where)
 from tilecc.nki.isa_random import device_print, rand, random_seed  # noqa: E402,F401
 from tilecc.nki.isa_random import language_dropout as dropout  # noqa: E402,F401

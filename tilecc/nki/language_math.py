@@ -1,6 +1,6 @@
 """nki.language functions that no single instruction computes, lowered to a few existing ones:
 nl.where, nl.floor / ceil / trunc, nl.cos / tan, nl.softmax, nl.rms_norm, nl.all,
-nl.abs_max / abs_min, nl.static_cast and the buffer predicates nl.is_sbuf / is_psum /
+nl.abs_max / abs_min, nl.static_cast, nl.gather_flattened and the buffer predicates nl.is_sbuf / is_psum /
 is_hbm / is_on_chip (exported by tilecc.nki.language).
 
 Pages: https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/
@@ -17,7 +17,8 @@ nki.language.where.html (and .floor, .ceil, .trunc, .cos, .tan, .softmax, .rms_n
 - softmax(x, axis) = exp(x - max) / sum(exp(x - max)) over the trailing free `axis`;
   rms_norm(x, w, axis, n, eps) = x * rsqrt(sum(x^2) / n + eps) * w; all(x, axis) = min of
   (x != 0) over axis; abs_max / abs_min = max / min of |x|, |y|; static_cast = tensor_copy
-  (given a numpy array outside a kernel, numpy's astype to the dtype, ml_dtypes for bf16 / fp8).
+  (given a numpy array outside a kernel, numpy's astype to the dtype, ml_dtypes for bf16 / fp8);
+  gather_flattened(data, indices) = nc_n_gather within each partition.
 """
 
 from __future__ import annotations
@@ -199,6 +200,24 @@ def static_cast(input_data: object, dtype: object) -> object:
     t = _tile("static_cast", input_data)
     out = _out("static_cast", t, dtype)
     isa.tensor_copy(dst=out, src=t)
+    return out
+
+
+def gather_flattened(data: object, indices: object, axis: int = 0, dtype: object = None,
+                     mask: object = None) -> NkiTensor:
+    """result[p, j...] = data[p, flat(indices[p, j...])] within each partition (nc_n_gather);
+    integer indices of another dtype are first converted to uint32."""
+    d, i = _tile("gather_flattened", data), _tile("gather_flattened", indices)
+    if i.dtype != "uint32":
+        converted = tile_ops.new_tile(i.shape, "uint32", f"{i.name}_u32")
+        isa.tensor_copy(dst=converted, src=i)
+        i = converted
+    gathered = tile_ops.new_tile(i.shape, d.dtype, assigned_name() if dtype is None else f"{d.name}_gathered")
+    isa.nc_n_gather(dst=gathered, data=d, indices=i)
+    if dtype is None:
+        return gathered
+    out = _out("gather_flattened", gathered, dtype)
+    isa.tensor_copy(dst=out, src=gathered)
     return out
 
 
