@@ -140,3 +140,10 @@ def test_gather_flattened_takes_along_each_partition():
     sim, ref = both(kernel, a, idx)
     assert_agree(sim, ref, exact=True)
     np.testing.assert_array_equal(sim[0], np.take_along_axis(a, idx.astype(np.int64), axis=-1))
+
+
+def test_finfo_limits_and_refusal():
+    assert nl.finfo(nl.float32).min == np.finfo(np.float32).min
+    assert float(nl.finfo(nl.bfloat16).max) == float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
+    with pytest.raises(KernelError, match="not a float dtype"):
+        nl.finfo(nl.int32)

@@ -391,7 +391,7 @@ _TILE_LEVEL = frozenset({
 
 # Tile-level functions lowered to several instructions, and the random-number calls.
 from tilecc.nki.language_math import (abs_max, abs_min, all, ceil, cos, floor,  # noqa: E402,F401,A004
-                                      gather_flattened, is_hbm, is_on_chip, is_psum, is_sbuf, rms_norm, softmax,
+                                      finfo, gather_flattened, is_hbm, is_on_chip, is_psum, is_sbuf, rms_norm, softmax,
                                       static_cast, tan, trunc, where)
 from tilecc.nki.isa_random import device_print, rand, random_seed  # noqa: E402,F401
 from tilecc.nki.isa_random import language_dropout as dropout  # noqa: E402,F401
