@@ -300,3 +300,24 @@ def test_reduce_op_spellings_kernels_use(reduce_op):
     a = RNG.normal(0, 1, (8, 16)).astype(np.float32)
     got = nki.simulate(kernel)(np.ones((8, 16), np.uint8), a)
     np.testing.assert_array_equal(got[:, 0], a.max(1))
+
+
+def test_1x_keywords_of_by_reference_instructions():
+    def kernel(p, a):
+        pt, at = load(p), load(a)
+        out = new(a.shape)
+        nisa.select_reduce(dst=out, predicate=pt, on_true=at, on_false=1.0, mask=None, dtype=nl.float32)
+        nisa.tensor_copy_predicated(src=at, dst=out, predicate=pt, mask=None)
+        return store(out)
+
+    a = RNG.normal(0, 1, (8, 16)).astype(np.float32)
+    got = nki.simulate(kernel)(np.ones((8, 16), np.uint8), a)
+    np.testing.assert_array_equal(got, a)
+
+    def bad(p, a):
+        pt, at = load(p), load(a)
+        nisa.select_reduce(dst=new(a.shape), predicate=pt, on_true=at, on_false=1.0, dtype=nl.bfloat16)
+        return store(at)
+
+    with pytest.raises(KernelError, match="differs from dst's dtype"):
+        nki.simulate(bad)(np.ones((8, 16), np.uint8), a)

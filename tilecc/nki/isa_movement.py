@@ -27,17 +27,19 @@ from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_legacy import two_forms
-from tilecc.nki.isa_vector import ap, emit, new_tile, no_mask
+from tilecc.nki.isa_vector import ap, emit, legacy_options, new_tile, no_mask
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import klr_dtype
 
 _NUM_ELEM = (1, 2, 4, 8, 16, 32)
 
 
-def nc_stream_shuffle(dst: object, src: object, shuffle_mask: object, name: str | None = None) -> None:
+def nc_stream_shuffle(dst: object, src: object, shuffle_mask: object, name: str | None = None, *,
+                      mask: object = None, dtype: object = None) -> None:
     """dst partition 32q + i = src partition 32q + shuffle_mask[i] (255: dst partition kept)."""
     fn = "nc_stream_shuffle"
     d, s = chk.tile(fn, "dst", dst), chk.tile(fn, "src", src)
+    legacy_options(fn, mask, dtype, d)
     if d.dtype != s.dtype:
         raise kernel_error(f"nisa.{fn}: dst and src must share a dtype, got {d.dtype} and {s.dtype}")
     if d.free_elements != s.free_elements:

@@ -28,7 +28,7 @@ from tilecc.klr import ast
 from tilecc.klr import ast_vector as kv
 from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
-from tilecc.nki.dtypes import is_float, plain_number
+from tilecc.nki.dtypes import canonical_dtype, is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr, Mask
 from tilecc.nki.isa_enums import klr_accum, reduce_cmd
@@ -70,6 +70,21 @@ def no_mask(fn: str, mask: object, data: NkiTensor) -> None:
     if masking.call_box(f"nisa.{fn}", mask, data) is not None:
         raise kernel_error(f"nisa.{fn}: mask= restricting the tile is not supported (the output "
                            f"has another shape than the input); slice the tiles instead")
+
+
+def legacy_options(fn: str, mask: object, dtype: object, dst: NkiTensor) -> None:
+    """The NKI 1.x `mask=` / `dtype=` of instructions that take dst by reference: a mask that
+    keeps the whole tile, a dtype that is dst's."""
+    no_mask(fn, mask, dst)
+    if dtype is None:
+        return
+    try:
+        same = canonical_dtype(dtype) == dst.dtype
+    except ValueError as err:
+        raise kernel_error(f"nisa.{fn}: {err}") from None
+    if not same:
+        raise kernel_error(f"nisa.{fn}: dtype={dtype!r} differs from dst's dtype {dst.dtype}; the "
+                           f"result is written in dst's dtype")
 
 
 def new_tile(shape: tuple[int, ...], dtype: str) -> NkiTensor:
@@ -189,10 +204,11 @@ def _reduce(fn: str, cmd: object, reduce_op: object, reduce_res: object,
 def select_reduce(dst: object, predicate: object, on_true: object, on_false: object,
                   reduce_res: object = None, reduce_cmd: reduce_cmd = _R.idle,
                   reduce_op: object = np.maximum, reverse_pred: bool = False,
-                  name: str | None = None) -> None:
+                  name: str | None = None, *, mask: object = None, dtype: object = None) -> None:
     """dst = where(predicate, on_true, on_false); optional max reduction into reduce_res."""
     fn = "select_reduce"
     d, p, t = chk.tile(fn, "dst", dst), chk.tile(fn, "predicate", predicate), chk.tile(fn, "on_true", on_true)
+    legacy_options(fn, mask, dtype, d)
     chk.same_elements(fn, ("on_true", t), ("predicate", p), ("dst", d))
     chk.not_both_psum(fn, ("on_true", t), ("predicate", p))
     if is_float(p.dtype):
@@ -206,10 +222,11 @@ def select_reduce(dst: object, predicate: object, on_true: object, on_false: obj
 
 
 def tensor_copy_predicated(dst: object, src: object, predicate: object, reverse_pred: bool = False,
-                           name: str | None = None) -> None:
+                           name: str | None = None, *, mask: object = None, dtype: object = None) -> None:
     """dst[i] = src[i] where predicate[i] is nonzero (reverse_pred: where it is zero)."""
     fn = "tensor_copy_predicated"
     d, p = chk.tile(fn, "dst", dst), chk.tile(fn, "predicate", predicate)
+    legacy_options(fn, mask, dtype, d)
     chk.same_elements(fn, ("predicate", p), ("dst", d))
     if not isinstance(src, NkiTensor):
         from tilecc.nki.isa import memset
