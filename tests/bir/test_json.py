@@ -8,6 +8,8 @@ import math
 import pytest
 
 from tilecc.bir import inst as b
+from tilecc.bir import inst_random as r
+from tilecc.bir import inst_vector as v
 from tilecc.bir.enums import (ActivationFunctionType, AluOpType, AxisListType, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind, TSCMode)
 from tilecc.bir.inst_tensor_engine import (InstDmaTranspose, InstIndirectDMACopy, InstMatMult,
@@ -17,6 +19,41 @@ from tilecc.errors import ParseError
 
 F32 = BirDtype.float32
 AP = b.AccessPattern("x", F32, 3, ((64, 2), (-1, 4), (0, 2)))
+
+
+def vector_insts() -> list[b.Inst]:
+    """One of each Vector / GpSimd-family and random-number instruction (bir.inst_vector,
+    bir.inst_random), fields not default."""
+    i32 = BirDtype.int32
+    return [
+        v.InstBatchNormStats("BS", EngineType.DVE, [AP], [AP]),
+        v.InstBatchNormAggregate("BA", EngineType.DVE, [AP], [AP]),
+        v.InstSelectReduce("SR", EngineType.DVE, [AP, AP, b.Immediate(F32, -1.5)], [AP, AP],
+                           acc=EngineAccumulationType.ZeroAccumulate, reverse_pred=True),
+        v.InstCopyPredicated("CP", EngineType.DVE, [AP, AP], [AP], reverse_pred=True),
+        v.InstAffineSelect("AS", EngineType.Pool, [AP, b.Immediate(F32, 2.0)], [AP], offset=-4,
+                           pattern=((1, 2), (-3, 4)), channel_multiplier=-1, cmp_op=AluOpType.is_gt),
+        v.InstRangeSelect("RS", EngineType.DVE, [AP, AP, AP, b.Immediate(F32, 1.0),
+                                                 b.Immediate(F32, -math.inf)], [AP],
+                          acc=EngineAccumulationType.AddAccumulate, comp_op0=AluOpType.is_equal),
+        v.InstMax8("M8", EngineType.DVE, [AP], [AP]),
+        v.InstFindIndex8("F8", EngineType.DVE, [AP, AP], [AP]),
+        v.InstMatchReplace8("R8", EngineType.DVE, [AP, AP, b.Immediate(F32, 0.0)], [AP, AP]),
+        v.InstShuffle("SH", EngineType.DVE, [AP] + [b.Immediate(i32, 255)] * 32, [AP]),
+        v.InstSequenceBounds("SB", EngineType.Pool, [AP], [AP]),
+        v.InstNGather("NG", EngineType.Pool, [AP, AP], [AP]),
+        v.InstLocalGather("LG", EngineType.Pool, [AP, AP], [AP], num_elem_per_idx=4,
+                          num_valid_indices=64),
+        v.InstNonzeroWithCount("NZ", EngineType.Pool, [AP], [AP], index_offset=16, padding_val=-7),
+        r.InstRng("RG", EngineType.Pool, [], [AP]),
+        r.InstRand2("R2", EngineType.DVE, [b.Immediate(F32, 0.0), AP], [AP]),
+        r.InstRandGetState("GS", EngineType.DVE, [], [AP]),
+        r.InstRandSetState("SS", EngineType.Pool, [AP], []),
+        r.InstSetRngSeed("SD", EngineType.DVE, [AP], []),
+        r.InstDropout("DO", EngineType.DVE, [AP, b.Immediate(F32, 0.25)], [AP], keep_rate=True),
+        r.InstDevicePrint("DP", EngineType.Unassigned, [AP], [], prefix='say "hi"\n',
+                          location="k.py:3", to_stderr=False),
+    ]
 
 
 def every_inst() -> b.Program:
@@ -49,6 +86,7 @@ def every_inst() -> b.Program:
                             accumulate=True),
         InstTensorCopyDynamic("CD", EngineType.Pool, [AP, AP], [AP], stride=-4, dynamic_src=False),
     ]
+    insts += vector_insts()
     assert {type(i) for i in insts} == set(b.INST_CLASSES.values())
     return b.Program("k", [b.MemoryLocation("x", MemoryKind.PSUM, F32, 2, 256)],
                      [b.IOTensor("x", F32, (2, 64))], [b.IOTensor("x", F32, (2, 64))], insts)

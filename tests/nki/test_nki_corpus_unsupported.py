@@ -1,5 +1,5 @@
-"""Kernels that need what tilecc cannot express -- the MX quantized family, on-chip gathers,
-bn_stats, device_print -- fail with a KernelError that names the unsupported call and points
+"""Kernels that need what tilecc cannot express -- the MX quantized family, register values,
+multi-core calls -- fail with a KernelError that names the unsupported call and points
 at the kernel line making it (marked `# <-`). Each kernel below is a small original one built
 around the unsupported call; the harness calls every one with a [128, 16] float32 `x` and a
 [128, 1] int32 `idx`."""
@@ -57,18 +57,6 @@ def offset_rows_by_register(x, idx):
                                        indirect_dim=0))
 
 
-def moments_with_bn_stats(x, idx):
-    """Per-row mean / variance statistics with the batch-norm statistics instruction."""
-    block = nl.load(x)
-    return nisa.bn_stats(nl.multiply(block, 2.0), dtype=np.float32)  # <-
-
-
-def trace_value_to_console(x, idx):
-    """Print a tile while the kernel runs."""
-    ramp = nl.ones([8, 2], dtype=np.float32)
-    nl.device_print("ramp =", ramp)  # <-
-
-
 CASES = [
     (quantize_for_mx_matmul, r"nisa\.quantize_mx is not supported by tilecc: the MX quantized family"),
     (mirror_on_vector_engine, r"nisa\.nc_transpose: the Vector Engine transposes at most 32 x 32, "
@@ -77,8 +65,6 @@ CASES = [
     (select_rows_by_float_tile, r"the index must be a \[P, 1\] int32 / uint32 tile on chip, got a "
                                 r"\[128, 1\] sbuf float32"),
     (offset_rows_by_register, r"tensor\.ap\(\): scalar_offset .* is not supported"),
-    (moments_with_bn_stats, r"nisa\.bn_stats is not supported"),
-    (trace_value_to_console, r"nl\.device_print is not supported"),
 ]
 
 

@@ -251,3 +251,8 @@ class Program:
             if loc.name == name:
                 return loc
         return None
+
+
+# Instruction families beyond spec 003 register their classes into INST_CLASSES on import.
+from tilecc.bir import inst_vector as _inst_vector  # noqa: E402,F401
+from tilecc.bir import inst_random as _inst_random  # noqa: E402,F401

@@ -182,6 +182,8 @@ class _Style:
             return _float_text(v)
         if isinstance(v, tuple):
             return self.pairs_text(v)
+        if isinstance(v, str):
+            return _str(v)
         return "null" if v is None else repr(v)
 
     def pos_text(self, pos: SourcePos | None) -> str:
@@ -320,7 +322,7 @@ def _arg(value: Any) -> Argument:
 
 
 _FIELD_READERS: dict[str, Callable[[Any], Any]] = {
-    "bool": read_bool, "int": read_int, "float": _float,
+    "bool": read_bool, "int": read_int, "float": _float, "str": read_str,
     "float | None": lambda v: None if v is None else _float(v),
     "tuple[tuple[int, int], ...]": _pairs,
     **{name: enum_reader(cls) for name, cls in _ENUMS.items()}}

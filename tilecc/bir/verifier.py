@@ -31,6 +31,9 @@ from tilecc.bir.enums import (BIR_DTYPE_SIZE, CROSS_LANE_AXES, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind)
 from tilecc.bir.inst_tensor_engine import InstDmaTranspose, InstIndirectDMACopy
 from tilecc.bir.verify_tensor_engine import TENSOR_ENGINE_CHECKS
+from tilecc.bir.inst_random import NO_OUTPUT
+from tilecc.bir.verifier_random import CHECKS as RANDOM_CHECKS
+from tilecc.bir.verifier_vector import CHECKS as VECTOR_CHECKS
 from tilecc.errors import VerifyError
 
 MAX_PARTITIONS = 128
@@ -305,7 +308,7 @@ def elements(ap: b.AccessPattern) -> int:
 
 
 DMA_INSTS = (b.InstDMACopy, InstDmaTranspose, InstIndirectDMACopy)   # DMA queues: any start partition
-_DRAINS = frozenset({b.InstDveReadAccumulator, b.InstReadActivationAccumulator})
+_DRAINS = frozenset({b.InstDveReadAccumulator, b.InstReadActivationAccumulator}) | NO_OUTPUT
 _CHECKS = {
     b.InstTensorTensor: InstChecker.check_tensor_tensor,
     b.InstTensorReduce: InstChecker.check_tensor_reduce,
@@ -322,3 +325,5 @@ _CHECKS = {
     b.InstReadActivationAccumulator: InstChecker.check_drain,
     **TENSOR_ENGINE_CHECKS,
 }
+_CHECKS.update(VECTOR_CHECKS)
+_CHECKS.update(RANDOM_CHECKS)

@@ -35,6 +35,8 @@ from tilecc.bir.enums import (AluOpType, AxisListType, BirDtype, EngineAccumulat
                               EngineType, TSCMode)
 from tilecc.codegen import enum_maps as m
 from tilecc.codegen.tensor_engine import TENSOR_ENGINE_LEAVES
+from tilecc.codegen import random as random_leaves
+from tilecc.codegen import vector as vector_leaves
 from tilecc.errors import CodegenError
 from tilecc.klr import ast as k
 
@@ -67,6 +69,8 @@ class KlirToBirCodegen:
             k.MemSet: self.codegen_memset, k.Iota: self.codegen_iota,
             **{cls: partial(leaf, self) for cls, leaf in TENSOR_ENGINE_LEAVES.items()},
         }
+        for family in (vector_leaves.LEAVES, random_leaves.LEAVES):
+            self.leaves.update({cls: partial(leaf, self) for cls, leaf in family.items()})
 
     def _reset(self) -> None:
         self.next_id = 0

@@ -634,3 +634,8 @@ def make_tensor(name: str, dtype: Dtype, shape: tuple[int, ...], memory: Memory)
     s = Shape(shape[0], tuple(shape[1:]))
     return TensorName(name, dtype, s,
                       Address(name, memory, s.par_dim, s.free_elements * DTYPE_SIZE[dtype]))
+
+
+# Operator families beyond spec 003 register their classes into OPERATOR_CTOR on import.
+from tilecc.klr import ast_vector as _ast_vector  # noqa: E402,F401
+from tilecc.klr import ast_random as _ast_random  # noqa: E402,F401

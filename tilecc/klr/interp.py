@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from tilecc.definedness import UNINIT_POLICIES, Origin, UndefinedRead, derive, first_index
+from tilecc import counter_rng
 from tilecc.errors import InterpError
 from tilecc.klr import ast as k
 from tilecc.klr.interp_tensor_engine import TENSOR_ENGINE_RUNNERS
@@ -72,6 +73,7 @@ class State:
     def begin(self, where: str) -> None:
         """A new statement: its reads are recorded afresh."""
         self.where, self.reads = where, []
+        self.rng_state = counter_rng.power_on()  # by engine name (tilecc/counter_rng.py)
 
     def elements(self, tensor: k.TensorName) -> np.ndarray:
         """The tensor's buffer as [partitions, elements] of its dtype."""
@@ -490,3 +492,11 @@ def interpret_kernel(kernel: k.Kernel, inputs: Mapping[str, np.ndarray],
         elements, idx, _ = s.index(tensor)   # unwritten elements keep their zeros
         result[tensor.name] = elements[idx].reshape(shape).copy()
     return result
+
+
+# Operator families beyond spec 003 (their own modules, written from the NKI ISA pages).
+from tilecc.klr.interp_random import RUNNERS as _RANDOM_RUNNERS  # noqa: E402
+from tilecc.klr.interp_vector import RUNNERS as _VECTOR_RUNNERS  # noqa: E402
+
+RUNNERS.update(_VECTOR_RUNNERS)
+RUNNERS.update(_RANDOM_RUNNERS)

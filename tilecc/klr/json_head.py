@@ -22,6 +22,7 @@ from functools import partial
 from typing import Any, Callable
 
 from tilecc.klr import ast as k
+from tilecc.klr import ast_random
 from tilecc.klr.json_fields import (Bad, at, bad_at, describe, enum_reader, expect_obj, field, json_type,
                                     one_ctor, read_bool, read_float32, read_int, read_int32,
                                     read_nat, read_str)
@@ -33,7 +34,8 @@ KEY_OVERRIDES = {"reducecmd": "reducecmd", "compute_op": "compute_op"}
 ENUM_KINDS: dict[str, type[IntEnum]] = {  # reader kind -> enum
     e.__name__: e for e in (k.Dtype, k.Memory, k.Engine, k.AluOp, k.ActivationFunc,
                             k.AccumCmd, k.TensorSubDim, k.TensorScalarReverseOps,
-                            k.DgeComputeOp, k.MatmulPerfMode, k.TransposeOps, k.DmaBounds)}
+                            k.DgeComputeOp, k.MatmulPerfMode, k.TransposeOps, k.DmaBounds,
+                            *ast_random.ENUMS)}
 
 
 class HeadReader:
@@ -53,8 +55,9 @@ class HeadReader:
         self.kind_readers: dict[str, Callable[[Any], Any]] = {
             "TensorRef": self.tensor_ref, "Operand": self.operand,
             "Immediate": self.immediate, "DataPattern": self.data_pattern,
-            "bool": read_bool, "int": read_nat,
+            "bool": read_bool, "int": read_nat, "str": read_str,
             "NatList": lambda v: tuple(self.list_of(v, read_nat)),
+            "ImmediateList": lambda v: tuple(self.list_of(v, self.immediate)),
             **{name: enum_reader(e) for name, e in ENUM_KINDS.items()}}
         # KLR constructor -> its operator decoder without path tracking (a failure is
         # decoded again by `operator_fields_located`, which locates it)

@@ -217,6 +217,8 @@ def _w_value(v: Any, kind: str) -> Any:
         return _w_operand(v)
     if kind == "Immediate":
         return _w_imm(v)
+    if kind == "ImmediateList":
+        return [_w_imm(i) for i in v]
     if kind == "DataPattern":
         return {"offset": v.offset, "pattern": _w_pairs(v.pattern),
                 "channelMultiplier": v.channel_multiplier}

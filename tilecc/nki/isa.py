@@ -27,6 +27,7 @@ from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
 from tilecc.nki.isa_indirect import IndirectView, indirect_dma_copy
 from tilecc.nki.isa_legacy import two_forms
+from tilecc.nki.isa_refused import refusal
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, klr_dtype
 
@@ -343,6 +344,14 @@ from tilecc.nki.isa_reduce import (tensor_partition_reduce, tensor_reduce,  # no
 from tilecc.nki.isa_tensor_engine import matmul_perf_mode, nc_matmul, nc_transpose  # noqa: E402
 from tilecc.nki.isa_dma import dma_transpose  # noqa: E402
 from tilecc.nki.isa_dynamic import tensor_copy_dynamic_dst, tensor_copy_dynamic_src  # noqa: E402
+from tilecc.nki.isa_vector import (affine_select, bn_aggr, bn_stats, range_select,  # noqa: E402
+                                   select_reduce, tensor_copy_predicated)
+from tilecc.nki.isa_topk import max8, nc_find_index8, nc_match_replace8  # noqa: E402
+from tilecc.nki.isa_movement import (local_gather, nc_n_gather, nc_stream_shuffle,  # noqa: E402
+                                     nonzero_with_count, sequence_bounds)
+from tilecc.nki.isa_target import get_nc_sub_version, get_nc_version, nc_version  # noqa: E402
+from tilecc.nki.isa_random import (dropout, rand2, rand_get_state, rand_set_state, rng,  # noqa: E402
+                                   set_rng_seed)
 
 __all__ = [
     "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
@@ -351,18 +360,17 @@ __all__ = [
     "activate2", "exponential", "reciprocal", "tensor_reduce", "tensor_partition_reduce",
     "tensor_scalar_reduce", "tensor_scalar_cumulative", "matmul_perf_mode", "nc_matmul",
     "nc_transpose", "dma_transpose", "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst",
+    "bn_stats", "bn_aggr", "select_reduce", "tensor_copy_predicated", "affine_select", "range_select",
+    "max8", "nc_find_index8", "nc_match_replace8", "nc_stream_shuffle", "nc_n_gather", "local_gather",
+    "sequence_bounds", "nonzero_with_count", "rng", "rand2", "dropout", "set_rng_seed", "rand_set_state", "rand_get_state",
+    "nc_version", "get_nc_version", "get_nc_sub_version",
 ]
 
-# NKI instructions outside spec 003's operator family: calling one is a KernelError at the
-# kernel line (not an AttributeError), so a ported kernel learns which call to replace.
+# NKI instructions tilecc does not trace yet, and those it refuses (tilecc/nki/isa_refused.py):
+# calling one is a KernelError at the kernel line (not an AttributeError), so a ported
+# kernel learns which call to replace.
 _NOT_TRACED = frozenset({
-    "nc_matmul_mx", "tensor_copy_predicated",
-"affine_select", "local_gather",
-    "nc_n_gather", "bn_stats", "bn_aggr", "nc_stream_shuffle", "rng", "dropout", "set_rng_seed",
-    "rand_set_state", "rand_get_state", "rand2", "max8", "sequence_bounds", "core_barrier",
-    "dma_compute", "quantize_mx", "range_select", "select_reduce", "sendrecv", "register_alloc",
-    "register_move", "register_load", "register_store", "nc_find_index8", "nc_match_replace8",
-    "nonzero_with_count",
+    "nc_matmul_mx", "quantize_mx", "topk",
 })
 
 
@@ -370,7 +378,8 @@ MX_FAMILY = frozenset({"nc_matmul_mx", "quantize_mx"})
 
 
 def __getattr__(name: str) -> Callable[..., None]:
-    if name not in _NOT_TRACED:
+    reason = refusal(name)
+    if name not in _NOT_TRACED and reason is None:
         raise AttributeError(f"module 'tilecc.nki.isa' has no attribute {name!r}")
 
     def not_traced(*args: object, **kwargs: object) -> None:
@@ -378,8 +387,5 @@ def __getattr__(name: str) -> Callable[..., None]:
             raise kernel_error(f"nisa.{name} is not supported by tilecc: the MX quantized family "
                                f"(nc_matmul_mx, quantize_mx and the x4 packed dtypes) is not "
                                f"simulated")
-        raise kernel_error(f"nisa.{name} is not supported by tilecc, which traces the activation, "
-                           f"tensor-scalar, tensor-tensor, scan and reduce instructions (spec 003) "
-                           f"plus dma_copy, tensor_copy, memset and iota")
+        raise kernel_error(reason or f"nisa.{name} is not supported by tilecc yet")
     return not_traced
-

@@ -30,7 +30,7 @@ from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, assigned_name, masked_off, skip_masked_off
 
 _OP_ROLES = ("op", "op0", "op1")
-_TILE_ROLES = ("data", "data0", "data1", "data2", "src")
+_TILE_ROLES = ("data", "data0", "data1", "data2", "src", "src_buffer", "index")
 
 
 @functools.cache
@@ -237,21 +237,21 @@ def memset(fn: Callable[..., None], shape: object, value: object, dtype: object,
 
 
 def iota(fn: Callable[..., None], expr: object, dtype: object, *, mask: object = None) -> NkiTensor:
-    """`nisa.iota(offset + a * i_p + b * i_f, dtype)` over a [P, F] index grid: partition p,
-    element f holds offset + a * p + b * f (KLR Iota: channel_multiplier a, pattern [[b, F]])."""
-    if not isinstance(expr, IndexExpr) or len(expr.sizes) != 2:
-        raise kernel_error(f"nisa.iota: expr must be an affine expression of a 2-d nl.arange / "
+    """`nisa.iota(offset + a * i_p + b * i_f, dtype)` over a [P, F...] index grid: element
+    (p, f...) holds offset + a * p + sum(b_i * f_i) (KLR Iota: channel_multiplier a, one
+    pattern pair [b_i, F_i] per free grid axis, at most 4)."""
+    if not isinstance(expr, IndexExpr) or not 2 <= len(expr.sizes) <= 5:
+        raise kernel_error(f"nisa.iota: expr must be an affine expression of a 2-d to 5-d nl.arange / "
                            f"nl.mgrid grid (as nl.arange(n)[None, :]), got {expr!r}")
     steps = dict(expr.terms)
-    parts, free = expr.sizes
-    out = active_trace().allocate((parts, free), _dtype(fn, dtype, "int32"), "sbuf", assigned_name())
+    out = active_trace().allocate(tuple(expr.sizes), _dtype(fn, dtype, "int32"), "sbuf", assigned_name())
     box = masking.call_box("nisa.iota", mask, out)
     out.alloc.written = box
     dst = masking.cut(out, box, out.shape)
     # the instruction counts partitions and elements from its access's start: a box starting
-    # at (p0, f0) adds a * p0 + b * f0, so each element still holds its own grid index's value
-    (p0, _), (f0, _) = box if box is not None else ((0, parts), (0, free))
-    fn(dst=dst, pattern=[[steps.get(1, 0), dst.shape[1]]],
-       offset=expr.offset + steps.get(0, 0) * p0 + steps.get(1, 0) * f0,
+    # at (p0, f0...) adds a * p0 + sum(b_i * f0_i), so each element still holds its own value
+    starts = [low for low, _ in box] if box is not None else [0] * len(expr.sizes)
+    fn(dst=dst, pattern=[[steps.get(axis, 0), dst.shape[axis]] for axis in range(1, len(expr.sizes))],
+       offset=expr.offset + sum(steps.get(axis, 0) * start for axis, start in enumerate(starts)),
        channel_multiplier=steps.get(0, 0))
     return out

@@ -17,6 +17,7 @@ call records KLR statements in the active trace (tilecc/nki/tracer.py).
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 
 from tilecc.klr import ast
@@ -46,7 +47,15 @@ float16, float32, bfloat16, tfloat32 = (_Dtype("float16"), _Dtype("float32"), _D
                                         _Dtype("tfloat32"))
 float8_e4m3, float8_e5m2, float8_e4m3fn = (_Dtype("float8_e4m3"), _Dtype("float8_e5m2"),
                                            _Dtype("float8_e4m3fn"))
-fp32 = float32
+
+
+class _Float32(_Dtype):
+    """nl.fp32: float32, with the range bounds kernels use as fill values (nl.fp32.min)."""
+    min = -3.4028234663852886e38
+    max = 3.4028234663852886e38
+
+
+fp32 = _Float32("float32")
 
 sbuf, psum, hbm = "sbuf", "psum", "hbm"
 shared_hbm, private_hbm = "shared_hbm", "private_hbm"
@@ -159,7 +168,7 @@ class _MGrid:
 
     def __getitem__(self, key: object) -> Grid:
         slices = key if isinstance(key, tuple) else (key,)
-        if not all(isinstance(s, slice) for s in slices):
+        if not builtins.all(isinstance(s, slice) for s in slices):
             raise kernel_error("nl.mgrid takes slices: nl.mgrid[0:128, 0:512]")
         ranges = [range(*s.indices(s.stop)) for s in slices]
         sizes = tuple(len(r) for r in ranges)
@@ -358,10 +367,16 @@ __all__ = [
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
-    "all", "where", "expand_dims", "select", "device_print", "atomic_rmw", "gather_flattened",
-    "dropout", "rand", "random_seed", "floor", "ceil", "trunc", "cos", "tan", "sum_reduce", "softmax",
-    "rms_norm", "all_reduce", "loop_reduce", "dynamic_range",
+    "expand_dims", "select", "atomic_rmw", "sum_reduce", "all_reduce", "loop_reduce",
+    "dynamic_range",
 })
+
+# Tile-level functions lowered to several instructions, and the random-number calls.
+from tilecc.nki.language_math import (abs_max, abs_min, all, ceil, cos, floor,  # noqa: E402,F401,A004
+                                      finfo, gather_flattened, is_hbm, is_on_chip, is_psum, is_sbuf, rms_norm, softmax,
+                                      static_cast, tan, trunc, where)
+from tilecc.nki.isa_random import device_print, rand, random_seed  # noqa: E402,F401
+from tilecc.nki.isa_random import language_dropout as dropout  # noqa: E402,F401
 
 
 # the packed MX dtypes (four values per element), for nisa.nc_matmul_mx / quantize_mx

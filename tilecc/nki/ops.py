@@ -84,6 +84,8 @@ _NUMPY_OPS: dict[object, str] = {
     np.abs: "abs", np.exp: "exp", np.log: "log", np.tanh: "tanh", np.sqrt: "sqrt",
     np.square: "square", np.sin: "sin", np.arctan: "arctan", np.sign: "sign",
     np.reciprocal: "reciprocal",
+    # the reductions kernels pass as a reduce_op / op1 (np.max, np.amax ...) are the ALU ops
+    np.max: "maximum", np.amax: "maximum", np.min: "minimum", np.amin: "minimum",
 }
 
 # Bitvec ops act on raw integer bits (docs: "input/output data types must be integer types").

@@ -247,7 +247,9 @@ class Trace:
         inputs = [self.tensor_name(alloc) for alloc in self.inputs]
         written: list[ast.TensorName] = []
         for stmt in self.body:
-            if (tensor := ast.access_tensor(stmt.dst)) in inputs and tensor not in written:
+            if (dst := getattr(stmt, "dst", None)) is None:  # seeds, prints: they write no tensor
+                continue
+            if (tensor := ast.access_tensor(dst)) in inputs and tensor not in written:
                 written.append(tensor)
         results = list(result) if isinstance(result, (tuple, list)) else [result]
         if result is None and written:   # NKI 1.x style: results written into arguments

@@ -42,6 +42,8 @@ from tilecc.sim.activation import apply_activation
 from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.exec_tensor_engine import TENSOR_ENGINE_EXECUTORS
+from tilecc.sim.exec_random import EXECUTORS as RANDOM_EXECUTORS
+from tilecc.sim.exec_vector import EXECUTORS as VECTOR_EXECUTORS
 from tilecc.sim.machine import Machine
 from tilecc.sim.placement import plan_columns
 from tilecc.sim.operands import (accumulate, lanes, read, read_registers, rows_of, scalar, stage,
@@ -314,6 +316,8 @@ EXECUTORS: dict[type[Inst], Callable[[Machine, Any], None]] = {
     InstIota: exec_iota,
     **TENSOR_ENGINE_EXECUTORS,
 }
+EXECUTORS.update(VECTOR_EXECUTORS)
+EXECUTORS.update(RANDOM_EXECUTORS)
 
 
 # ---------------------------------------------------------------- whole programs

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilecc import counter_rng
+
 from tilecc.bir.enums import MemoryKind
 from tilecc.bir.inst import AccessPattern, Inst, MemoryLocation
 from tilecc.errors import SimError
@@ -109,6 +111,7 @@ class Machine:
             written[:used] = 0
         self.act_acc = np.zeros(PARTITIONS, np.float32)
         self.dve_acc = np.zeros(PARTITIONS, np.float32)
+        self.rng_state = counter_rng.power_on()  # Vector / GpSimd generators (tilecc/counter_rng.py)
         self.placements: dict[str, Placement] = {}
         self._views: dict[int, CachedView] = {}
         self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
