@@ -16,7 +16,7 @@ import tilecc.nki.language as nl
 from diff_kernels import assert_agree
 from nki_both import both, load, new, store
 from tilecc import counter_rng
-from tilecc.hlo.interp_rng import philox4x32
+from tilecc.hlo.interp.rng import philox4x32
 from tilecc.nki.errors import KernelError
 
 U32 = np.uint32

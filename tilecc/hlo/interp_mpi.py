@@ -6,10 +6,10 @@ Contract: `evaluate_module_mpi(module, local_inputs, replicas, partitions, comm)
 np.array_split's): inputs and outputs carry those devices on axis 0, in device order.
 Results are bit-identical to the single-process run, because everything but the
 collectives is lane-independent and the collectives run the single-process code itself:
-- the device groups are XLA's (interp_collectives.device_groups), known to every process;
+- the device groups are XLA's (interp.collectives.device_groups), known to every process;
 - a process gathers, by one MPI all-to-all exchange, the rows of every device in a group
   that holds one of its devices ("gather what a group needs"), renumbers those devices
-  0..K-1 in group order, and runs interp_collectives' all_reduce / all_gather /
+  0..K-1 in group order, and runs interp.collectives' all_reduce / all_gather /
   reduce_scatter / all_to_all / collective_broadcast with the same group reducer on that
   compact array, so each group is reduced locally in XLA CPU's member order; then it keeps
   its own devices' rows;
@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from tilecc.errors import InterpError
-from tilecc.hlo import interp_collectives as coll
-from tilecc.hlo.interp_values import Array, Lanes, Step, Value, check_input, leaves, single_or_tuple
+from tilecc.hlo.interp import collectives as coll
+from tilecc.hlo.interp.values import Array, Lanes, Step, Value, check_input, leaves, single_or_tuple
 from tilecc.hlo.interpreter import Interpreter, _deferred
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.opcodes import HloOpcode as Op
