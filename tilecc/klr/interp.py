@@ -69,11 +69,11 @@ class State:
         self.registers = {id(self.act): np.zeros(128, bool), id(self.dve): np.zeros(128, bool)}
         self.register_origins: dict[int, Origin] = {}
         self.reported: set[str] = set()
+        self.rng_state = counter_rng.power_on()  # by engine name (tilecc/counter_rng.py)
 
     def begin(self, where: str) -> None:
         """A new statement: its reads are recorded afresh."""
         self.where, self.reads = where, []
-        self.rng_state = counter_rng.power_on()  # by engine name (tilecc/counter_rng.py)
 
     def elements(self, tensor: k.TensorName) -> np.ndarray:
         """The tensor's buffer as [partitions, elements] of its dtype."""

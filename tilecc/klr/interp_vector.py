@@ -68,9 +68,9 @@ def run_bn_aggr(s: State, op: kv.BatchNormAggregate) -> None:
 def _reduce_into(s: State, dst: k.Access, cmd: k.AccumCmd, reduce_res: k.Access | None,
                  values: np.ndarray) -> None:
     lane = lanes(dst)
-    accumulate(s.dve, lane, cmd, k.AluOp.max, rows(values))
+    accumulate(s, s.dve, lane, cmd, k.AluOp.max, rows(values))
     if reduce_res is not None:
-        s.write(reduce_res, s.dve[lane].reshape(-1, 1))
+        s.write(reduce_res, s.read_registers(s.dve, lane).reshape(-1, 1))
 
 
 def _max_only(op: k.AluOp | None) -> None:

@@ -26,7 +26,7 @@ from tilecc.errors import SimError
 from tilecc.sim.alu import ALU_TABLE, alu_entry, to_f32
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.machine import Machine
-from tilecc.sim.operands import accumulate, lanes, read, rows_of, scalar, write
+from tilecc.sim.operands import accumulate, lanes, read, read_registers, rows_of, scalar, write
 
 F32 = np.float32
 
@@ -68,9 +68,9 @@ def _keep(m: Machine, pred_arg: Any, reverse: bool) -> np.ndarray:
 def _reduce_max(m: Machine, outs: list[AccessPattern], acc: Acc, out: np.ndarray) -> None:
     """Fold the row maxima of `out` into the DVE registers per `acc`; drain into outs[1]."""
     lane = lanes(m, outs[0])
-    accumulate(m.dve_acc, lane, acc, ALU_TABLE["max"], rows_of(out))
+    accumulate(m, m.dve_acc, lane, acc, ALU_TABLE["max"], rows_of(out))
     if len(outs) > 1:
-        write(m, outs[1], m.dve_acc[lane].reshape(-1, 1))
+        write(m, outs[1], read_registers(m, m.dve_acc, lane).reshape(-1, 1))
 
 
 def exec_select_reduce(m: Machine, inst: v.InstSelectReduce) -> None:
