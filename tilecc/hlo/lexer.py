@@ -18,8 +18,13 @@ from tilecc.errors import ParseError
 from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.types import TYPE_BY_NAME, Layout, PrimitiveType, Shape
 
-WS = r"(?:\s+|/\*[\s\S]*?\*/|//[^\n]*)*"
-"""Whitespace and comments (`// ...`, `/* ... */`, e.g. `/*index=5*/`)."""
+WS = r"(?>\s*(?:(?:/\*[^*]*\*+(?:[^*/][^*]*\*+)*/|//[^\n]*+)\s*)*)"
+r"""Whitespace and comments (`// ...`, `/* ... */`, e.g. `/*index=5*/`), linear by construction.
+
+Each repetition starts with '/', which `\s*` cannot match, and a block comment is unrolled
+(`[^*]*\*+` steps never overlap), so there is one way to match any text; the atomic group
+keeps a pattern that embeds WS from backtracking into it when what follows fails.
+"""
 NAME = r"[A-Za-z_][\w.\-]*"
 STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _SKIP = re.compile(WS)
