@@ -9,6 +9,7 @@ touches the input. Unreadable inputs become a TileccError with the path, not a t
 from __future__ import annotations
 
 import io
+import tokenize
 import json
 import os
 import sys
@@ -121,6 +122,11 @@ def split_input_spec(spec: str) -> tuple[str, str]:
     return name, file
 
 
+# what numpy raises for a malformed .npy: its header is a Python literal that it tokenizes
+# and evaluates, so a cut header is a TokenError or SyntaxError, not a ValueError
+NPY_HEADER_ERRORS = (ValueError, OSError, EOFError, SyntaxError, tokenize.TokenError)
+
+
 def load_npy(path: str, what: str) -> np.ndarray:
     """A .npy array (no pickles); `what` names the input in the error message."""
     data = read_bytes(path)
@@ -128,7 +134,7 @@ def load_npy(path: str, what: str) -> np.ndarray:
         raise TileccError(f"{path}: not a .npy file (no NUMPY header) for {what}")
     try:
         return np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as err:
+    except NPY_HEADER_ERRORS as err:
         raise TileccError(f"{path}: not a .npy array for {what}: {err}") from None
 
 

@@ -130,10 +130,12 @@ def verify_equivalence(before_text: str, after_text: str, replicas: int, seed: i
     replace some: tilecc run's rules); report per output; True if all equal."""
     from tilecc.commands.run_hlo import read_inputs
     from tilecc.hlo.random_inputs import random_inputs
+    from tilecc.hlo.run_limits import check_run_sizes
 
     before = parse_module(before_text, path)
     after = parse_module(after_text, path)
     partitions = before.num_partitions
+    check_run_sizes(before, replicas * partitions)
     inputs = random_inputs(before, replicas, seed, partitions)
     for number, array in read_inputs(before, input_specs or [], replicas * partitions).items():
         inputs[number] = array

@@ -25,6 +25,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="HLO only: number of replicas (default: the module's replica_count)")
     parser.add_argument("--seed", type=seed_value, default=0,
                         help="HLO only: seed of the random values for parameters without --input")
+    parser.add_argument("--max-steps", type=_step_count, default=None, metavar="N",
+                        help="HLO only: stop with an error after N instructions evaluated "
+                        "(default: TILECC_MAX_STEPS, else 1000000)")
+
+
+def _step_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of steps, got '{text}'")
+    return value
 
 
 def is_kernel_target(target: str) -> bool:

@@ -43,6 +43,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from tilecc.errors import InterpError
+from tilecc.limits import StepBudget
 from tilecc.hlo import interp_elementwise as ew
 from tilecc.hlo import interp_shapes as shapes
 from tilecc.hlo.interp_conv import convolution_step
@@ -56,6 +57,7 @@ from tilecc.hlo.interp_custom_calls import is_identity_custom_call, refusal_hint
 from tilecc.hlo.interp_values import (Array, Lanes, Step, Value, check_input, leaves,
                                       select_lanes)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
+from tilecc.hlo.run_limits import check_run_sizes
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
 from tilecc.hlo.types import (bit_width, is_complex, is_floating, numpy_dtype,
                               primitive_type_name)
@@ -66,9 +68,10 @@ _UNARY = (ELEMENTWISE_UNARY - _CONVERSIONS - {Op.REDUCE_PRECISION}) | {Op.COPY}
 _BINARY = ELEMENTWISE_BINARY - {Op.COMPARE}
 
 def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
-                    partitions: int = 1) -> list[np.ndarray]:
-    """Run `module`'s entry on replicas * partitions devices; see the module contract."""
-    return compile_module(module, replicas, partitions)(inputs)
+                    partitions: int = 1, max_steps: int | None = None) -> list[np.ndarray]:
+    """Run `module`'s entry on replicas * partitions devices; see the module contract.
+    At most `max_steps` instructions are evaluated (default: tilecc.limits' "steps")."""
+    return compile_module(module, replicas, partitions, max_steps)(inputs)
 
 
 @dataclass(slots=True)
@@ -87,22 +90,25 @@ class CompiledModule:
             raise InterpError(f"entry computation {self.entry.name} takes {len(params)} "
                               f"parameters, got {len(inputs)} inputs")
         args = [check_input(p, np.asarray(x), self.devices) for p, x in zip(params, inputs)]
+        self.interpreter.steps = StepBudget(self.interpreter.max_steps)
         with np.errstate(all="ignore"):
             result = self.interpreter.run(self.entry, args,
                                           Lanes(self.devices, np.arange(self.devices)))
         return leaves(result)
 
 
-def compile_module(module: HloModule, replicas: int, partitions: int = 1) -> CompiledModule:
+def compile_module(module: HloModule, replicas: int, partitions: int = 1,
+                   max_steps: int | None = None) -> CompiledModule:
     """`module` ready to run repeatedly on replicas * partitions devices (computations are
-    compiled on first use and kept)."""
+    compiled on first use and kept); each call evaluates at most `max_steps` instructions."""
     if replicas < 1 or partitions < 1:
         raise InterpError(f"need at least one replica and partition, got replicas={replicas} "
                           f"partitions={partitions}")
     entry = module.entry
     if entry is None:
         raise InterpError(f"module {module.name} has no entry computation")
-    return CompiledModule(module, entry, Interpreter(module, replicas, partitions),
+    check_run_sizes(module, replicas * partitions)
+    return CompiledModule(module, entry, Interpreter(module, replicas, partitions, max_steps),
                           replicas * partitions)
 
 
@@ -139,11 +145,14 @@ def _deferred(error: Exception) -> Step:
 class Interpreter(CalledSteps, CollectiveSteps):
     """Evaluates computations of one module; see the module contract."""
 
-    def __init__(self, module: HloModule, replicas: int, partitions: int) -> None:
+    def __init__(self, module: HloModule, replicas: int, partitions: int,
+                 max_steps: int | None = None) -> None:
         self.module = module
         self.replicas = replicas
         self.partitions = partitions
         self._programs: dict[int, Program] = {}
+        self.max_steps = max_steps
+        self.steps = StepBudget(max_steps)
 
     # ---- driving ----------------------------------------------------------------------
 
@@ -155,6 +164,7 @@ class Interpreter(CalledSteps, CollectiveSteps):
         if len(args) != program.arity:
             raise InterpError(f"computation {comp.name} takes {program.arity} "
                               f"arguments, got {len(args)}")
+        self.steps.spend(len(program.steps), f"computation {comp.name}")
         values: list[Value | None] = [*args, *([None] * (program.size - program.arity))]
         for slot, step, operands in program.steps:
             values[slot] = step([values[i] for i in operands], lanes)  # type: ignore[misc]

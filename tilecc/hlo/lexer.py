@@ -48,6 +48,7 @@ _MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
 _MESH_NAME = re.compile(r"'([^']*)'")
 _GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
 NAME_IN_LIST = re.compile(r"%?(" + NAME + r")")
+_MAX_DIM = (1 << 63) - 1
 ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}]*\})?")
 
 
@@ -133,6 +134,9 @@ class Cursor:
                 if not p.isdigit():
                     raise self.error(f"bad dimension '{part.strip()}' in shape {m.group(0)}",
                                      m.start(2))
+                if len(p) > 18 and int(p) > _MAX_DIM:
+                    raise self.error(f"dimension {p[:40]} of shape {type_name}[...] is beyond "
+                                     f"{_MAX_DIM} (XLA's int64 sizes)", m.start(2))
                 dims.append(int(p))
                 dynamic.append(dyn)
         if et in (PrimitiveType.TOKEN, PrimitiveType.OPAQUE_TYPE):

@@ -5,7 +5,8 @@ VerifyError("computation/instruction: what is wrong"). It checks
 - structure: an entry exists; each computation has a root among its instructions and
   parameters numbered 0..n-1; operands and control predecessors live in the same
   computation; use lists agree with operand lists; instruction names are unique;
-  called computations belong to the module and the entry is never called; a computation
+  called computations belong to the module, the entry is never called and no computation
+  calls itself, directly or through others (hlo/run_limits.py); a computation
   called by async-start / -update / -done holds only its parameters and root (XLA's rule);
 - shapes (XLA's ShapeVerifier rules) for elementwise ops, compare, select, clamp, convert,
   reshape, broadcast, slice, concatenate, transpose, reduce, all-reduce, all-gather,
@@ -23,6 +24,7 @@ from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import (ASYNC, ELEMENTWISE_BINARY, ELEMENTWISE_UNARY,
                                 TYPE_PRESERVING_BINARY, TYPE_PRESERVING_UNARY, HloOpcode)
 from tilecc.hlo.replica_groups import participants_per_group
+from tilecc.hlo.run_limits import check_call_graph
 from tilecc.hlo.types import (PrimitiveType, Shape, bit_width, compatible, is_complex,
                               is_floating, primitive_type_name)
 
@@ -37,6 +39,7 @@ def verify_module(module: HloModule) -> None:
     names: dict[str, str] = {}
     for comp in module.computations:
         _verify_structure(comp, comps, module, names)
+    check_call_graph(module)
     for comp in module.computations:
         for inst in comp.instructions:
             _verify_shape(inst, module)
