@@ -72,11 +72,13 @@ def beyond(name: str, amount: int, where: str, bound: int | None = None) -> Limi
 
 
 def cut(text: str, most: int = 200) -> str:
-    """`text` whole when short, else its start and end around `...(N more characters)...`:
-    user text (a name, a value) quoted in a message."""
+    """`text` whole when at most `most` characters, else its start and end around
+    `...(N more characters)...`, `most` characters in all: user text (a name, a value)
+    quoted in a message."""
     if len(text) <= most:
         return text
-    half = most // 2
+    marker_most = len(f"...({len(text)} more characters)...")
+    half = max(1, (most - marker_most) // 2)
     return f"{text[:half]}...({len(text) - 2 * half} more characters)...{text[-half:]}"
 
 

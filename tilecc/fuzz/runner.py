@@ -96,7 +96,8 @@ def classify(case: Case, folder: Path, returncode: int | None, timed_out: bool,
         return "bad exit code"
     if left:
         return "partial output"
-    lines = [line for line in stderr.splitlines() if line.strip()]
+    # a terminal breaks lines at "\n" only (str.splitlines would also split at \x0b ...)
+    lines = [line for line in stderr.split("\n") if line.strip()]
     if returncode == 1 and not (1 <= len(lines) <= MAX_MESSAGE_LINES and
                                 all(len(line) <= MAX_LINE for line in lines)):
         return "bad exit code"

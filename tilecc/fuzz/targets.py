@@ -1,7 +1,8 @@
 """What each command is fuzzed with: its real fixtures, how they are mutated, its command line.
 
-Contract: `TARGETS` maps a fuzz target name to a `Target`; `Target.cases(rng, family)` yields
-an endless seeded stream of Cases, each one fixture set with one of its files mutated
+Contract: `TARGETS` maps a fuzz target name to a `Target`; `Target.cases(seed, n, family)`
+yields n seeded Cases, each one fixture set with one of its files (or, one time in ten, its
+command line's sizes) mutated
 (tilecc/fuzz/mutators.py) and the command line that reads it. The fixtures are the
 project's own inputs: examples/ (HLO, KLR, kernels, host programs), tests/fixtures (HLO
 modules, KLR HEAD and klr 0.0.12 files, BIR programs), tests/host/corpus (pypto
@@ -42,6 +43,7 @@ class Seed:
 
 @dataclasses.dataclass
 class Target:
+    name: str
     command: str
     seeds: Callable[[], list[Seed]]
     _cache: list[Seed] | None = None
@@ -51,18 +53,26 @@ class Target:
             self._cache = self.seeds()
         return self._cache
 
-    def cases(self, rng: random.Random, family: str = "main") -> Iterator[Case]:
-        seeds = self.all_seeds()
-        while True:
-            seed = rng.choice(seeds)
-            files = dict(seed.files)
-            name = rng.choice(sorted(seed.kinds))
-            argv = list(seed.argv)
-            if rng.random() < 0.1:
-                argv = mutate_argv(argv, rng)
-            else:
-                files[name] = mutate(files[name], seed.kinds[name], rng, family=family)
-            yield Case(self.command, argv, files, list(seed.outputs), seed.exit_codes)
+    def case(self, rng: random.Random, family: str = "main") -> tuple[Case, list[str]]:
+        """One mutant and the names of the files that were mutated."""
+        seed = rng.choice(self.all_seeds())
+        files = dict(seed.files)
+        name = rng.choice(sorted(seed.kinds))
+        argv = list(seed.argv)
+        if rng.random() < 0.1:
+            argv, mutated = mutate_argv(argv, rng), []
+        else:
+            files[name], mutated = mutate(files[name], seed.kinds[name], rng, family=family), [name]
+        return Case(self.command, argv, files, list(seed.outputs), seed.exit_codes), mutated
+
+    def cases(self, seed: str, count: int, family: str = "main") -> Iterator[tuple[Case, list[str]]]:
+        """`count` mutants, the i-th drawn from its own generator seeded by (seed, i), so
+        any one of them can be made again alone."""
+        for i in range(count):
+            yield self.case_at(seed, i, family)
+
+    def case_at(self, seed: str, index: int, family: str = "main") -> tuple[Case, list[str]]:
+        return self.case(random.Random(f"{seed}:{self.name}:{index}"), family)
 
 
 _SIZES = ("0", "-1", "3", "100000", "2147483648", "99999999999999999999", "x", "1e3")
@@ -185,11 +195,11 @@ def host_opt_seeds() -> list[Seed]:
 
 
 TARGETS: dict[str, Target] = {
-    "hlo-opt": Target("hlo-opt", hlo_opt_seeds),
-    "run-hlo": Target("run", run_hlo_seeds),
-    "codegen": Target("codegen", codegen_seeds),
-    "sim": Target("sim", sim_seeds),
-    "trace": Target("trace", trace_seeds),
-    "run-kernel": Target("run", run_kernel_seeds),
-    "host-opt": Target("host-opt", host_opt_seeds),
+    "hlo-opt": Target("hlo-opt", "hlo-opt", hlo_opt_seeds),
+    "run-hlo": Target("run-hlo", "run", run_hlo_seeds),
+    "codegen": Target("codegen", "codegen", codegen_seeds),
+    "sim": Target("sim", "sim", sim_seeds),
+    "trace": Target("trace", "trace", trace_seeds),
+    "run-kernel": Target("run-kernel", "run", run_kernel_seeds),
+    "host-opt": Target("host-opt", "host-opt", host_opt_seeds),
 }

@@ -19,6 +19,7 @@ import importlib.util
 import inspect
 import linecache
 import math
+import os
 import re
 import sys
 import traceback
@@ -32,7 +33,7 @@ import ml_dtypes
 import numpy as np
 
 from tilecc.errors import ParseError, TileccError
-from tilecc.fileio import NPY_HEADER_ERRORS, not_decodable, split_input_spec
+from tilecc.fileio import NPY_HEADER_ERRORS, check_npy_size, not_decodable, split_input_spec
 from tilecc.limits import beyond, cut, limit
 from tilecc.nki.errors import KernelError, _inside_package
 
@@ -180,6 +181,8 @@ def _load_npy(name: str, file: str, mmap: bool) -> np.ndarray:
         raise TileccError(f"--input {name}: {file} holds Python objects (dtype {header[2]}); "
                           f"tilecc reads numeric arrays only, never pickles")
     try:
+        with open(file, "rb") as handle:
+            check_npy_size(handle, os.fstat(handle.fileno()).st_size, file, f"--input {name}")
         return np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
     except NPY_HEADER_ERRORS as err:
         raise TileccError(f"--input {name}: cannot read {file}: {err}") from None
