@@ -195,6 +195,11 @@ class ForkServer:
             os.dup2(null, 0)
             os.dup2(null, 1)
             os.dup2(err, 2)
+            # the streams a fresh interpreter would have (the parent's may be replaced, as
+            # pytest's capture replaces them)
+            sys.stdin = open(0, closefd=False)
+            sys.stdout = open(1, "w", closefd=False)
+            sys.stderr = open(2, "w", buffering=1, closefd=False, errors="backslashreplace")
             sys.argv = ["tilecc", *case.argv]
             try:
                 code = self.main(case.argv)
@@ -208,6 +213,8 @@ class ForkServer:
                 code = 1
             sys.stdout.flush()
             sys.stderr.flush()
+        except BaseException:   # the harness's own failure: shown, never hidden as a class
+            os.write(2, traceback.format_exc().encode())
         finally:
             os._exit(code)
 

@@ -17,6 +17,7 @@ import ast
 import io
 import sys
 import tokenize
+import warnings
 
 from tilecc.errors import ParseError
 from tilecc.limits import LIMITS, limit
@@ -24,7 +25,9 @@ from tilecc.limits import LIMITS, limit
 
 def parse_source(text: str, path: str, lines: list[str]) -> ast.Module:
     try:
-        tree = ast.parse(text, filename=path)
+        with warnings.catch_warnings():   # `"\e"` and the like: Python's business, not ours
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=path)
     except SyntaxError as err:
         line = err.lineno or 1
         source = lines[line - 1] if 0 < line <= len(lines) else None
@@ -44,8 +47,10 @@ def check_depth(tree: ast.AST, path: str, lines: list[str]) -> None:
     """ParseError at the first node below `limit("depth")` levels (nodes without a
     position, such as `ast.Load`, are placed at their nearest ancestor's)."""
     bound = limit("depth")
-    # the parser, printer and ast.unparse take a few Python frames per level
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20 * bound + 1000))
+    if bound > LIMITS["depth"].default:
+        # the parser, printer and ast.unparse take a few Python frames per level: the
+        # default bound fits Python's default recursion limit, a raised one needs more
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * bound + 1000))
     stack: list[tuple[ast.AST, int, int, int]] = [(tree, 0, 1, 1)]
     while stack:
         node, depth, line, col = stack.pop()
