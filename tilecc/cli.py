@@ -73,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         print(cut_lines(f"error: {err}"), file=sys.stderr)
         return 1
     except MemoryError as err:   # sizes from the input (--replicas, a shape, a launch grid)
-        print(cut_lines(f"error: out of memory{f': {err}' if str(err) else ''}"), file=sys.stderr)
+        where = next((f"{v}: " for a in ("target", "input", "program", "kernel")
+                      if isinstance(v := getattr(args, a, None), str)), "")
+        print(cut_lines(f"error: {where}out of memory{f': {err}' if str(err) else ''}"),
+              file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

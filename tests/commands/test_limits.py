@@ -356,3 +356,36 @@ def test_limits_name_their_variables():
     assert {entry.env for entry in LIMITS.values()} == {
         "TILECC_MAX_STEPS", "TILECC_MAX_ELEMENTS", "TILECC_MAX_DEPTH", "TILECC_MAX_GRID",
         "TILECC_MAX_MESSAGE"}
+
+
+# --- places ----------------------------------------------------------------------------------
+
+def test_out_of_memory_names_the_input(tmp_path, capsys, monkeypatch):
+    import tilecc.commands.codegen as codegen
+
+    def exhausted(self, kernel):
+        raise MemoryError()
+    monkeypatch.setattr(codegen.KlirToBirCodegen, "codegen_kernel", exhausted)
+    klr = str(REPO / "examples" / "klr" / "softmax_row.klr.json")
+    assert fail(["codegen", klr], capsys) == f"error: {klr}: out of memory\n"
+
+
+def test_a_simulator_fault_names_the_file_and_the_instruction(tmp_path, capsys, monkeypatch):
+    import tilecc.sim.execute as execute
+    from tilecc.errors import SimError
+    bir = tmp_path / "k.bir.json"
+    assert main(["codegen", str(REPO / "examples" / "klr" / "softmax_row.klr.json"), "-o", str(bir)]) == 0
+    np.save(tmp_path / "x.npy", np.zeros((128, 512), np.float32))
+    real, calls = execute.execute, []
+
+    def faulty(machine, inst):
+        calls.append(inst.name)
+        if len(calls) == 2:
+            raise SimError("access out of bounds")
+        real(machine, inst)
+    monkeypatch.setattr(execute, "execute", faulty)
+    capsys.readouterr()
+    err = fail(["sim", str(bir), "--input", f"x={tmp_path / 'x.npy'}", "--out", str(tmp_path / "o")],
+               capsys)
+    assert err == f"error: {bir}:instructions[1] ({calls[1]}): access out of bounds\n"
+    assert not (tmp_path / "o").exists()

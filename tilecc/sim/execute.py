@@ -359,15 +359,20 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
                            f"the kernel expects {dtype}{list(tensor.shape)}")
         hbm = hbm_elements(m, tensor.name, value.size)
         hbm[...] = value.reshape(hbm.shape)
-    with np.errstate(all="ignore"):  # inf / NaN results are the machine's semantics
-        if plan is None or not plan.fresh:
-            for inst in program.instructions:
-                execute(m, inst)
-        else:
-            for index, inst in enumerate(program.instructions):
-                for name in plan.fresh.get(index, ()):
-                    m.forget(name)
-                execute(m, inst)
+    index = 0
+    try:
+        with np.errstate(all="ignore"):  # inf / NaN results are the machine's semantics
+            if plan is None or not plan.fresh:
+                for index, inst in enumerate(program.instructions):
+                    execute(m, inst)
+            else:
+                for index, inst in enumerate(program.instructions):
+                    for name in plan.fresh.get(index, ()):
+                        m.forget(name)
+                    execute(m, inst)
+    except SimError as err:   # name the instruction that faulted, as the BIR file holds it
+        raise SimError(f"instructions[{index}] ({program.instructions[index].name}): "
+                       f"{err}") from None
     outputs: dict[str, np.ndarray] = {}
     for tensor in program.outputs:
         size = int(np.prod(tensor.shape))
