@@ -39,6 +39,8 @@ def main() -> int:
     parser.add_argument("--repro-dir", default="fuzz-repro", help="where shrunk violations go")
     parser.add_argument("--cpu-limit", type=int, default=DEFAULT_CPU_LIMIT,
                         help="CPU seconds per mutant before it counts as a hang")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="stop starting mutants after this long (the commands take turns)")
     parser.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT,
                         help="wall-clock seconds per mutant before it counts as a hang")
     args = parser.parse_args()
@@ -49,7 +51,7 @@ def main() -> int:
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
     report = run_campaign(targets, args.per_command, args.seed, args.family, args.jobs,
                           args.subprocess, args.minimize, args.time_limit,
-                          cpu_limit=args.cpu_limit)
+                          cpu_limit=args.cpu_limit, minutes=args.minutes)
     width = max(len(t) for t in targets)
     print(f"{'command':<{width}}  mutants  " + "  ".join(CLASSES))
     for target in targets:

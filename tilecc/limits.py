@@ -34,8 +34,9 @@ class Limit:
 
 
 LIMITS: dict[str, Limit] = {
-    "steps": Limit(1_000_000, "TILECC_MAX_STEPS", "HLO instructions evaluated in one run",
-                   "--max-steps"),
+    "steps": Limit(1_000_000, "TILECC_MAX_STEPS",
+                   "HLO steps in one run (an instruction on 1024 elements of each device is "
+                   "one step)", "--max-steps"),
     "elements": Limit(1 << 28, "TILECC_MAX_ELEMENTS",
                       "elements of one value (all devices together)"),
     "depth": Limit(100, "TILECC_MAX_DEPTH", "levels of nesting in a host program"),

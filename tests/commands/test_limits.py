@@ -158,8 +158,9 @@ def test_a_launch_grid_beyond_the_bound(tmp_path, capsys):
 def test_long_loops_stop_at_max_steps(bound, step, tmp_path, capsys):
     hlo = write(tmp_path, "loop.hlo", LOOP % (bound, step))
     err = fail(["run", hlo, "--max-steps", "3000", "--out", str(tmp_path / "o")], capsys)
-    assert err == ("error: computation body: needs 3002 HLO instructions evaluated in one run, "
-                   "more than the limit of 3000; raise it with --max-steps or TILECC_MAX_STEPS=N\n")
+    assert err == ("error: computation body: needs 3002 HLO steps in one run (an instruction on "
+                   "1024 elements of each device is one step), more than the limit of 3000; raise "
+                   "it with --max-steps or TILECC_MAX_STEPS=N\n")
     assert not (tmp_path / "o").exists()
 
 

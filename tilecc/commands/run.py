@@ -26,8 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=seed_value, default=0,
                         help="HLO only: seed of the random values for parameters without --input")
     parser.add_argument("--max-steps", type=_step_count, default=None, metavar="N",
-                        help="HLO only: stop with an error after N instructions evaluated "
-                        "(default: TILECC_MAX_STEPS, else 1000000)")
+                        help="HLO only: stop with an error after N steps (an instruction on up "
+                        "to 1024 elements of one device is a step; default: TILECC_MAX_STEPS, "
+                        "else 1000000)")
 
 
 def _step_count(text: str) -> int:

@@ -6,8 +6,8 @@ each target from (seed, target, i) alone (tilecc/fuzz/targets.py), runs it in on
 per mutant -- and returns a `Report`: counts per target and class, and every violation
 with its command line, the classification evidence and, if `minimize` is set, the
 mutated files shrunk to a small reproduction (tilecc/fuzz/minimize.py). A progress line
-goes to `progress` (stderr) every `every` mutants per worker. Ctrl-C stops the workers and
-returns what finished.
+goes to `progress` (stderr) every `every` mutants per worker. The targets take turns, so a
+campaign given `minutes` stops at its deadline with about as many mutants of each.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import os
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -51,12 +52,15 @@ def _runner(subprocess: bool, time_limit: float, memory_limit: int,
 
 def _work(worker: int, jobs: int, targets: list[str], per_command: int, seed: str, family: str,
           run: Callable[[Case], Outcome], minimize_budget: int, out: TextIO,
-          progress: TextIO | None, every: int) -> None:
+          progress: TextIO | None, every: int, deadline: float | None) -> None:
     done = 0
-    for name in targets:
-        target = TARGETS[name]
-        for i in range(worker, per_command, jobs):
-            case, mutated = target.case_at(seed, i, family)
+    # mutant i of every target before mutant i + jobs of any: a campaign stopped at its
+    # deadline has run about as many mutants of each command
+    for i in range(worker, per_command, jobs):
+        if deadline is not None and time.monotonic() > deadline:
+            return
+        for name in targets:
+            case, mutated = TARGETS[name].case_at(seed, i, family)
             outcome = run(case)
             record: dict[str, Any] = {"target": name, "index": i, "class": outcome.klass}
             if outcome.violation:
@@ -70,7 +74,7 @@ def _work(worker: int, jobs: int, targets: list[str], per_command: int, seed: st
             out.flush()
             done += 1
             if progress is not None and done % every == 0:
-                print(f"fuzz worker {worker}: {done} mutants ({name} {i + 1}/{per_command})",
+                print(f"fuzz worker {worker}: {done} mutants ({i + 1}/{per_command} per command)",
                       file=progress, flush=True)
 
 
@@ -78,11 +82,13 @@ def run_campaign(targets: list[str], per_command: int, seed: str, family: str = 
                  jobs: int = 1, subprocess: bool = False, minimize_budget: int = 0,
                  time_limit: float = DEFAULT_TIME_LIMIT,
                  memory_limit: int = DEFAULT_MEMORY_LIMIT, cpu_limit: int = DEFAULT_CPU_LIMIT,
-                 progress: TextIO | None = sys.stderr, every: int = 500) -> Report:
+                 progress: TextIO | None = sys.stderr, every: int = 500,
+                 minutes: float | None = None) -> Report:
     for name in targets:
         TARGETS[name].all_seeds()   # read the fixtures once, before the workers fork
     run = _runner(subprocess, time_limit, memory_limit, cpu_limit)
     start = time.perf_counter()
+    deadline = None if minutes is None else time.monotonic() + 60 * minutes
     with tempfile.TemporaryDirectory(prefix="tilecc-campaign-") as tmp:
         logs = [os.path.join(tmp, f"worker{w}.jsonl") for w in range(jobs)]
         pids = []
@@ -95,18 +101,15 @@ def run_campaign(targets: list[str], per_command: int, seed: str, family: str = 
                 try:
                     with open(log, "w") as out:
                         _work(worker, jobs, targets, per_command, seed, family, run,
-                              minimize_budget, out, progress, every)
-                except KeyboardInterrupt:
-                    code = 130
+                              minimize_budget, out, progress, every, deadline)
+                except BaseException:   # the worker's own failure (Ctrl-C included): shown
+                    traceback.print_exc()
+                    code = 1
                 finally:
                     os._exit(code)
             pids.append(pid)
-        try:
-            for pid in pids:
-                os.waitpid(pid, 0)
-        except KeyboardInterrupt:
-            for pid in pids:
-                os.waitpid(pid, 0)   # the workers got the same Ctrl-C and stop at once
+        for pid in pids:
+            os.waitpid(pid, 0)
         counts: dict[str, collections.Counter[str]] = {n: collections.Counter() for n in targets}
         violations = []
         for log in logs:

@@ -42,8 +42,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from tilecc.errors import InterpError
-from tilecc.limits import StepBudget
+from tilecc.errors import InterpError, TileccError
+from tilecc.limits import StepBudget, cut
 from tilecc.hlo import interp_elementwise as ew
 from tilecc.hlo import interp_shapes as shapes
 from tilecc.hlo.interp_conv import convolution_step
@@ -57,7 +57,7 @@ from tilecc.hlo.interp_custom_calls import is_identity_custom_call, refusal_hint
 from tilecc.hlo.interp_values import (Array, Lanes, Step, Value, check_input, leaves,
                                       select_lanes)
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
-from tilecc.hlo.run_limits import check_run_sizes
+from tilecc.hlo.run_limits import check_run_sizes, step_cost
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
 from tilecc.hlo.types import (bit_width, is_complex, is_floating, numpy_dtype,
                               primitive_type_name)
@@ -70,7 +70,8 @@ _BINARY = ELEMENTWISE_BINARY - {Op.COMPARE}
 def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
                     partitions: int = 1, max_steps: int | None = None) -> list[np.ndarray]:
     """Run `module`'s entry on replicas * partitions devices; see the module contract.
-    At most `max_steps` instructions are evaluated (default: tilecc.limits' "steps")."""
+    At most `max_steps` steps are evaluated (default: tilecc.limits' "steps"; run_limits
+    .step_cost), so a loop whose bound comes from the input stops with a LimitError."""
     return compile_module(module, replicas, partitions, max_steps)(inputs)
 
 
@@ -134,6 +135,23 @@ class Program:
     size: int
     steps: list[tuple[int, Step, tuple[int, ...]]]
     root: int
+    insts: list[HloInstruction]
+    """the instruction of each step, to name it in an error"""
+    cost: int
+    """steps one evaluation spends per device (tilecc.hlo.run_limits.step_cost)"""
+
+
+# what numpy and Python raise on attribute values the verifier does not check (a window
+# `stride=32ROOT`, a reshape to a shape of other size): the instruction's fault, not ours
+UNEVALUABLE = (ValueError, ArithmeticError, IndexError, TypeError)
+
+
+def located(inst: HloInstruction, error: Exception) -> Exception:
+    """`error` as an InterpError naming `inst`, unless it already is one of tilecc's."""
+    if isinstance(error, TileccError):
+        return error
+    return InterpError(f"{inst.name} ({inst.opcode.mnemonic}): cannot evaluate: "
+                       f"{cut(str(error) or type(error).__name__)}")
 
 
 def _deferred(error: Exception) -> Step:
@@ -164,16 +182,23 @@ class Interpreter(CalledSteps, CollectiveSteps):
         if len(args) != program.arity:
             raise InterpError(f"computation {comp.name} takes {program.arity} "
                               f"arguments, got {len(args)}")
-        self.steps.spend(len(program.steps), f"computation {comp.name}")
+        # each step works on every device: a run on many devices gets fewer iterations
+        self.steps.spend(program.cost * self.replicas * self.partitions,
+                         f"computation {comp.name}")
         values: list[Value | None] = [*args, *([None] * (program.size - program.arity))]
-        for slot, step, operands in program.steps:
-            values[slot] = step([values[i] for i in operands], lanes)  # type: ignore[misc]
+        index = 0
+        try:
+            for index, (slot, step, operands) in enumerate(program.steps):
+                values[slot] = step([values[i] for i in operands], lanes)  # type: ignore[misc]
+        except UNEVALUABLE as error:   # attribute values no verifier rule covers
+            raise located(program.insts[index], error) from None
         return values[program.root]  # type: ignore[return-value]
 
     def compile(self, comp: HloComputation) -> Program:
         arity = len(comp.parameters)
         slots: dict[int, int] = {}
         steps: list[tuple[int, Step, tuple[int, ...]]] = []
+        insts: list[HloInstruction] = []
         for inst in _evaluation_order(comp):
             if inst.opcode is Op.PARAMETER:
                 number = inst.parameter_number or 0
@@ -185,8 +210,11 @@ class Interpreter(CalledSteps, CollectiveSteps):
             slot = slots[id(inst)] = arity + len(steps)
             steps.append((slot, self.compile_instruction(inst),
                           tuple(slots[id(op)] for op in inst.operands)))
+            insts.append(inst)
         assert comp.root is not None
-        return Program(comp.name, arity, arity + len(steps), steps, slots[id(comp.root)])
+        cost = sum(step_cost(inst.shape) for inst in insts)
+        return Program(comp.name, arity, arity + len(steps), steps, slots[id(comp.root)], insts,
+                       cost)
 
     def compile_instruction(self, inst: HloInstruction) -> Step:
         """The step evaluating `inst`; a failure to compile is raised when it runs."""
@@ -210,7 +238,7 @@ class Interpreter(CalledSteps, CollectiveSteps):
                                   f"by the interpreter{refusal_hint(inst)}")
             return builder(self, inst)
         except Exception as error:  # noqa: BLE001 - re-raised when the instruction runs
-            return _deferred(error)
+            return _deferred(located(inst, error))
 
     # ---- leaves -----------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ VerifyError when the call graph has a cycle (check_call_graph). `check_call_grap
 raises VerifyError naming the instruction that closes a cycle of calls (a computation
 calling itself, or a while whose body is its own condition's caller): XLA's call graph is a
 DAG, and an interpreter would recurse forever on a cycle. Both walk iteratively.
+`step_cost(shape)` is what one evaluation of an instruction spends of the "steps" bound.
 """
 
 from __future__ import annotations
@@ -16,6 +17,16 @@ from tilecc.errors import VerifyError
 from tilecc.hlo.ir import HloComputation, HloModule
 from tilecc.hlo.types import Shape
 from tilecc.limits import beyond, cut, limit
+
+
+STEP_ELEMENTS = 1024
+
+
+def step_cost(shape: Shape) -> int:
+    """Steps one evaluation of an instruction of `shape` spends per device: one per
+    STEP_ELEMENTS elements of its largest value, at least one, so the "steps" bound
+    tracks the work done, not only the instruction count."""
+    return max(1, _leaf_elements(shape) // STEP_ELEMENTS)
 
 
 def _leaf_elements(shape: Shape) -> int:

@@ -370,7 +370,7 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
                     for name in plan.fresh.get(index, ()):
                         m.forget(name)
                     execute(m, inst)
-    except SimError as err:   # name the instruction that faulted, as the BIR file holds it
+    except (SimError, OverflowError) as err:   # name the instruction, as the BIR file holds it
         raise SimError(f"instructions[{index}] ({program.instructions[index].name}): "
                        f"{err}") from None
     outputs: dict[str, np.ndarray] = {}
