@@ -390,3 +390,30 @@ def test_a_simulator_fault_names_the_file_and_the_instruction(tmp_path, capsys, 
                capsys)
     assert err == f"error: {bir}:instructions[1] ({calls[1]}): access out of bounds\n"
     assert not (tmp_path / "o").exists()
+
+
+def test_a_step_is_an_instruction_on_1024_elements():
+    from tilecc.hlo.run_limits import step_cost
+    from tilecc.hlo.types import PrimitiveType, Shape
+    s32 = PrimitiveType.S32
+    assert [step_cost(Shape.array(s32, dims)) for dims in [(), (1024,), (256, 64), (5000,)]] \
+        == [1, 1, 16, 4]
+    assert step_cost(Shape.tuple([Shape.array(s32, (4096,)), Shape.array(s32, ())])) == 4
+
+
+def test_a_long_run_shows_its_progress_and_bound_on_a_terminal(monkeypatch, capsys):
+    import sys as system
+
+    from tilecc.limits import LimitError, StepBudget
+    monkeypatch.setattr(StepBudget, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(system.stderr, "isatty", lambda: True)
+    budget = StepBudget(100_000)
+    for _ in range(6):
+        budget.spend(10_000, "computation body")
+    with pytest.raises(LimitError):
+        budget.spend(50_000, "computation body")
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == ("... 20000 of at most 100000 HLO steps in one run (an instruction on 1024 "
+                        "elements of each device is one step) (raise it with --max-steps or "
+                        "TILECC_MAX_STEPS=N)")
+    assert len(lines) == 3
