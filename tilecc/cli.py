@@ -3,7 +3,8 @@
 Contract: a command module exposes `HELP` (one line), `add_arguments(parser)` and
 `run(args) -> int` (the exit code). Command modules are imported only when their
 subcommand runs, so `tilecc --help` stays fast. Any TileccError becomes one message on
-stderr and exit code 1 -- never a traceback for a user error.
+stderr (each line cut to tilecc.limits' "message" length) and exit code 1 -- never a
+traceback for a user error; Ctrl-C ends the command with one line and exit code 130.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import NoReturn
 
 from tilecc import __version__
 from tilecc.errors import ParseError, TileccError
+from tilecc.limits import cut_lines
 
 # subcommand -> module under tilecc.commands (the order is the order of `tilecc --help`)
 COMMANDS: dict[str, str] = {
@@ -67,16 +69,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._run(args))
     except ParseError as err:
-        print(err.render(), file=sys.stderr)
+        print(cut_lines(err.render()), file=sys.stderr)
         return 1
     except TileccError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(cut_lines(f"error: {err}"), file=sys.stderr)
         return 1
     except MemoryError as err:   # sizes from the input (--replicas, a shape, a launch grid)
-        print(f"error: out of memory{f': {err}' if str(err) else ''}", file=sys.stderr)
+        where = next((f"{v}: " for a in ("target", "input", "program", "kernel")
+                      if isinstance(v := getattr(args, a, None), str)), "")
+        print(cut_lines(f"error: {where}out of memory{f': {err}' if str(err) else ''}"),
+              file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("tilecc: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

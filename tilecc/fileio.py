@@ -9,13 +9,15 @@ touches the input. Unreadable inputs become a TileccError with the path, not a t
 from __future__ import annotations
 
 import io
+import tokenize
 import json
+import math
 import os
 import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -105,7 +107,7 @@ def parse_json_text(text: str, path: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        lines = text.splitlines()
+        lines = text.split("\n")   # json counts lines at "\n" only
         src = lines[err.lineno - 1] if 0 < err.lineno <= len(lines) else None
         raise ParseError(path, err.lineno, err.colno, f"invalid JSON: {err.msg}",
                          source_line=src) from None
@@ -121,15 +123,36 @@ def split_input_spec(spec: str) -> tuple[str, str]:
     return name, file
 
 
+# what numpy raises for a malformed .npy: its header is a Python literal that it tokenizes
+# and evaluates, so a cut header is a TokenError or SyntaxError, not a ValueError
+NPY_HEADER_ERRORS = (ValueError, OSError, EOFError, SyntaxError, tokenize.TokenError)
+
+
 def load_npy(path: str, what: str) -> np.ndarray:
     """A .npy array (no pickles); `what` names the input in the error message."""
     data = read_bytes(path)
     if not data.startswith(b"\x93NUMPY"):
         raise TileccError(f"{path}: not a .npy file (no NUMPY header) for {what}")
     try:
+        check_npy_size(io.BytesIO(data), len(data), path, what)
         return np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as err:
+    except NPY_HEADER_ERRORS as err:
         raise TileccError(f"{path}: not a .npy array for {what}: {err}") from None
+
+
+def check_npy_size(handle: BinaryIO, size: int, path: str, what: str) -> None:
+    """TileccError unless the .npy file of `size` bytes open in `handle` (at its start) holds
+    all the data its header declares: checked before numpy allocates the array, so a
+    header claiming 10^20 elements is refused, not attempted."""
+    version = np.lib.format.read_magic(handle)
+    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+        np.lib.format.read_array_header_2_0
+    shape, _, dtype = read(handle)
+    needed = math.prod(shape) * dtype.itemsize
+    held = size - handle.tell()
+    if needed > held:
+        raise TileccError(f"{path}: {what}: the header declares {dtype}{list(shape)}, "
+                          f"{needed} bytes of data, but the file holds {held}")
 
 
 def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]]) -> None:

@@ -26,6 +26,7 @@ from tilecc.host.parser import parse_module
 from tilecc.host.pass_manager import PassPipeline
 from tilecc.host.passes import PASSES, get_pass
 from tilecc.host.source_splice import print_keeping_source
+from tilecc.limits import cut_lines
 
 HELP = "run host DSL passes (SynthesizeAllReduceSignals) on a pypto host program"
 DESCRIPTION = (HELP + ". SynthesizeAllReduceSignals rewrites the host orchestrators (level HOST and "
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         module = parse_module(text, path)
         result = PassPipeline(passes, verify_round_trip=not args.no_verify, path=path).run(module)
     except TileccError as err:   # ParseError, or the pass's error at the call's line:col
-        print(err, file=sys.stderr)
+        print(cut_lines(str(err)), file=sys.stderr)
         return 1
     if result is module:
         write_bytes_atomic(args.output, raw)

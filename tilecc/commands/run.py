@@ -25,7 +25,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="HLO only: number of replicas (default: the module's replica_count)")
     parser.add_argument("--seed", type=seed_value, default=0,
                         help="HLO only: seed of the random values for parameters without --input")
+    parser.add_argument("--max-steps", type=_step_count, default=None, metavar="N",
+                        help="HLO only: stop with an error after N steps (an instruction on up "
+                        "to 1024 elements of one device is a step; default: TILECC_MAX_STEPS, "
+                        "else 1000000)")
     add_kernel_arguments(parser)
+
+
+def _step_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of steps, got '{text}'")
+    return value
 
 
 def add_kernel_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,6 +10,8 @@ device axis (device = replica * partitions + partition; with one partition, the 
   parameter is given to every device; anything else, an unknown name, a parameter given
   twice or a dtype other than the parameter's is a one-line error (exit 1).
 - Parameters without an input get seeded random values (random_inputs, `--seed`).
+- Before anything is allocated, every value's size on all devices is checked against
+  tilecc.limits' "elements" bound; `--max-steps N` bounds the instructions evaluated.
 - Each output file is written atomically; prints one line per output written.
 """
 
@@ -26,6 +28,7 @@ from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import random_array
+from tilecc.hlo.run_limits import check_run_sizes
 from tilecc.hlo.types import numpy_dtype
 from tilecc.mpi_launch import under_mpiexec
 
@@ -41,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         raise TileccError(f"--replicas must be at least 1, got {replicas}")
     partitions = module.num_partitions
     devices = replicas * partitions
+    check_run_sizes(module, devices)
     given = read_inputs(module, list(args.input or []), devices)
     rng = np.random.default_rng(args.seed)
     assert module.entry is not None
@@ -50,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         # which other parameters were given with --input.
         drawn = random_array(param.shape, devices, rng, param.name)
         inputs.append(given.get(param.parameter_number or 0, drawn))
-    outputs = evaluate_module(module, inputs, replicas, partitions)
+    outputs = evaluate_module(module, inputs, replicas, partitions, args.max_steps)
     write_npy_outputs(args.out, ((f"out{k}", array) for k, array in enumerate(outputs)))
     return 0
 

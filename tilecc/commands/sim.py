@@ -54,6 +54,9 @@ def parse_inputs(specs: list[str], expected: dict[str, np.dtype],
             value = value.view(want)
         if shapes is not None and value.ndim == 1 and shapes[name] == (1, value.size):
             value = value.reshape(shapes[name])
+        if shapes is not None and (value.shape != shapes[name] or value.dtype != want):
+            raise SimError(f"--input {name}={path}: {value.dtype}{list(value.shape)}, but the "
+                           f"kernel input {name!r} is {want}{list(shapes[name])}")
         inputs[name] = value
     return inputs
 
@@ -63,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
     program = read_program_json(read_text(args.program), path)
     expected = {t.name: numpy_dtype(t.dtype) for t in program.inputs}
     shapes = {t.name: tuple(t.shape) for t in program.inputs}
-    outputs = simulate(program, parse_inputs(args.input, expected, shapes), uninit=args.uninit)
+    inputs = parse_inputs(args.input, expected, shapes)
+    try:
+        outputs = simulate(program, inputs, uninit=args.uninit)
+    except SimError as err:   # a fault of the program: name the file it came from
+        raise SimError(f"{path}:{err}" if str(err).startswith("instructions[") else
+                       f"{path}: {err}") from None
     write_npy_outputs(args.out, outputs.items())
     return 0

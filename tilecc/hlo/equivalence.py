@@ -40,8 +40,10 @@ def check_equivalence(before: HloModule, after: HloModule, replicas: int, seed: 
                       oracle: str, given: dict[int, np.ndarray], out: TextIO) -> bool:
     """Run both modules on the same inputs and report per output; see the module contract."""
     from tilecc.hlo.random_inputs import random_inputs
+    from tilecc.hlo.run_limits import check_run_sizes
 
     partitions = before.num_partitions
+    check_run_sizes(before, replicas * partitions)
     inputs = random_inputs(before, replicas, seed, partitions)
     for number, array in given.items():
         inputs[number] = array

@@ -40,10 +40,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tilecc.errors import InterpError
+from tilecc.errors import InterpError, TileccError
+from tilecc.limits import StepBudget, cut
 from tilecc.hlo.interp.steps import STEPS
 from tilecc.hlo.interp.values import Lanes, Step, Value, check_input, leaves
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
+from tilecc.hlo.run_limits import check_run_sizes, step_cost
 from tilecc.hlo.opcodes import HloOpcode as Op
 
 def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
@@ -68,22 +70,25 @@ class CompiledModule:
             raise InterpError(f"entry computation {self.entry.name} takes {len(params)} "
                               f"parameters, got {len(inputs)} inputs")
         args = [check_input(p, np.asarray(x), self.devices) for p, x in zip(params, inputs)]
+        self.interpreter.steps = StepBudget(self.interpreter.max_steps)
         with np.errstate(all="ignore"):
             result = self.interpreter.run(self.entry, args,
                                           Lanes(self.devices, np.arange(self.devices)))
         return leaves(result)
 
 
-def compile_module(module: HloModule, replicas: int, partitions: int = 1) -> CompiledModule:
+def compile_module(module: HloModule, replicas: int, partitions: int = 1,
+                   max_steps: int | None = None) -> CompiledModule:
     """`module` ready to run repeatedly on replicas * partitions devices (computations are
-    compiled on first use and kept)."""
+    compiled on first use and kept); each call evaluates at most `max_steps` instructions."""
     if replicas < 1 or partitions < 1:
         raise InterpError(f"need at least one replica and partition, got replicas={replicas} "
                           f"partitions={partitions}")
     entry = module.entry
     if entry is None:
         raise InterpError(f"module {module.name} has no entry computation")
-    return CompiledModule(module, entry, Interpreter(module, replicas, partitions),
+    check_run_sizes(module, replicas * partitions)
+    return CompiledModule(module, entry, Interpreter(module, replicas, partitions, max_steps),
                           replicas * partitions)
 
 
@@ -109,6 +114,23 @@ class Program:
     size: int
     steps: list[tuple[int, Step, tuple[int, ...]]]
     root: int
+    insts: list[HloInstruction]
+    """the instruction of each step, to name it in an error"""
+    cost: int
+    """steps one evaluation spends per device (tilecc.hlo.run_limits.step_cost)"""
+
+
+# what numpy and Python raise on attribute values the verifier does not check (a window
+# `stride=32ROOT`, a reshape to a shape of other size): the instruction's fault, not ours
+UNEVALUABLE = (ValueError, ArithmeticError, IndexError, TypeError)
+
+
+def located(inst: HloInstruction, error: Exception) -> Exception:
+    """`error` as an InterpError naming `inst`, unless it already is one of tilecc's."""
+    if isinstance(error, TileccError):
+        return error
+    return InterpError(f"{inst.name} ({inst.opcode.mnemonic}): cannot evaluate: "
+                       f"{cut(str(error) or type(error).__name__)}")
 
 
 def _deferred(error: Exception) -> Step:
@@ -121,11 +143,14 @@ class Interpreter:
     """Evaluates computations of one module (a values.Runner for the step builders); see
     the module contract."""
 
-    def __init__(self, module: HloModule, replicas: int, partitions: int) -> None:
+    def __init__(self, module: HloModule, replicas: int, partitions: int,
+                 max_steps: int | None = None) -> None:
         self.module = module
         self.replicas = replicas
         self.partitions = partitions
         self._programs: dict[int, Program] = {}
+        self.max_steps = max_steps
+        self.steps = StepBudget(max_steps)
 
     def run(self, comp: HloComputation, args: Sequence[Value], lanes: Lanes) -> Value:
         """Evaluate `comp` with every value carrying `lanes.count` lanes on axis 0."""
@@ -135,9 +160,16 @@ class Interpreter:
         if len(args) != program.arity:
             raise InterpError(f"computation {comp.name} takes {program.arity} "
                               f"arguments, got {len(args)}")
+        # each step works on every device: a run on many devices gets fewer iterations
+        self.steps.spend(program.cost * self.replicas * self.partitions,
+                         f"computation {comp.name}")
         values: list[Any] = [*args, *([None] * (program.size - program.arity))]
-        for slot, step, operands in program.steps:
-            values[slot] = step([values[i] for i in operands], lanes)
+        index = 0
+        try:
+            for index, (slot, step, operands) in enumerate(program.steps):
+                values[slot] = step([values[i] for i in operands], lanes)
+        except UNEVALUABLE as error:   # attribute values no verifier rule covers
+            raise located(program.insts[index], error) from None
         result: Value = values[program.root]
         return result
 
@@ -145,6 +177,7 @@ class Interpreter:
         arity = len(comp.parameters)
         slots: dict[int, int] = {}
         steps: list[tuple[int, Step, tuple[int, ...]]] = []
+        insts: list[HloInstruction] = []
         for inst in _evaluation_order(comp):
             if inst.opcode is Op.PARAMETER:
                 number = inst.parameter_number or 0
@@ -156,8 +189,11 @@ class Interpreter:
             slot = slots[id(inst)] = arity + len(steps)
             steps.append((slot, self.compile_instruction(inst),
                           tuple(slots[id(op)] for op in inst.operands)))
+            insts.append(inst)
         assert comp.root is not None
-        return Program(comp.name, arity, arity + len(steps), steps, slots[id(comp.root)])
+        cost = sum(step_cost(inst.shape) for inst in insts)
+        return Program(comp.name, arity, arity + len(steps), steps, slots[id(comp.root)], insts,
+                       cost)
 
     def compile_instruction(self, inst: HloInstruction) -> Step:
         """The step evaluating `inst` (interp/steps.py's table); a failure to compile is
@@ -169,4 +205,4 @@ class Interpreter:
                                   "supported by the interpreter")
             return builder(self, inst)
         except Exception as error:  # noqa: BLE001 - re-raised when the instruction runs
-            return _deferred(error)
+            return _deferred(located(inst, error))

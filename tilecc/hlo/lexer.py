@@ -18,8 +18,13 @@ from tilecc.errors import ParseError
 from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.types import TYPE_BY_NAME, Layout, PrimitiveType, Shape
 
-WS = r"(?:\s+|/\*[\s\S]*?\*/|//[^\n]*)*"
-"""Whitespace and comments (`// ...`, `/* ... */`, e.g. `/*index=5*/`)."""
+WS = r"(?>\s*(?:(?:/\*[^*]*\*+(?:[^*/][^*]*\*+)*/|//[^\n]*+)\s*)*)"
+r"""Whitespace and comments (`// ...`, `/* ... */`, e.g. `/*index=5*/`), linear by construction.
+
+Each repetition starts with '/', which `\s*` cannot match, and a block comment is unrolled
+(`[^*]*\*+` steps never overlap), so there is one way to match any text; the atomic group
+keeps a pattern that embeds WS from backtracking into it when what follows fails.
+"""
 NAME = r"[A-Za-z_][\w.\-]*"
 STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _SKIP = re.compile(WS)
@@ -47,6 +52,7 @@ _MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
 _MESH_NAME = re.compile(r"'([^']*)'")
 _GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
 NAME_IN_LIST = re.compile(r"%?(" + NAME + r")")
+_MAX_DIM = (1 << 63) - 1
 ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}]*\})?")
 
 
@@ -132,6 +138,9 @@ class Cursor:
                 if not p.isdigit():
                     raise self.error(f"bad dimension '{part.strip()}' in shape {m.group(0)}",
                                      m.start(2))
+                if len(p) > 18 and int(p) > _MAX_DIM:
+                    raise self.error(f"dimension {p[:40]} of shape {type_name}[...] is beyond "
+                                     f"{_MAX_DIM} (XLA's int64 sizes)", m.start(2))
                 dims.append(int(p))
                 dynamic.append(dyn)
         if et in (PrimitiveType.TOKEN, PrimitiveType.OPAQUE_TYPE):

@@ -102,7 +102,11 @@ def parse_literal(text: str, shape: Shape) -> np.ndarray:
     if not shape.is_array:
         raise LiteralError(f"constants of shape {shape.to_text()} are not supported", 0)
     et = shape.element_type
-    if shape.element_count() >= _BULK_MIN_ELEMENTS and (bulk := _parse_bulk(text, shape)) is not None:
+    if (count := shape.element_count()) > len(text):
+        # every element takes at least one character: refuse before building anything
+        raise LiteralError(f"the shape has {count} elements but the literal is only "
+                           f"{len(text)} characters long", 0)
+    if count >= _BULK_MIN_ELEMENTS and (bulk := _parse_bulk(text, shape)) is not None:
         return bulk
     toks = _tokens(text)
     values: list[object] = []

@@ -5,7 +5,8 @@ VerifyError("computation/instruction: what is wrong"). It checks
 - structure: an entry exists; each computation has a root among its instructions and
   parameters numbered 0..n-1; operands and control predecessors live in the same
   computation; use lists agree with operand lists; instruction names are unique;
-  called computations belong to the module and the entry is never called; a computation
+  called computations belong to the module, the entry is never called and no computation
+  calls itself, directly or through others (hlo/run_limits.py); a computation
   called by async-start / -update / -done holds only its parameters and root (XLA's rule);
 - shapes, by tilecc.hlo.shape_rules' per-opcode table (XLA's ShapeVerifier rules):
   elementwise ops, compare, select, clamp, convert, reshape, broadcast, slice,
@@ -23,6 +24,7 @@ from tilecc.errors import VerifyError
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ASYNC, HloOpcode
 from tilecc.hlo.shape_rules import RuleContext, check_shape, fail
+from tilecc.hlo.run_limits import check_call_graph
 
 O = HloOpcode
 
@@ -35,6 +37,7 @@ def verify_module(module: HloModule, allow_mixed_precision: bool = False) -> Non
     names: dict[str, str] = {}
     for comp in module.computations:
         _verify_structure(comp, comps, module, names)
+    check_call_graph(module)
     ctx = RuleContext(module, allow_mixed_precision)
     for comp in module.computations:
         for inst in comp.instructions:

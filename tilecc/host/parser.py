@@ -5,7 +5,9 @@ module-level @pl.function / @pl.inline definitions are IR and whose other top-le
 statements are kept verbatim, except that @pl.program classes nested in them (pypto's
 builder functions) are IR too. A top-level class without decorator that the file passes
 to `pl.program(Cls)` is a program. Unsupported syntax inside a program or function raises
-ParseError(path, line, col, message, source_line=...) naming what was expected.
+ParseError(path, line, col, message, source_line=...) naming what was expected; so
+does a program nesting deeper than the bound that keeps the recursive parser and printer
+within Python's recursion limit (tilecc/host/nesting.py).
 
 Functions: parameters may have defaults and be keyword-only (after `*`); `*args`,
 `**kwargs` and positional-only parameters are rejected. Methods take `self` except
@@ -31,10 +33,12 @@ from __future__ import annotations
 
 import ast
 from typing import NoReturn
+import re
 
 from tilecc.errors import ParseError
 from tilecc.host import ir
 from tilecc.host.comments import CommentPool
+from tilecc.host.nesting import parse_source
 from tilecc.host.op_forms import ALLOC_WINDOW_BUFFER, ALLREDUCE
 from tilecc.host.pypto_checks import check_program
 from tilecc.host.parse_expr import BINOPS, BOOLOPS, CMPOPS, UNARYOPS, ExprParser
@@ -51,6 +55,7 @@ FUNCTION_DECORATORS = ("pl.function", "pl.inline")
 # (a statement, so that the kept source stays valid Python even where the class was alone)
 PROGRAM_PLACEHOLDER = "...  # tilecc: a @pl.program printed from the IR goes here"
 MODULE_ALIASES = {"pypto.language": "pl", "pypto.language.distributed": "pld"}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 
@@ -95,7 +100,9 @@ class _Parser(ExprParser):
     def __init__(self, text: str, path: str) -> None:
         self.text = text
         self.path = path
-        self.lines = text.splitlines()
+        # the lines as Python numbers them: str.splitlines would also break at \x0b, \x0c,
+        # \x1c-\x1e, \x85, \u2028 and \u2029, which may sit inside strings and comments
+        self.lines = _LINE_BREAK.split(text[:-1] if text.endswith("\n") else text)
         # the ast node being parsed as the right-hand side of an assignment: the only
         # place pld.tensor.alloc_window_buffer may appear (it is named after the LHS)
         self.assign_value: ast.expr | None = None
@@ -114,13 +121,7 @@ class _Parser(ExprParser):
     # ------------------------------------------------------------ module level
 
     def module(self) -> ir.Module:
-        try:
-            tree = ast.parse(self.text, filename=self.path)
-        except SyntaxError as err:
-            line = err.lineno or 1
-            source = self.lines[line - 1] if 0 < line <= len(self.lines) else None
-            raise ParseError(self.path, line, err.offset or 1, f"invalid Python syntax: {err.msg}",
-                             source_line=source) from None
+        tree = parse_source(self.text, self.path, self.lines)
         self.program_calls = program_call_names(tree)
         items: list[ir.Program | ir.Function | ir.Verbatim] = []
         prev_end = 0

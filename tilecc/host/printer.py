@@ -11,7 +11,9 @@ derives it from the assignment's left-hand side, spec 002 "Checks").
 from __future__ import annotations
 
 import ast
+import io
 import sys
+import tokenize
 from typing import Any
 
 from tilecc.host import ir
@@ -64,10 +66,20 @@ def print_verbatim(item: ir.Verbatim) -> str:
     for line in item.source.split("\n"):
         if line.strip() == PROGRAM_PLACEHOLDER:
             indent = line[:len(line) - len(line.lstrip())]
-            out.extend(indent + text if text else text for text in print_program(next(programs)).split("\n"))
+            out.append(indent_code(print_program(next(programs)), indent))
         else:
             out.append(line)
     return "\n".join(out)
+
+
+def indent_code(text: str, indent: str) -> str:
+    """`text` (Python source) with `indent` before every line that holds code: the lines a
+    multi-line string literal continues on are its value, so a docstring keeps its text."""
+    inside: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    return "\n".join(indent + line if line and number not in inside else line
+                     for number, line in enumerate(text.split("\n"), 1))
 
 
 def print_function(func: ir.Function) -> str:

@@ -3,7 +3,8 @@
 Contract: `load_kernel(target)` imports the file as a fresh module (its folder first on
 sys.path, so sibling helper modules import; `neuronxcc.nki` and `nki` imports give
 tilecc's frontend, see nki_import_aliases) and returns the named function (a @jit kernel
-or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid);
+or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid of at most
+tilecc.limits' "grid" programs);
 `load_inputs(specs, fn, mmap)` maps each NAME to a numpy array (or to a number: a scalar
 parameter) and checks NAME against the function's parameters, every parameter without a
 default needing one.
@@ -16,6 +17,8 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import linecache
+import math
+import os
 import re
 import sys
 import types
@@ -28,7 +31,8 @@ import ml_dtypes
 import numpy as np
 
 from tilecc.errors import ParseError, TileccError
-from tilecc.fileio import not_decodable, split_input_spec
+from tilecc.fileio import NPY_HEADER_ERRORS, check_npy_size, not_decodable, split_input_spec
+from tilecc.limits import beyond, cut, limit
 from tilecc.nki.driver import JitKernel
 from tilecc.nki.errors import kernel_failure
 
@@ -45,6 +49,8 @@ def split_target(target: str) -> tuple[str, str, tuple[int, ...]]:
     if not sep or not path.endswith(".py") or not function.isidentifier() or 0 in grid:
         raise TileccError(f"{target}: expected FILE.py:FUNCTION or FILE.py:FUNCTION[GX,GY] "
                           f"(a launch grid of positive ints)")
+    if (programs := math.prod(grid)) > limit("grid"):
+        raise beyond("grid", programs, cut(target))
     return path, function, grid
 
 
@@ -156,7 +162,7 @@ def _load_npy(name: str, file: str, mmap: bool) -> np.ndarray:
             magic = handle.read(6)
             header = np.lib.format.read_array_header_1_0(handle) \
                 if magic == b"\x93NUMPY" and handle.read(2)[:1] == b"\x01" else None
-    except (OSError, ValueError) as err:
+    except NPY_HEADER_ERRORS as err:
         raise TileccError(f"--input {name}: cannot read {file}: "
                           f"{getattr(err, 'strerror', None) or err}") from None
     if magic != b"\x93NUMPY":
@@ -165,8 +171,10 @@ def _load_npy(name: str, file: str, mmap: bool) -> np.ndarray:
         raise TileccError(f"--input {name}: {file} holds Python objects (dtype {header[2]}); "
                           f"tilecc reads numeric arrays only, never pickles")
     try:
+        with open(file, "rb") as handle:
+            check_npy_size(handle, os.fstat(handle.fileno()).st_size, file, f"--input {name}")
         return np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as err:
+    except NPY_HEADER_ERRORS as err:
         raise TileccError(f"--input {name}: cannot read {file}: {err}") from None
 
 

@@ -372,15 +372,23 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
         hbm = hbm_elements(m, tensor.name, value.size)
         hbm[...] = value.reshape(hbm.shape)
         hbm_shadow(m, tensor.name, hbm.shape[1])[...] = 0xFF   # inputs are defined
-    with np.errstate(all="ignore"):  # inf / NaN results are the machine's semantics
-        if plan is None or not plan.fresh:
-            for inst in program.instructions:
-                execute(m, inst)
-        else:
-            for index, inst in enumerate(program.instructions):
-                for name in plan.fresh.get(index, ()):
-                    m.forget(name)
-                execute(m, inst)
+    index = 0
+    try:
+        with np.errstate(all="ignore"):  # inf / NaN results are the machine's semantics
+            if plan is None or not plan.fresh:
+                for index, inst in enumerate(program.instructions):
+                    execute(m, inst)
+            else:
+                for index, inst in enumerate(program.instructions):
+                    for name in plan.fresh.get(index, ()):
+                        m.forget(name)
+                    execute(m, inst)
+    except (SimError, OverflowError) as err:
+        inst = program.instructions[index]
+        if isinstance(err, SimError) and inst.pos is not None:
+            raise   # located at the kernel line already (describe_inst)
+        # no kernel line: name the instruction as the BIR file holds it
+        raise SimError(f"instructions[{index}] ({inst.name}): {err}") from None
     outputs: dict[str, np.ndarray] = {}
     for tensor in program.outputs:
         size = int(np.prod(tensor.shape))
