@@ -3,7 +3,7 @@
 Contract: `-` means stdin / stdout; inputs given as `--input NAME=FILE.npy` are .npy arrays
 (never pickles). Outputs are written to a temporary file in the target's
 directory and renamed over it, so a failure never leaves a truncated file and never
-touches the input. Unreadable inputs become a TileccError with the path, not a traceback.
+touches the input; the output gets the user's umask, or keeps an existing file's mode. Unreadable inputs become a TileccError with the path, not a traceback.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -75,6 +76,7 @@ def write_bytes_atomic(path: str, data: bytes) -> None:
     except OSError as err:
         raise TileccError(f"{path}: cannot write: {err.strerror or err}") from None
     try:
+        os.fchmod(fd, _output_mode(target))
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, target)
@@ -84,6 +86,17 @@ def write_bytes_atomic(path: str, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _output_mode(target: Path) -> int:
+    """The permissions an output gets: an existing file keeps its own, a new one gets what
+    open() would give it under the user's umask (mkstemp's temporary file is 0600)."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def refuse_overwriting(output: str, source: str, what: str) -> None:
