@@ -1,7 +1,6 @@
 """Reading inputs and writing outputs the way every tilecc command does.
 
-Contract: `-` means stdin / stdout; inputs given as `--input NAME=FILE.npy` are .npy arrays
-(never pickles). Outputs are written to a temporary file in the target's
+Contract: `-` means stdin / stdout (`--input` options: tilecc/commands/inputs.py). Outputs are written to a temporary file in the target's
 directory and renamed over it, so a failure never leaves a truncated file and never
 touches the input; the output gets the user's umask, or keeps an existing file's mode. Unreadable inputs become a TileccError with the path, not a traceback.
 """
@@ -14,7 +13,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -126,27 +125,10 @@ def parse_json_text(text: str, path: str) -> Any:
         raise ParseError(path, 0, 0, "JSON nested too deeply", field="$") from None
 
 
-def split_input_spec(spec: str) -> tuple[str, str]:
-    """`NAME=FILE.npy` of an `--input` option -> (NAME, FILE.npy)."""
-    name, sep, file = spec.partition("=")
-    if not sep or not name or not file:
-        raise TileccError(f"--input {spec!r}: expected NAME=FILE.npy")
-    return name, file
-
-
-def load_npy(path: str, what: str) -> np.ndarray:
-    """A .npy array (no pickles); `what` names the input in the error message."""
-    data = read_bytes(path)
-    if not data.startswith(b"\x93NUMPY"):
-        raise TileccError(f"{path}: not a .npy file (no NUMPY header) for {what}")
-    try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as err:
-        raise TileccError(f"{path}: not a .npy array for {what}: {err}") from None
-
-
-def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]]) -> None:
-    """Write each (name, array) as `out_dir/<name>.npy` atomically and list it on stdout.
+def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]],
+                      describe: Callable[[np.ndarray], str] | None = None) -> None:
+    """Write each (name, array) as `out_dir/<name>.npy` atomically and list it on stdout
+    (`path: dtype[shape]`, then `describe(array)` when given).
 
     numpy writes ml_dtypes arrays (bf16, fp8) as raw records of the same size: read them back
     with `.view(ml_dtypes.bfloat16)` etc."""
@@ -168,4 +150,5 @@ def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]]) ->
         np.save(buffer, array, allow_pickle=False)
         path = folder / f"{name}.npy"
         write_bytes_atomic(str(path), buffer.getvalue())
-        print(f"{path}: {array.dtype}{list(array.shape)}")
+        summary = f" {describe(array)}" if describe is not None else ""
+        print(f"{path}: {array.dtype}{list(array.shape)}{summary}")

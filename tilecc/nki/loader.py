@@ -1,12 +1,10 @@
-"""Loading a kernel for the command line: `kernel.py:function` and `--input NAME=FILE.npy`.
+"""Loading a kernel for the command line: `kernel.py:function` (its `--input` options are read
+by tilecc/commands/inputs.py, as every command's are).
 
 Contract: `load_kernel(target)` imports the file as a fresh module (its folder first on
 sys.path, so sibling helper modules import; `neuronxcc.nki` and `nki` imports give
 tilecc's frontend, see nki_import_aliases) and returns the named function (a @jit kernel
 or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid);
-`load_inputs(specs, fn, mmap)` maps each NAME to a numpy array (or to a number: a scalar
-parameter) and checks NAME against the function's parameters, every parameter without a
-default needing one.
 `kernel_failure(err)` turns an exception raised inside a kernel into a KernelError at the
 kernel line that raised it. Every problem is a TileccError, never a
 traceback.
@@ -15,7 +13,6 @@ traceback.
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import linecache
 import re
 import sys
@@ -26,11 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import ml_dtypes
-import numpy as np
-
 from tilecc.errors import ParseError, TileccError
-from tilecc.fileio import not_decodable, split_input_spec
+from tilecc.fileio import not_decodable
 from tilecc.nki.errors import KernelError, _inside_package
 
 
@@ -126,80 +120,12 @@ def nki_import_aliases() -> Iterator[None]:
                 sys.modules[name] = previous
 
 
-def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False) -> dict[str, Any]:
-    """Each `NAME=FILE.npy` as an array; a scalar parameter (`pool_size`, `epsilon`) is given as
-    `NAME=2` / `NAME=1e-5` (a number that is not a file name) or as a 0-d .npy file."""
-    target = getattr(kernel, "fn", kernel)
-    params = inspect.signature(target).parameters
-    arrays: dict[str, Any] = {}
-    for spec in specs:
-        name, file = split_input_spec(spec)
-        if name not in params:
-            raise TileccError(f"--input {name}: {target.__name__} has no parameter {name!r} "
-                              f"(parameters: {', '.join(params)})")
-        if (number := _number(file)) is not None and not Path(file).exists():
-            arrays[name] = number
-            continue
-        array = _load_npy(name, file, mmap)
-        arrays[name] = array.item() if array.ndim == 0 else _ml_dtypes_view(name, file, array)
-    missing = [p.name for p in params.values()
-               if p.default is inspect.Parameter.empty and p.name not in arrays
-               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    if missing:
-        raise TileccError(f"{target.__name__}: no --input for parameter(s) {', '.join(missing)}")
-    return arrays
-
-
 _TILECC_DIR = str(Path(__file__).resolve().parents[1])
 
 
 def _inside_tilecc(filename: str) -> bool:
     """A frame of the command line or the package (never the kernel's own code)."""
     return str(Path(filename).resolve()).startswith(_TILECC_DIR + "/")
-
-
-def _load_npy(name: str, file: str, mmap: bool) -> np.ndarray:
-    """A plain .npy array: np.load alone would take a pickle or a .npz as well, and its
-    advice for a text file is to allow pickles."""
-    try:
-        with open(file, "rb") as handle:
-            magic = handle.read(6)
-            header = np.lib.format.read_array_header_1_0(handle) \
-                if magic == b"\x93NUMPY" and handle.read(2)[:1] == b"\x01" else None
-    except (OSError, ValueError) as err:
-        raise TileccError(f"--input {name}: cannot read {file}: "
-                          f"{getattr(err, 'strerror', None) or err}") from None
-    if magic != b"\x93NUMPY":
-        raise TileccError(f"--input {name}: {file} is not a .npy file (no NUMPY header)")
-    if header is not None and header[2].hasobject:
-        raise TileccError(f"--input {name}: {file} holds Python objects (dtype {header[2]}); "
-                          f"tilecc reads numeric arrays only, never pickles")
-    try:
-        return np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as err:
-        raise TileccError(f"--input {name}: cannot read {file}: {err}") from None
-
-
-def _number(text: str) -> int | float | None:
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return None
-
-
-def _ml_dtypes_view(name: str, file: str, array: np.ndarray) -> np.ndarray:
-    """numpy saves a bfloat16 array as raw 2-byte records ('<V2'): read it back as bfloat16,
-    the only 2-byte dtype numpy cannot name. Raw 1-byte records are one of three fp8
-    formats, which the file does not say."""
-    if array.dtype.kind != "V" or array.dtype.names is not None:
-        return array
-    if array.dtype.itemsize == 2:
-        return array.view(ml_dtypes.bfloat16)
-    raise TileccError(f"--input {name}: {file} holds raw {array.dtype.itemsize}-byte records "
-                      f"({array.dtype.str}), not a dtype tilecc can tell (bfloat16 files are "
-                      f"2-byte records; fp8 files cannot be told apart: convert to float32)")
 
 
 def kernel_failure(err: BaseException, what: str = "the kernel raised",
