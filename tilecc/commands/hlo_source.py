@@ -12,6 +12,8 @@ its HLO text) per module, in order.
   `--split-input-file`); each piece is a module, labelled `FILE (module K)`. Without it, a
   separator line, or a second `HloModule` header, is an error at its line that names the
   flag (the parser alone would report a misleading "expected '{'").
+- A KLR / BIR / Python file is named as such, with the command that takes it
+  (commands/stages.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tilecc.commands.stages import refuse_wrong_stage
 from tilecc.errors import ParseError, TileccError
 from tilecc.fileio import decode_utf8, read_bytes
 from tilecc.hlo.xla_import import hlo_text_through_xla
@@ -43,6 +46,7 @@ def read_hlo_sources(paths: list[str], split: bool) -> list[HloSource]:
     sources: list[HloSource] = []
     for given in paths or ["-"]:
         path = "<stdin>" if given == "-" else given
+        refuse_wrong_stage(given, "hlo-opt")
         text = hlo_text_of(read_bytes(given), path)
         pieces = split_modules(text, path) if split else [_single_module(text, path)]
         if len(pieces) == 1:

@@ -21,10 +21,15 @@ from tilecc.fileio import write_npy_outputs
 
 def write_results(folder: str, arrays: Iterable[tuple[str, np.ndarray]],
                   option: str = "--out") -> None:
+    refuse_stdout(folder, option)
+    write_npy_outputs(folder, arrays, describe=summarize)
+
+
+def refuse_stdout(folder: str | None, option: str) -> None:
+    """Checked before any work too, so `--out -` fails at once."""
     if folder == "-":
         raise TileccError(f"{option} -: expected a folder for the .npy files (they are not "
                           f"written to stdout)")
-    write_npy_outputs(folder, arrays, describe=summarize)
 
 
 def summarize(array: np.ndarray) -> str:

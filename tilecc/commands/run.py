@@ -13,6 +13,7 @@ import argparse
 import importlib
 
 from tilecc.commands import seed_value
+from tilecc.commands.outputs import refuse_stdout
 from tilecc.commands.stages import kernel_function_missing, refuse_wrong_stage
 
 HELP = "execute an HLO module on N replicas, or trace + lower + simulate an NKI kernel (file.py:fn)"
@@ -47,6 +48,8 @@ def is_kernel_target(target: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_stdout(args.out, "--out")
+    refuse_stdout(args.save_inputs, "--save-inputs")
     if is_kernel_target(args.target):
         module_name = "run_kernel"
     else:

@@ -27,7 +27,7 @@ import numpy as np
 from tilecc.bir.inst import IOTensor, Program
 from tilecc.bir.json import read_program_json
 from tilecc.commands.inputs import read_inputs, typed
-from tilecc.commands.outputs import write_results
+from tilecc.commands.outputs import refuse_stdout, write_results
 from tilecc.commands.stages import refuse_wrong_stage
 from tilecc.errors import SimError
 from tilecc.fileio import read_text
@@ -76,6 +76,7 @@ def with_in_out_tensors(program: Program, names: set[str]) -> Program:
 
 def run(args: argparse.Namespace) -> int:
     refuse_wrong_stage(args.program, "sim")
+    refuse_stdout(args.out, "--out")
     path = "<stdin>" if args.program == "-" else args.program
     program = read_program_json(read_text(args.program), path)
     inputs = [*program.inputs, *(t for t in program.outputs
