@@ -2,7 +2,8 @@
 
 Contract: `read_hlo_sources(paths, split)` returns one `HloSource` (where it came from and
 its HLO text) per module, in order.
-- No path, or `-`, is stdin. Several paths are read one after the other.
+- No path, or `-`, is stdin (from a terminal, a line on stderr says so). Several paths are
+  read one after the other.
 - The format comes from the suffix -- `.pb` (HloModuleProto), `.mlir` / `.mlirbc`
   (StableHLO), `.pbtxt` / `.textproto` (HloModuleProto text) -- or, for other names and
   stdin, from the first bytes. Protos and StableHLO go through jaxlib
@@ -19,6 +20,7 @@ its HLO text) per module, in order.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 from tilecc.commands.stages import refuse_wrong_stage
@@ -44,6 +46,9 @@ class HloSource:
 
 def read_hlo_sources(paths: list[str], split: bool) -> list[HloSource]:
     sources: list[HloSource] = []
+    if not paths and sys.stdin.isatty():   # a bare `tilecc hlo-opt` waits for the terminal
+        print("reading an HLO module from stdin (end it with Ctrl-D; or give IN.hlo)",
+              file=sys.stderr)
     for given in paths or ["-"]:
         path = "<stdin>" if given == "-" else given
         refuse_wrong_stage(given, "hlo-opt")
