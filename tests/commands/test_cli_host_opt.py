@@ -36,8 +36,8 @@ def test_a_file_without_pypto_is_refused(tmp_path: Path) -> None:
     (tmp_path / "plain.py").write_text("x = 1\n")
     done = tilecc("host-opt", "plain.py", cwd=tmp_path)
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr == ("error: plain.py: not a pypto host program (no `import pypto.language "
-                           "as pl`); host-opt rewrites pypto programs only\n")
+    assert done.stderr == ("plain.py:1:1: error: not a pypto host program (no `import "
+                           "pypto.language as pl`); host-opt rewrites pypto programs only\n")
     kernel = tilecc("host-opt", str(REPO / "examples" / "kernels" / "softmax_row.py"), cwd=tmp_path)
     assert kernel.returncode == 1
     assert "softmax_row.py:1:1: error: a Python file of NKI kernels, not a pypto host program" \

@@ -67,10 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--print-short", action="store_true",
                         help="print jax's short form (no %%, metadata or stack frames) instead "
                         "of XLA's long form")
-    parser.add_argument("--print-changed", action="store_const", const="computations",
-                        dest="changes", help="on stderr: the computations each pass changed")
-    parser.add_argument("--diff", action="store_const", const="diff", dest="changes",
-                        help="on stderr: a unified diff of what each pass changed")
+    changes = parser.add_mutually_exclusive_group()
+    changes.add_argument("--print-changed", action="store_const", const="computations",
+                         dest="changes", help="on stderr: the computations each pass changed")
+    changes.add_argument("--diff", action="store_const", const="diff", dest="changes",
+                         help="on stderr: a unified diff of what each pass changed")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="per pass: the gate's match count and the time it ran")
     parser.add_argument("--list-passes", action="store_true", help="list the passes and exit")

@@ -28,7 +28,7 @@ import tokenize
 from pathlib import Path
 
 from tilecc.commands.stages import refuse_wrong_stage
-from tilecc.errors import TileccError
+from tilecc.errors import ParseError, TileccError
 from tilecc.fileio import not_decodable, read_bytes, write_bytes_atomic, write_text_atomic
 from tilecc.host.ir import Module
 from tilecc.host.parser import parse_module
@@ -72,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
     raw = read_bytes(args.program)
     text, encoding, newline = decode_source(raw, path)
     if not _PYPTO_IMPORT.search(text):
-        raise TileccError(f"{path}: not a pypto host program (no `import pypto.language as pl`); "
-                          f"host-opt rewrites pypto programs only")
+        raise ParseError(path, 1, 1, "not a pypto host program (no `import pypto.language as "
+                         "pl`); host-opt rewrites pypto programs only")
     try:
         module = parse_module(text, path)
         if not module.programs:
