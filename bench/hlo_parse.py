@@ -52,7 +52,7 @@ def generate_module(n_instructions: int, with_metadata: bool) -> str:
     for i in range(body):
         if with_metadata:
             meta = (f', metadata={{op_name="jit(train_step)/jvp(mlp)/layer_{i % 7}/op_{i}" '
-                    f'source_file="/home/user/project/model.py" source_line={100 + i % 50}}}')
+                    f'source_file="project/model.py" source_line={100 + i % 50}}}')
         kind = i % 10
         if kind == 8:
             lines.append(f"  %r.{i} = f32[] reduce(%{prev}, %{last_scalar}), dimensions={{0,1}}, "

@@ -1,9 +1,8 @@
 """Reading inputs and writing outputs the way every tilecc command does.
 
-Contract: `-` means stdin / stdout; inputs given as `--input NAME=FILE.npy` are .npy arrays
-(never pickles). Outputs are written to a temporary file in the target's
+Contract: `-` means stdin / stdout (`--input` options: tilecc/commands/inputs.py). Outputs are written to a temporary file in the target's
 directory and renamed over it, so a failure never leaves a truncated file and never
-touches the input. Unreadable inputs become a TileccError with the path, not a traceback.
+touches the input; the output gets the user's umask, or keeps an existing file's mode. Unreadable inputs become a TileccError with the path, not a traceback.
 """
 
 from __future__ import annotations
@@ -13,9 +12,10 @@ import tokenize
 import json
 import math
 import os
+import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -77,6 +77,7 @@ def write_bytes_atomic(path: str, data: bytes) -> None:
     except OSError as err:
         raise TileccError(f"{path}: cannot write: {err.strerror or err}") from None
     try:
+        os.fchmod(fd, _output_mode(target))
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, target)
@@ -86,6 +87,17 @@ def write_bytes_atomic(path: str, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _output_mode(target: Path) -> int:
+    """The permissions an output gets: an existing file keeps its own, a new one gets what
+    open() would give it under the user's umask (mkstemp's temporary file is 0600)."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def refuse_overwriting(output: str, source: str, what: str) -> None:
@@ -115,29 +127,9 @@ def parse_json_text(text: str, path: str) -> Any:
         raise ParseError(path, 0, 0, "JSON nested too deeply", field="$") from None
 
 
-def split_input_spec(spec: str) -> tuple[str, str]:
-    """`NAME=FILE.npy` of an `--input` option -> (NAME, FILE.npy)."""
-    name, sep, file = spec.partition("=")
-    if not sep or not name or not file:
-        raise TileccError(f"--input {spec!r}: expected NAME=FILE.npy")
-    return name, file
-
-
 # what numpy raises for a malformed .npy: its header is a Python literal that it tokenizes
 # and evaluates, so a cut header is a TokenError or SyntaxError, not a ValueError
 NPY_HEADER_ERRORS = (ValueError, OSError, EOFError, SyntaxError, tokenize.TokenError)
-
-
-def load_npy(path: str, what: str) -> np.ndarray:
-    """A .npy array (no pickles); `what` names the input in the error message."""
-    data = read_bytes(path)
-    if not data.startswith(b"\x93NUMPY"):
-        raise TileccError(f"{path}: not a .npy file (no NUMPY header) for {what}")
-    try:
-        check_npy_size(io.BytesIO(data), len(data), path, what)
-        return np.load(io.BytesIO(data), allow_pickle=False)
-    except NPY_HEADER_ERRORS as err:
-        raise TileccError(f"{path}: not a .npy array for {what}: {err}") from None
 
 
 def check_npy_size(handle: BinaryIO, size: int, path: str, what: str) -> None:
@@ -155,8 +147,10 @@ def check_npy_size(handle: BinaryIO, size: int, path: str, what: str) -> None:
                           f"{needed} bytes of data, but the file holds {held}")
 
 
-def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]]) -> None:
-    """Write each (name, array) as `out_dir/<name>.npy` atomically and list it on stdout.
+def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]],
+                      describe: Callable[[np.ndarray], str] | None = None) -> None:
+    """Write each (name, array) as `out_dir/<name>.npy` atomically and list it on stdout
+    (`path: dtype[shape]`, then `describe(array)` when given).
 
     numpy writes ml_dtypes arrays (bf16, fp8) as raw records of the same size: read them back
     with `.view(ml_dtypes.bfloat16)` etc."""
@@ -178,4 +172,5 @@ def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]]) ->
         np.save(buffer, array, allow_pickle=False)
         path = folder / f"{name}.npy"
         write_bytes_atomic(str(path), buffer.getvalue())
-        print(f"{path}: {array.dtype}{list(array.shape)}")
+        summary = f" {describe(array)}" if describe is not None else ""
+        print(f"{path}: {array.dtype}{list(array.shape)}{summary}")

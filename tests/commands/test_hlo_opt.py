@@ -11,6 +11,7 @@ import pytest
 from tilecc.cli import main
 from tilecc.hlo.builders import make_reshape
 from tilecc.hlo.parser import parse_module
+from tilecc.hlo.printer import print_module
 from tilecc.passes.decompose_scalar_reduce import DecomposeScalarReduce
 
 MODULE = """HloModule psum_and_max, replica_count=4
@@ -97,9 +98,10 @@ def test_unknown_pass_lists_valid_ones_and_writes_nothing(module_file: Path, tmp
     assert not out.exists()
 
 
-def test_missing_passes_is_an_error(module_file: Path, capsys) -> None:
-    assert main(["hlo-opt", str(module_file)]) == 1
-    assert "--passes" in capsys.readouterr().err
+def test_without_passes_the_module_is_printed_back(module_file: Path, capsys) -> None:
+    assert main(["hlo-opt", str(module_file)]) == 0
+    out = capsys.readouterr()
+    assert out.out == print_module(parse_module(MODULE)) and out.err == ""
 
 
 def test_parse_error_names_the_location_and_keeps_the_old_output(tmp_path: Path, capsys) -> None:

@@ -88,7 +88,7 @@ def test_kernel_errors_are_one_line_at_the_kernel_line(tmp_path, inputs, capsys,
     (["trace", "{softmax}:softmax_row", "--input", "a"], "expected NAME=FILE.npy"),
     (["trace", "{softmax}:softmax_row", "--input", "a={tmp}/none.npy"], "cannot read"),
     (["run", "{softmax}:softmax_row", "--input", "a={a}", "--out", "{tmp}/o", "--replicas", "2"],
-     "--replicas applies to HLO modules"),
+     "--replicas / --partitions apply to HLO modules"),
 ])
 def test_bad_command_lines(tmp_path, inputs, capsys, argv, message):
     argv = [a.format(softmax=SOFTMAX, a=tmp_path / "a.npy", tmp=tmp_path) for a in argv]
@@ -118,9 +118,6 @@ SPMD_PRODUCT = Path(__file__).resolve().parent / "corpus" / "spmd_tile_product.p
 
 
 def test_trace_and_run_a_launch_grid_target(tmp_path):
-    import argparse
-
-    from tilecc.commands import run_kernel
     rng = np.random.default_rng(6)
     a = rng.random((256, 1024)).astype(np.float16)
     b = rng.random((256, 1024)).astype(np.float16)
@@ -131,9 +128,8 @@ def test_trace_and_run_a_launch_grid_target(tmp_path):
     assert main(["trace", f"{SPMD_PRODUCT}:spmd_product[2,2]", *inputs, "-o", str(out)]) == 0
     kernel = read_kernel_json(out.read_text(), str(out))
     assert len(kernel.body) == 4 * 4                  # 4 programs x (2 loads, multiply, store)
-    args = argparse.Namespace(target=f"{SPMD_PRODUCT}:spmd_product[2,2]", input=inputs[1::2],
-                              out=str(tmp_path / "o"), replicas=None)
-    assert run_kernel.run(args) == 0
+    assert main(["run", f"{SPMD_PRODUCT}:spmd_product[2,2]", *inputs, "--out",
+                 str(tmp_path / "o")]) == 0
     np.testing.assert_array_equal(np.load(tmp_path / "o" / "z_output.npy"), a * b)
 
 

@@ -1,4 +1,8 @@
-"""`tilecc demo`: the main job on the bundled inputs in examples/, stage by stage."""
+"""`tilecc demo`: the main job on the bundled inputs in examples/, stage by stage.
+
+The examples ship inside the package (`tilecc/examples`, a link to the repository's
+examples/ in a checkout, package data in a wheel), so the demo runs the same from a clone
+and from an installed wheel."""
 
 from __future__ import annotations
 
@@ -18,12 +22,13 @@ FOLDERS = ("hlo", "host", "klr", "kernels")
 
 
 def default_examples() -> Path:
-    return Path(__file__).resolve().parents[2] / "examples"
+    return Path(__file__).resolve().parents[1] / "examples"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--examples", default=str(default_examples()),
-                        help="folder with the bundled inputs (default: the repository's examples/)")
+                        help="folder with the bundled inputs (default: the examples installed with "
+                        "tilecc)")
     parser.add_argument("--stage", action="append", choices=STAGES,
                         help="run only this stage (repeatable)")
 

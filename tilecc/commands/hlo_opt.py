@@ -1,15 +1,25 @@
-"""`tilecc hlo-opt IN.hlo --passes=NAME[,NAME...] [-o OUT.hlo]`: run HLO passes on a module.
+"""`tilecc hlo-opt [IN ...] [--passes=NAME[,NAME...]] [-o OUT.hlo]`: run HLO passes, as XLA's
+hlo-opt does.
 
 Contract:
-- Reads HLO text (`-` = stdin), verifies it, runs the passes in the order given (CLI names
-  or the spec's registry names), verifies after every pass, and writes the printed module
-  to `-o` (default `-` = stdout) atomically. `--list-passes` prints the registry table.
-  `--dump-dir DIR` writes the module before and after each pass.
+- Reads each module (files in order, stdin when none or `-`; HLO text, or HloModuleProto
+  `.pb` / StableHLO `.mlir` through jaxlib: commands/hlo_source.py; `--split-input-file`
+  cuts text at `// -----` lines), verifies it, runs the passes in the order given (CLI
+  names or the spec's registry names; none: the module is printed back, a formatter and
+  short -> long converter), verifies after every pass, and writes the printed modules to
+  `-o` (default `-` = stdout) atomically, separated by `// -----` lines. The output is
+  XLA's long form, or jax's short form with `--print-short`. `--list-passes` prints the
+  registry table. `--dump-dir DIR` writes the module before and after each pass (in a
+  folder per module when there are several).
+- stderr gets one status line per pass (`NAME: changed` / `NAME: no change`; `-v` adds the
+  gate's match count and the pass's time), and with `--print-changed` / `--diff` the
+  computations a pass changed / a unified diff (commands/hlo_pass_report.py).
 - `--verify[=N]` executes the module before and after the pipeline on N replicas (default:
   the module's replica_count when its header sets one, else 4) with seeded random inputs
   (`--seed`) that cover each dtype's full range and extremes, on the module's
   num_partitions partitions, and reports per output
-  "equal" or "mismatch" with the first differing index on stderr. `--oracle=xla` does the
+  "equal" or "mismatch" with the first differing index on stderr, after a progress line
+  saying what runs. `--oracle=xla` does the
   same on XLA's CPU backend (implies --verify). On a mismatch the output file is NOT
   written (the pipeline's result is suspect; `--dump-dir` keeps it for inspection).
 - `--input NAME=FILE.npy` (with --verify) gives a parameter's values instead of random ones,
@@ -23,14 +33,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from tilecc.commands import seed_value
+from tilecc.commands.hlo_pass_report import PassReport
+from tilecc.commands.hlo_source import SEPARATOR, read_hlo_sources
 from tilecc.errors import PassError
-from tilecc.fileio import read_text, write_text_atomic
+from tilecc.fileio import write_text_atomic
 from tilecc.hlo.equivalence import check_equivalence, default_replicas
+from tilecc.hlo.ir import HloModule
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
+from tilecc.hlo.short_form import print_short
 from tilecc.passes.pass_base import PASS_REGISTRY, build_pipeline
 
 HELP = "run HLO passes (decompose-int-all-reduce, decompose-scalar-reduce) on an HLO text module"
@@ -39,9 +54,24 @@ _DEFAULT_N = -1  # `--verify` without a value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", nargs="?", help="HLO text file, or - for stdin")
-    parser.add_argument("--passes", help="comma-separated pass names, run in this order")
+    parser.add_argument("input", nargs="*", metavar="IN",
+                        help="HLO text, HloModuleProto .pb or StableHLO .mlir file(s); "
+                        "- or none: stdin")
+    parser.add_argument("--passes", help="comma-separated pass names, run in this order "
+                        "(none: parse, verify and print the module back)")
     parser.add_argument("-o", "--output", default="-", help="output file (default: - = stdout)")
+    parser.add_argument("--split-input-file", action="store_true",
+                        help=f"the input holds several modules separated by '{SEPARATOR}' lines")
+    parser.add_argument("--print-short", action="store_true",
+                        help="print jax's short form (no %%, metadata or stack frames) instead "
+                        "of XLA's long form")
+    changes = parser.add_mutually_exclusive_group()
+    changes.add_argument("--print-changed", action="store_const", const="computations",
+                         dest="changes", help="on stderr: the computations each pass changed")
+    changes.add_argument("--diff", action="store_const", const="diff", dest="changes",
+                         help="on stderr: a unified diff of what each pass changed")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="per pass: the gate's match count and the time it ran")
     parser.add_argument("--list-passes", action="store_true", help="list the passes and exit")
     parser.add_argument("--dump-dir", help="write the module before and after each pass here")
     parser.add_argument("--verify", nargs="?", type=_replica_count, const=_DEFAULT_N,
@@ -80,35 +110,47 @@ def run(args: argparse.Namespace) -> int:
     if args.list_passes:
         sys.stdout.write(list_passes())
         return 0
-    if args.input is None:
-        raise PassError("missing input file (use - for stdin)")
-    if not args.passes:
-        raise PassError("missing --passes=NAME[,NAME...]; see --list-passes")
-    names = [n.strip() for n in args.passes.split(",") if n.strip()]
-    if not names:
+    names = [n.strip() for n in (args.passes or "").split(",") if n.strip()]
+    if args.passes is not None and not names:
         raise PassError(f"--passes={args.passes} names no pass; see --list-passes")
-    pipeline = build_pipeline(names, dump_dir=Path(args.dump_dir) if args.dump_dir else None)
-
-    path = "<stdin>" if args.input == "-" else args.input
-    text = read_text(args.input)
-    module = parse_module(text, path)
+    build_pipeline(names)  # an unknown pass name fails before any input is read
     verify = args.verify is not None or args.oracle is not None
     if args.inputs and not verify:
         raise PassError("--input gives values for --verify; add --verify or --oracle")
-    before = module.clone() if verify else None
-    for name, changed in pipeline.run(module):
-        print(f"{name}: {'changed' if changed else 'no change'}", file=sys.stderr)
-    out_text = print_module(module)
+    form = print_short if args.print_short else print_module
+    sources = read_hlo_sources(list(args.input), args.split_input_file)
+    outputs = []
+    for number, source in enumerate(sources, start=1):
+        dump_dir = None if not args.dump_dir else Path(args.dump_dir) if len(sources) == 1 \
+            else Path(args.dump_dir) / f"module{number:02d}"
+        out_text = optimize_module(args, source.label, source.text, names, dump_dir, form)
+        if out_text is None:
+            print("verify: MISMATCH; output not written", file=sys.stderr)
+            return 2
+        outputs.append(out_text)
+    write_text_atomic(args.output, f"{SEPARATOR}\n".join(outputs))
+    return 0
 
+
+def optimize_module(args: argparse.Namespace, label: str, text: str, names: list[str],
+                    dump_dir: Path | None, form: Callable[[HloModule], str]) -> str | None:
+    """The module after the passes, printed by `form`; None when --verify found a mismatch."""
+    module = parse_module(text, label)
+    verify = args.verify is not None or args.oracle is not None
+    before = module.clone() if verify else None
+    report = PassReport(form, args.verbose, args.changes, label)
+    for name, changed in build_pipeline(names, dump_dir=dump_dir).run(module, report):
+        print(report.line(name, changed), file=sys.stderr)
+    out_text = print_module(module)
     if before is not None:
         from tilecc.commands.run_hlo import read_inputs
         explicit = args.verify not in (None, _DEFAULT_N)
         replicas = args.verify if explicit else default_replicas(module)
+        oracle = args.oracle or "interpreter"
+        print(f"verify: running {label} before and after the passes on {oracle} ...",
+              file=sys.stderr, flush=True)
         given = read_inputs(before, list(args.inputs), replicas * before.num_partitions)
-        equal = check_equivalence(before, module, replicas, args.seed,
-                                  args.oracle or "interpreter", given, sys.stderr)
-        if not equal:
-            print("verify: MISMATCH; output not written", file=sys.stderr)
-            return 2
-    write_text_atomic(args.output, out_text)
-    return 0
+        if not check_equivalence(before, module, replicas, args.seed, oracle, given, sys.stderr):
+            return None
+    return out_text if form is print_module else form(module)
+

@@ -11,22 +11,34 @@ Output keeps the input's text wherever the passes changed nothing
 otherwise only the rewritten functions are printed anew, in the input's line endings
 (LF or CRLF) and encoding (UTF-8, with its byte order mark if it has one, or what a
 `# -*- coding: ... -*-` line declares, as Python reads source).
+stderr gets one line per pass, `NAME: changed` / `NAME: no change`; `--dump-dir DIR` writes
+the program before and after each pass (`NN-<pass>.before.py` / `.after.py`, printed).
+A file that does not import pypto is refused (it is not a host program; a kernel file is
+named as such); a pypto file without any @pl.program class gets a note that the passes had
+nothing to rewrite.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import re
 import sys
 import tokenize
+from pathlib import Path
 
-from tilecc.errors import TileccError
-from tilecc.fileio import not_decodable, read_bytes, write_bytes_atomic
+from tilecc.commands.stages import refuse_wrong_stage
+from tilecc.errors import ParseError, TileccError
+from tilecc.fileio import not_decodable, read_bytes, write_bytes_atomic, write_text_atomic
+from tilecc.host.ir import Module
 from tilecc.host.parser import parse_module
-from tilecc.host.pass_manager import PassPipeline
+from tilecc.host.pass_manager import HostPass, PassPipeline
+from tilecc.host.printer import print_module
 from tilecc.host.passes import PASSES, get_pass
 from tilecc.host.source_splice import print_keeping_source
 from tilecc.limits import cut_lines
+
+_PYPTO_IMPORT = re.compile(r"^\s*(?:import|from)\s+pypto\b", re.MULTILINE)
 
 HELP = "run host DSL passes (SynthesizeAllReduceSignals) on a pypto host program"
 DESCRIPTION = (HELP + ". SynthesizeAllReduceSignals rewrites the host orchestrators (level HOST and "
@@ -44,6 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the print -> parse round-trip checks (after each pass and of the output)")
     parser.add_argument("--list-passes", action="store_true", help="list the host passes and exit")
+    parser.add_argument("--dump-dir", metavar="DIR",
+                        help="write the program before and after each pass here")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,12 +68,19 @@ def run(args: argparse.Namespace) -> int:
     if args.program is None:
         raise TileccError("host-opt: expected PROGRAM.py (or --list-passes)")
     path = args.program if args.program != "-" else "<stdin>"
+    refuse_wrong_stage(args.program, "host-opt")
     passes = [get_pass(name.strip()) for name in args.passes.split(",") if name.strip()]
     raw = read_bytes(args.program)
     text, encoding, newline = decode_source(raw, path)
+    if not _PYPTO_IMPORT.search(text):
+        raise ParseError(path, 1, 1, "not a pypto host program (no `import pypto.language as "
+                         "pl`); host-opt rewrites pypto programs only")
     try:
         module = parse_module(text, path)
-        result = PassPipeline(passes, verify_round_trip=not args.no_verify, path=path).run(module)
+        if not module.programs:
+            print(f"note: {path}: no @pl.program class; the host passes have nothing to rewrite",
+                  file=sys.stderr)
+        result = run_passes(module, passes, path, not args.no_verify, args.dump_dir)
     except TileccError as err:   # ParseError, or the pass's error at the call's line:col
         print(cut_lines(str(err)), file=sys.stderr)
         return 1
@@ -69,6 +90,33 @@ def run(args: argparse.Namespace) -> int:
     printed = print_keeping_source(text, module, result, path, verify=not args.no_verify)
     write_bytes_atomic(args.output, printed.replace("\n", newline).encode(encoding))
     return 0
+
+
+def run_passes(module: Module, passes: list[HostPass], path: str, verify: bool,
+               dump_dir: str | None) -> Module:
+    """Each pass in its own pipeline (the IR properties carry over), reporting per pass."""
+    properties: set[str] = set()
+    for index, host_pass in enumerate(passes, start=1):
+        _dump(dump_dir, index, host_pass.name, "before", module)
+        after = PassPipeline([host_pass], verify_round_trip=verify, properties=properties,
+                             path=path).run(module)
+        _dump(dump_dir, index, host_pass.name, "after", after)
+        print(f"{host_pass.name}: {'no change' if after == module else 'changed'}",
+              file=sys.stderr)
+        module = after
+    return module
+
+
+def _dump(dump_dir: str | None, index: int, name: str, when: str, module: Module) -> None:
+    if dump_dir is None:
+        return
+    folder = Path(dump_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise TileccError(f"{dump_dir}: cannot create dump directory: "
+                          f"{err.strerror or err}") from None
+    write_text_atomic(str(folder / f"{index:02d}-{name}.{when}.py"), print_module(module))
 
 
 def decode_source(raw: bytes, path: str) -> tuple[str, str, str]:

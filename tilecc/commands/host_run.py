@@ -30,7 +30,8 @@ import numpy as np
 from tilecc.commands import seed_value
 from tilecc.commands.host_opt import decode_source
 from tilecc.errors import TileccError
-from tilecc.fileio import load_npy, read_bytes, split_input_spec, write_npy_outputs
+from tilecc.commands.inputs import ARRAY, NUMBER, read_inputs
+from tilecc.fileio import read_bytes, write_npy_outputs
 from tilecc.host import ir
 from tilecc.host.parser import parse_module
 from tilecc.host.pass_manager import PassPipeline
@@ -109,9 +110,8 @@ def load_program(args: argparse.Namespace) -> tuple[ir.Module, str, ir.Function,
         else [f.name for f in prog.functions]
     function = prog.function(_pick(hosts, args.function, "function", path))
     given: dict[str, Any] = {}
-    for spec in args.input:
-        name, value = split_input_spec(spec)
-        given[name] = int(value) if value.lstrip("-").isdigit() else load_npy(value, f"--input {name}")
+    for name, value in read_inputs(list(args.input), lambda name: name, (ARRAY, NUMBER)).values():
+        given[name] = value
     dims = dict(_int_option(spec, "dim") for spec in args.dim)
     return module, program, function, host_arguments(module, function, given, dims, args.seed)
 

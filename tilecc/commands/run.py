@@ -2,7 +2,9 @@
 
 `tilecc run IN.hlo --replicas N ...` goes to tilecc.commands.run_hlo;
 `tilecc run kernel.py:fn ...` (a Python file and a function name) goes to
-tilecc.commands.run_kernel. Both write .npy files into --out.
+tilecc.commands.run_kernel. Both write .npy files into --out with a summary line each
+(commands/outputs.py). `kernel.py` without `:FUNCTION`, and KLR / BIR files, are named
+errors (commands/stages.py) instead of being read as HLO text.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import argparse
 import importlib
 
 from tilecc.commands import seed_value
+from tilecc.commands.outputs import refuse_stdout
+from tilecc.commands.stages import kernel_function_missing, refuse_wrong_stage
 
 HELP = "execute an HLO module on N replicas, or trace + lower + simulate an NKI kernel (file.py:fn)"
 
@@ -21,10 +25,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="an input array by parameter / argument name, or NAME=NUMBER for a "
                         "scalar kernel argument (repeatable)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the .npy outputs")
+    parser.add_argument("--save-inputs", metavar="DIR",
+                        help="also write the inputs used (random, made by the kernel file's "
+                        "make_inputs, or given) as DIR/<name>.npy")
     parser.add_argument("--replicas", type=int, default=None,
                         help="HLO only: number of replicas (default: the module's replica_count)")
+    parser.add_argument("--partitions", type=int, default=None,
+                        help="HLO only: partitions per replica of an SPMD module (default: the "
+                        "module's num_partitions)")
     parser.add_argument("--seed", type=seed_value, default=0,
-                        help="HLO only: seed of the random values for parameters without --input")
+                        help="seed of the random values (HLO) / of make_inputs (kernel files)")
+    parser.add_argument("--check", action="store_true",
+                        help="kernel only: compare the outputs with the file's reference()")
+    parser.add_argument("--keep-temps", metavar="DIR",
+                        help="kernel only: keep the KLR and BIR JSON in DIR")
     parser.add_argument("--max-steps", type=_step_count, default=None, metavar="N",
                         help="HLO only: stop with an error after N steps (an instruction on up "
                         "to 1024 elements of one device is a step; default: TILECC_MAX_STEPS, "
@@ -61,5 +75,12 @@ def is_kernel_target(target: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    module_name = "run_kernel" if is_kernel_target(args.target) else "run_hlo"
+    refuse_stdout(args.out, "--out")
+    refuse_stdout(args.save_inputs, "--save-inputs")
+    if is_kernel_target(args.target):
+        module_name = "run_kernel"
+    else:
+        kernel_function_missing(args.target)
+        refuse_wrong_stage(args.target, "run")
+        module_name = "run_hlo"
     return int(importlib.import_module(f"tilecc.commands.{module_name}").run(args))

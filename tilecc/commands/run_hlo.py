@@ -1,18 +1,22 @@
-"""`tilecc run IN.hlo --replicas N [--input NAME=FILE.npy ...] [--seed S] --out DIR`.
+"""`tilecc run IN.hlo --replicas N [--partitions P] [--input NAME=FILE.npy ...] [--seed S]
+[--save-inputs DIR] --out DIR`.
 
 Contract: parses IN.hlo (or stdin for `-`), runs its entry computation with the numpy
-interpreter on N replicas (default: the module's replica_count) times the module's
-num_partitions devices, and writes DIR/out<k>.npy for each output k (the elements of a
+interpreter on N replicas (default: the module's replica_count) times P partitions
+(default: the module's num_partitions) devices, and writes DIR/out<k>.npy for each output k (the elements of a
 tuple root are outputs 0, 1, ...; a non-tuple root is output 0), each with a leading
 device axis (device = replica * partitions + partition; with one partition, the replica).
 - `--input NAME=FILE.npy`: NAME is the parameter's name or `p<i>` (its number). An array
   shaped (devices, *dims) holds one slice per device; an array shaped exactly like the
   parameter is given to every device; anything else, an unknown name, a parameter given
-  twice or a dtype other than the parameter's is a one-line error (exit 1).
-- Parameters without an input get seeded random values (random_inputs, `--seed`).
+  twice or a dtype other than the parameter's is a one-line error (exit 1). The options
+  are read by commands/inputs.py, as every command reads them.
+- Parameters without an input get seeded random values (random_inputs, `--seed`);
+  `--save-inputs DIR` writes every parameter's values as DIR/<parameter name>.npy (with the
+  device axis, so `--input NAME=DIR/NAME.npy` gives them back).
+- Each output file is written atomically; prints one summary line per output written.
 - Before anything is allocated, every value's size on all devices is checked against
   tilecc.limits' "elements" bound; `--max-steps N` bounds the instructions evaluated.
-- Each output file is written atomically; prints one line per output written.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ import importlib
 import numpy as np
 
 from tilecc.errors import InterpError, TileccError
-from tilecc.fileio import load_npy, read_text, split_input_spec, write_npy_outputs
+from tilecc.commands.inputs import read_inputs as read_inputs_of
+from tilecc.commands.inputs import typed
+from tilecc.commands.outputs import write_results
+from tilecc.fileio import read_text
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.parser import parse_module
@@ -34,6 +41,9 @@ from tilecc.mpi_launch import under_mpiexec
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.check or args.keep_temps:
+        raise TileccError("--check / --keep-temps apply to kernels (kernel.py:FUNCTION), "
+                          "not to HLO modules")
     if getattr(args, "stats", False) or getattr(args, "profile", None) or getattr(args, "uninit", "error") != "error":
         raise TileccError("--uninit, --stats and --profile apply to kernels, not to HLO modules")
     if under_mpiexec():   # one process per block of devices: tilecc/commands/run_hlo_mpi.py
@@ -42,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
     replicas = module.replica_count if args.replicas is None else args.replicas
     if replicas < 1:
         raise TileccError(f"--replicas must be at least 1, got {replicas}")
-    partitions = module.num_partitions
+    partitions = module.num_partitions if args.partitions is None else args.partitions
+    if partitions < 1:
+        raise TileccError(f"--partitions must be at least 1, got {partitions}")
     devices = replicas * partitions
     check_run_sizes(module, devices)
     given = read_inputs(module, list(args.input or []), devices)
@@ -54,29 +66,34 @@ def run(args: argparse.Namespace) -> int:
         # which other parameters were given with --input.
         drawn = random_array(param.shape, devices, rng, param.name)
         inputs.append(given.get(param.parameter_number or 0, drawn))
+    if args.save_inputs:
+        write_results(args.save_inputs, ((p.name, a) for p, a in
+                                         zip(module.entry.parameters, inputs)), "--save-inputs")
     outputs = evaluate_module(module, inputs, replicas, partitions, args.max_steps)
-    write_npy_outputs(args.out, ((f"out{k}", array) for k, array in enumerate(outputs)))
+    write_results(args.out, ((f"out{k}", array) for k, array in enumerate(outputs)))
     return 0
 
 
 def read_inputs(module: HloModule, specs: list[str], devices: int) -> dict[int, np.ndarray]:
-    """Parameter number -> (devices, *dims) array for every --input."""
+    """Parameter number -> (devices, *dims) array for every --input (commands/inputs.py)."""
     assert module.entry is not None
     params = module.entry.parameters
     by_name = {p.name: p for p in params}
-    given: dict[int, np.ndarray] = {}
-    for spec in specs:
-        name, file = split_input_spec(spec)
+
+    def resolve(name: str) -> int:
         param = by_name.get(name) or _numbered(params, name)
         if param is None:
             names = ", ".join(f"{p.name} (p{p.parameter_number})" for p in params) or "none"
             raise TileccError(f"--input {name}: no parameter of that name or number "
                               f"(parameters: {names})")
-        number = param.parameter_number or 0
-        if number in given:
-            raise TileccError(f"--input {name}: parameter {param.name} is given twice")
-        given[number] = _fit(param, load_npy(file, f"parameter {name!r}"), devices, name)
-    return given
+        return param.parameter_number or 0
+
+    by_number = {p.parameter_number or 0: p for p in params}
+    fitted: dict[int, np.ndarray] = {}
+    for number, (name, array) in read_inputs_of(specs, resolve).items():
+        assert isinstance(number, int) and isinstance(array, np.ndarray)  # arrays only here
+        fitted[number] = _fit(by_number[number], array, devices, name)
+    return fitted
 
 
 def _numbered(params: list[HloInstruction], name: str) -> HloInstruction | None:
@@ -93,8 +110,7 @@ def _fit(param: HloInstruction, array: np.ndarray, devices: int, name: str) -> n
         raise InterpError(f"--input {name}: parameter {param.name} has shape {shape}; only "
                           "array parameters take inputs")
     dtype = numpy_dtype(shape.element_type)
-    if array.dtype.kind == "V" and array.dtype.itemsize == dtype.itemsize:
-        array = array.view(dtype)  # np.save writes bf16 / fp8 arrays as raw void records
+    array = typed(name, array, dtype)
     if array.dtype != dtype:
         raise TileccError(f"--input {name}: dtype {array.dtype}, but parameter {param.name} "
                           f"({shape}) needs {dtype}")

@@ -8,14 +8,14 @@ against the KLR reference interpreter on the same traced kernel.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
-from tilecc.bir.inst import AccessPattern, Argument, Inst, Program
+from tilecc.bir.inst import Program
+from tilecc.bir.listing import format_instruction
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.errors import TileccError
@@ -23,7 +23,6 @@ from tilecc.nki.driver import run_traced, trace_kernel
 
 TITLE = "nki: a softmax kernel in Python -> KLR -> BIR -> simulator"
 KERNEL = Path("kernels") / "softmax_row.py"
-_HEADER = {"name", "engine", "ins", "outs"}
 
 
 def load_example(path: Path) -> Any:
@@ -32,25 +31,6 @@ def load_example(path: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def format_argument(arg: Argument) -> str:
-    if not isinstance(arg, AccessPattern):
-        return repr(arg.value)
-    pairs = ",".join(f"[{step},{num}]" for step, num in arg.ap)
-    return f"{arg.memref}+{arg.offset}{{{pairs}}}"
-
-
-def format_instruction(inst: Inst) -> str:
-    fields = [f"{f.name}={_value(getattr(inst, f.name))}" for f in dataclasses.fields(inst)
-              if f.name not in _HEADER]
-    outs = ", ".join(format_argument(a) for a in inst.outs) or "-"
-    ins = ", ".join(format_argument(a) for a in inst.ins)
-    return f"{inst.name:<24} {inst.engine.name:<10} {outs} <- {ins}  {' '.join(fields)}".rstrip()
-
-
-def _value(value: object) -> str:
-    return value.name if hasattr(value, "name") else repr(value)
 
 
 def print_listing(program: Program, out: TextIO) -> None:

@@ -154,7 +154,7 @@ def require_jax() -> None:
     for name in ("jax", "jaxlib"):
         if importlib.util.find_spec(name) is None:
             raise OracleError(f"the XLA oracle needs {name} 0.10.x, which is not installed "
-                              "(pip install 'tilecc[test]')")
+                              "(pip install 'tilecc[xla]')")
 
 
 Result = Union[list[np.ndarray], OracleError, None]

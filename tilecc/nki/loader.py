@@ -5,9 +5,7 @@ sys.path, so sibling helper modules import; `neuronxcc.nki` and `nki` imports gi
 tilecc's frontend, see nki_import_aliases) and returns the named function (a @jit kernel
 or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid of at most
 tilecc.limits' "grid" programs);
-`load_inputs(specs, fn, mmap)` maps each NAME to a numpy array (or to a number: a scalar
-parameter) and checks NAME against the function's parameters, every parameter without a
-default needing one.
+`--input` values are read by tilecc/commands/inputs.py, as every command reads them.
 Every problem is a TileccError (an exception the kernel's own code raised is a KernelError
 at its line, tilecc/nki/errors.py `kernel_failure`), never a traceback.
 """
@@ -15,10 +13,8 @@ at its line, tilecc/nki/errors.py `kernel_failure`), never a traceback.
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import linecache
 import math
-import os
 import re
 import sys
 import types
@@ -27,11 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import ml_dtypes
-import numpy as np
-
 from tilecc.errors import ParseError, TileccError
-from tilecc.fileio import NPY_HEADER_ERRORS, check_npy_size, not_decodable, split_input_spec
+from tilecc.fileio import not_decodable
 from tilecc.limits import beyond, cut, limit
 from tilecc.nki.driver import JitKernel
 from tilecc.nki.errors import kernel_failure
@@ -128,73 +121,3 @@ def nki_import_aliases() -> Iterator[None]:
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = previous
-
-
-def load_inputs(specs: list[str], kernel: Callable[..., Any], mmap: bool = False) -> dict[str, Any]:
-    """Each `NAME=FILE.npy` as an array; a scalar parameter (`pool_size`, `epsilon`) is given as
-    `NAME=2` / `NAME=1e-5` (a number that is not a file name) or as a 0-d .npy file."""
-    target = getattr(kernel, "fn", kernel)
-    params = inspect.signature(target).parameters
-    arrays: dict[str, Any] = {}
-    for spec in specs:
-        name, file = split_input_spec(spec)
-        if name not in params:
-            raise TileccError(f"--input {name}: {target.__name__} has no parameter {name!r} "
-                              f"(parameters: {', '.join(params)})")
-        if (number := _number(file)) is not None and not Path(file).exists():
-            arrays[name] = number
-            continue
-        array = _load_npy(name, file, mmap)
-        arrays[name] = array.item() if array.ndim == 0 else _ml_dtypes_view(name, file, array)
-    missing = [p.name for p in params.values()
-               if p.default is inspect.Parameter.empty and p.name not in arrays
-               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    if missing:
-        raise TileccError(f"{target.__name__}: no --input for parameter(s) {', '.join(missing)}")
-    return arrays
-
-
-def _load_npy(name: str, file: str, mmap: bool) -> np.ndarray:
-    """A plain .npy array: np.load alone would take a pickle or a .npz as well, and its
-    advice for a text file is to allow pickles."""
-    try:
-        with open(file, "rb") as handle:
-            magic = handle.read(6)
-            header = np.lib.format.read_array_header_1_0(handle) \
-                if magic == b"\x93NUMPY" and handle.read(2)[:1] == b"\x01" else None
-    except NPY_HEADER_ERRORS as err:
-        raise TileccError(f"--input {name}: cannot read {file}: "
-                          f"{getattr(err, 'strerror', None) or err}") from None
-    if magic != b"\x93NUMPY":
-        raise TileccError(f"--input {name}: {file} is not a .npy file (no NUMPY header)")
-    if header is not None and header[2].hasobject:
-        raise TileccError(f"--input {name}: {file} holds Python objects (dtype {header[2]}); "
-                          f"tilecc reads numeric arrays only, never pickles")
-    try:
-        with open(file, "rb") as handle:
-            check_npy_size(handle, os.fstat(handle.fileno()).st_size, file, f"--input {name}")
-        return np.load(file, mmap_mode="r" if mmap else None, allow_pickle=False)
-    except NPY_HEADER_ERRORS as err:
-        raise TileccError(f"--input {name}: cannot read {file}: {err}") from None
-
-
-def _number(text: str) -> int | float | None:
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return None
-
-
-def _ml_dtypes_view(name: str, file: str, array: np.ndarray) -> np.ndarray:
-    """numpy saves a bfloat16 array as raw 2-byte records ('<V2'): read it back as bfloat16,
-    the only 2-byte dtype numpy cannot name. Raw 1-byte records are one of three fp8
-    formats, which the file does not say."""
-    if array.dtype.kind != "V" or array.dtype.names is not None:
-        return array
-    if array.dtype.itemsize == 2:
-        return array.view(ml_dtypes.bfloat16)
-    raise TileccError(f"--input {name}: {file} holds raw {array.dtype.itemsize}-byte records "
-                      f"({array.dtype.str}), not a dtype tilecc can tell (bfloat16 files are "
-                      f"2-byte records; fp8 files cannot be told apart: convert to float32)")

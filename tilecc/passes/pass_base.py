@@ -159,14 +159,22 @@ class PassPipeline:
         self.verify = verify
         self.dump_dir = dump_dir
 
-    def run(self, module: HloModule) -> list[tuple[str, bool]]:
-        """Run every pass; returns (pass name, changed) per pass, in order."""
+    def run(self, module: HloModule,
+            listener: Callable[[HloPass, HloModule, str], None] | None = None
+            ) -> list[tuple[str, bool]]:
+        """Run every pass; returns (pass name, changed) per pass, in order. `listener` is
+        called with (pass, module, "before" / "after") right around each pass's run (what a
+        command reports: time, matches, what changed)."""
         if self.verify:
             verify_or_raise(module, "input module")
         results: list[tuple[str, bool]] = []
         for index, hlo_pass in enumerate(self.passes, start=1):
             self._dump(module, index, hlo_pass.name, "before")
+            if listener is not None:
+                listener(hlo_pass, module, "before")
             changed = hlo_pass.run(module)
+            if listener is not None:
+                listener(hlo_pass, module, "after")
             self._dump(module, index, hlo_pass.name, "after")
             if self.verify:
                 verify_or_raise(module, f"after pass {hlo_pass.name}")
