@@ -20,6 +20,7 @@ from tilecc.errors import ParseError, TileccError
 COMMANDS: dict[str, str] = {
     "demo": "demo",
     "hlo-opt": "hlo_opt",
+    "hlo-graph": "hlo_graph",
     "run": "run",
     "codegen": "codegen",
     "sim": "sim",

@@ -4,7 +4,9 @@ Contract:
 - Reads HLO text (`-` = stdin), verifies it, runs the passes in the order given (CLI names
   or the spec's registry names), verifies after every pass, and writes the printed module
   to `-o` (default `-` = stdout) atomically. `--list-passes` prints the registry table.
-  `--dump-dir DIR` writes the module before and after each pass.
+  `--dump-dir DIR` writes the module before and after each pass; `--dump-format=text,dot,html`
+  adds Graphviz DOT and a before / after page per pass (tilecc.viz.dump), the page showing
+  the --verify verdict when it ran.
 - `--verify[=N]` executes the module before and after the pipeline on N replicas (default:
   the module's replica_count when its header sets one, else 4) with seeded random inputs
   (`--seed`) that cover each dtype's full range and extremes, on the module's
@@ -47,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", default="-", help="output file (default: - = stdout)")
     parser.add_argument("--list-passes", action="store_true", help="list the passes and exit")
     parser.add_argument("--dump-dir", help="write the module before and after each pass here")
+    parser.add_argument("--dump-format", type=_dump_formats, default=frozenset({"text"}),
+                        metavar="text,dot,html", help="with --dump-dir: also write Graphviz DOT "
+                        "and a before / after HTML page per pass (text is always written)")
     parser.add_argument("--verify", nargs="?", type=_replica_count, const=_DEFAULT_N,
                         metavar="N", help="execute before and after on N replicas and compare "
                         "(default N: the module's replica_count, else 4); write it as --verify=N")
@@ -59,6 +64,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="for --verify: a parameter's values (by name or p<i>; shaped like "
                         "the parameter, or with a leading device axis) instead of random ones, "
                         "e.g. a loop bound (repeatable)")
+
+
+def _dump_formats(text: str) -> frozenset[str]:
+    from tilecc.viz.dump import parse_dump_formats
+    try:
+        return parse_dump_formats(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _replica_count(text: str) -> int:
@@ -103,15 +116,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name}: {'changed' if changed else 'no change'}", file=sys.stderr)
     out_text = print_module(module)
 
+    equal, verdict = True, None
     if verify:
         explicit = args.verify not in (None, _DEFAULT_N)
         replicas = args.verify if explicit else default_replicas(module)
         oracle = args.oracle or "interpreter"
         equal = verify_equivalence(before_text, out_text, replicas, args.seed, oracle, path,
                                    list(args.inputs))
-        if not equal:
-            print("verify: MISMATCH; output not written", file=sys.stderr)
-            return 2
+        verdict = (equal, f"{'equal' if equal else 'MISMATCH'} on {oracle}, {replicas} "
+                          f"replica(s), seed {args.seed} (input module vs the pipeline's output)")
+    if args.dump_dir and args.dump_format != {"text"}:
+        from tilecc.viz.dump import write_pass_dumps
+        if (note := write_pass_dumps(Path(args.dump_dir), pipeline, args.dump_format, verdict)):
+            print(f"note: {note}", file=sys.stderr)
+    if not equal:
+        print("verify: MISMATCH; output not written", file=sys.stderr)
+        return 2
     write_text_atomic(args.output, out_text)
     return 0
 
