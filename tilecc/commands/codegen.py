@@ -3,7 +3,8 @@
 Contract: reads KLR JSON (HEAD form or the klr 0.0.12 tool's), runs KlirToBirCodegen and the
 BIR verifier, and writes the program as indented BIR JSON to OUT (default stdout). Any bad
 input is one error line and exit 1; the output file is written atomically, so a failure
-never leaves a partial file.
+never leaves a partial file. `--html R.html` also writes the kernel report page (KLR and BIR
+side by side, linked to the kernel source named by the operators' positions).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kernel",
                         help="KLR kernel as JSON (KLR HEAD or klr 0.0.12 form); - = stdin")
     parser.add_argument("-o", "--output", default="-", help="BIR JSON output file (default stdout)")
+    parser.add_argument("--html", metavar="REPORT.html", help="also write the kernel report page")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,10 +34,14 @@ def run(args: argparse.Namespace) -> int:
     refuse_overwriting(args.output, args.kernel, "KLR kernel")
     gc.disable()
     try:
-        program = KlirToBirCodegen().codegen_kernel(read_kernel_file(args.kernel))
+        kernel = read_kernel_file(args.kernel)
+        program = KlirToBirCodegen().codegen_kernel(kernel)
         verify_program(program)
         text = write_program_json(program, pretty=True) + "\n"
     finally:
         gc.enable()
     write_text_atomic(args.output, text)
+    if args.html:
+        from tilecc.viz.kernel_report import write_kernel_page
+        write_kernel_page(args.html, kernel)
     return 0

@@ -11,6 +11,7 @@ import argparse
 import importlib
 
 from tilecc.commands import seed_value
+from tilecc.errors import TileccError
 
 HELP = "execute an HLO module on N replicas, or trace + lower + simulate an NKI kernel (file.py:fn)"
 
@@ -25,6 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="HLO only: number of replicas (default: the module's replica_count)")
     parser.add_argument("--seed", type=seed_value, default=0,
                         help="HLO only: seed of the random values for parameters without --input")
+    parser.add_argument("--html", metavar="REPORT.html",
+                        help="kernels only: write the kernel report page (source, KLR, BIR linked)")
+    parser.add_argument("--check", action="store_true",
+                        help="kernels only: compare with the KLR reference interpreter (exit 2 "
+                        "on a difference); with --html, a picture of the difference")
 
 
 def is_kernel_target(target: str) -> bool:
@@ -35,4 +41,7 @@ def is_kernel_target(target: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     module_name = "run_kernel" if is_kernel_target(args.target) else "run_hlo"
+    if module_name == "run_hlo" and (args.html or args.check):
+        raise TileccError("--html and --check apply to kernels (kernel.py:fn); draw an HLO "
+                          "module with `tilecc hlo-graph`")
     return int(importlib.import_module(f"tilecc.commands.{module_name}").run(args))

@@ -4,6 +4,8 @@ Python end to end (argument parsing: tilecc/commands/run.py).
 Contract: traces the function with the inputs, lowers the KLR to BIR, verifies it,
 simulates it and writes DIR/<output>.npy for every tensor the kernel returns (DIR is
 created if missing; each file is written atomically). Prints one line per output.
+`--html R.html` writes the kernel report page and `--check` compares with the KLR reference
+interpreter (exit 2 on a difference): tilecc.viz.kernel_report.
 """
 
 from __future__ import annotations
@@ -30,4 +32,7 @@ def run(args: argparse.Namespace) -> int:
         raise kernel_failure(err) from None
     outputs = run_traced(traced, {t.name: arrays[t.name] for t in traced.kernel.inputs})
     write_npy_outputs(args.out, ((t.name, a) for t, a in zip(traced.kernel.outputs, outputs)))
+    if args.html or args.check:
+        from tilecc.viz.kernel_report import report_kernel_run
+        return report_kernel_run(kernel, arrays, outputs, args.html, args.check)
     return 0
