@@ -6,7 +6,8 @@ instruction wrote last (read-after-write; program inputs have no writer). An acc
 pattern's elements are offset + sum(x_i * step_i) over all its [step, num] pairs, the
 partition pair included (its step is the row length, bir/inst.py), numbered in the
 location's partition-major element order. Engines' accumulator registers are not memory
-and make no edge. `dependency_dot(program, prefix)` draws them: one node per instruction
+and make no edge; the drains of those registers (ReadActivationAccumulator,
+DveReadAccumulator) name the AP they WRITE in `ins` (bir/inst.py), so it counts as written. `dependency_dot(program, prefix)` draws them: one node per instruction
 (id `<prefix>g-<index>`, labelled with name, opcode and engine), edges labelled with the
 memory location.
 """
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tilecc.bir.inst import AccessPattern, Program
+from tilecc.bir.inst import AccessPattern, Inst, InstDveReadAccumulator, \
+    InstReadActivationAccumulator, Program
 from tilecc.sim.dtypes import numpy_dtype
 from tilecc.viz.hlo_dot import GRAPH_ATTRS, quote
 
@@ -27,6 +29,14 @@ def access_elements(ap: AccessPattern) -> np.ndarray:
     return flat
 
 
+_DRAINS = (InstReadActivationAccumulator, InstDveReadAccumulator)
+
+
+def reads_and_writes(inst: Inst) -> tuple[list[AccessPattern], list[AccessPattern]]:
+    ins = [a for a in inst.ins if isinstance(a, AccessPattern)]
+    return ([], ins + list(inst.outs)) if isinstance(inst, _DRAINS) else (ins, list(inst.outs))
+
+
 def memory_dependencies(program: Program) -> list[tuple[int, int, str]]:
     sizes = {loc.name: loc.partitions * loc.bytes_per_partition // numpy_dtype(loc.dtype).itemsize
              for loc in program.memory_locations}
@@ -34,8 +44,9 @@ def memory_dependencies(program: Program) -> list[tuple[int, int, str]]:
     edges: list[tuple[int, int, str]] = []
     seen: set[tuple[int, int, str]] = set()
     for index, inst in enumerate(program.instructions):
-        for arg in inst.ins:
-            if not isinstance(arg, AccessPattern) or arg.memref not in last_writer:
+        reads, writes = reads_and_writes(inst)
+        for arg in reads:
+            if arg.memref not in last_writer:
                 continue
             writers = last_writer[arg.memref]
             elements = access_elements(arg)
@@ -45,7 +56,7 @@ def memory_dependencies(program: Program) -> list[tuple[int, int, str]]:
                 if writer >= 0 and edge not in seen:
                     seen.add(edge)
                     edges.append(edge)
-        for out in inst.outs:
+        for out in writes:
             if (writers := last_writer.get(out.memref)) is not None:
                 elements = access_elements(out)
                 writers[elements[(elements >= 0) & (elements < writers.size)]] = index

@@ -52,8 +52,9 @@ def module_section(module: HloModule, title: str = "") -> Section:
 
 
 def pass_section(run: PassRun, verdict: tuple[bool, str] | None = None,
-                 title: str = "") -> Section:
-    before, after = NodeIds(run.before, "b"), NodeIds(run.after, "a")
+                 title: str = "", prefix: str = "") -> Section:
+    """`prefix` keeps node ids unique when a page holds several views."""
+    before, after = NodeIds(run.before, f"{prefix}b"), NodeIds(run.after, f"{prefix}a")
     b_index = {inst.name: k for k, inst in enumerate(before.order)}
     a_index = {inst.name: k for k, inst in enumerate(after.order)}
     matches = [{"match": b_index[m.match], "comp": m.computation,

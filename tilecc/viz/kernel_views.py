@@ -9,9 +9,10 @@ Contract:
   line (of the file the operators' `pos` names, when readable), one per KLR operator (with
   its source line, or None) and one per BIR instruction (with its KLR operator). page.js
   links them: a kernel line highlights its operators and their instructions.
-- `check_outputs(pairs, against)` compares each (name, output, reference): equal when every
-  element is (NaN equal to NaN), else it counts the differing elements and the largest
-  difference; with matplotlib the picture of tilecc.viz.plots is attached.
+- `check_outputs(pairs, against, tolerance)` compares each (name, output, reference): equal
+  when every element is (NaN equal to NaN), else it counts the differing elements and the
+  largest difference, and passes only within `tolerance` (np.allclose's rtol / atol) when
+  one is given; with matplotlib the picture of tilecc.viz.plots is attached.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ class Check:
     image: str | None
 
 
-def check_outputs(pairs: list[tuple[str, np.ndarray, np.ndarray]], against: str) -> Check:
+def check_outputs(pairs: list[tuple[str, np.ndarray, np.ndarray]], against: str,
+                  tolerance: dict[str, float] | None = None) -> Check:
     lines, image, ok = [], None, True
     for name, got, want in pairs:
         if got.shape != want.shape:
@@ -103,9 +105,13 @@ def check_outputs(pairs: list[tuple[str, np.ndarray, np.ndarray]], against: str)
         if differing == 0:
             lines.append(f"{name}: equal to the {against} ({got.size} elements)")
         else:
-            ok = False
+            close = tolerance is not None and bool(np.allclose(got, want, equal_nan=True,
+                                                               **tolerance))
+            ok = ok and close
+            within = f" (within {', '.join(f'{k}={v:g}' for k, v in tolerance.items())})" \
+                if close and tolerance else ""
             lines.append(f"{name}: {differing} of {got.size} elements differ from the "
-                         f"{against}; largest difference {np.nanmax(diff):.6g}")
+                         f"{against}{within}; largest difference {np.nanmax(diff):.6g}")
         if image is None:
             image = check_image(name, got, want)
             if image is None:
