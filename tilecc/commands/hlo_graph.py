@@ -44,12 +44,13 @@ def run(args: argparse.Namespace) -> int:
     form = output_format(args.output, args.format)
     refuse_overwriting(args.output, args.input, "HLO module")
     path = "<stdin>" if args.input == "-" else args.input
-    module = parse_module(read_text(args.input), path)
+    text = read_text(args.input)
+    module = parse_module(text, path)
     from tilecc.viz.hlo_dot import module_dot
     if form == "html":
         from tilecc.viz.hlo_views import module_section
         from tilecc.viz.page import write_page
-        note = write_page(args.output, f"HLO module {module.name}", [module_section(module)],
+        note = write_page(args.output, f"HLO module {module.name}", [module_section(module, text=text)],
                           f"from {path}")
         if note is not None:
             print(f"note: {note}", file=sys.stderr)

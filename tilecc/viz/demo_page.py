@@ -47,9 +47,9 @@ def hlo_sections(examples: Path) -> list[Section]:
         text = read_text(str(path))
         for info in sorted(PASS_REGISTRY, key=lambda i: -i.registry_order):
             run = record_pass(info, text, str(path))
+            run.after_text = text = print_module(run.after)
             sections.append(pass_section(run, title=f"{path.name}: {run.pass_name}",
                                          prefix=f"s{len(sections)}"))
-            text = print_module(run.after)
     return sections
 
 

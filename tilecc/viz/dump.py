@@ -46,7 +46,8 @@ def write_pass_dumps(dump_dir: Path, pipeline: PassPipeline, formats: frozenset[
                 module = parse_module(before_text if when == "before" else read_text(path), path)
                 write_text_atomic(f"{stem}.{when}.dot", module_dot(module))
         if "html" in formats:
-            run = record_pass(lookup_pass(hlo_pass.name), before_text, before_path)
+            run = record_pass(lookup_pass(hlo_pass.name), before_text, before_path,
+                              read_text(f"{stem}.after.hlo"))
             note = write_page(f"{stem}.html", f"{hlo_pass.name}: {run.before.name}",
                               [pass_section(run, verdict)],
                               f"from {before_path}") or note

@@ -11,7 +11,7 @@ odd metadata: a field that is missing or malformed is simply absent from the res
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tilecc.hlo.ir import HloInstruction
 
@@ -19,8 +19,7 @@ _FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^\s}]+)')
 _ROW = re.compile(r"(\d+)\s+(.*)")
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(NamedTuple):   # a tuple: one is made per instruction of every page
     op_name: str | None = None
     file: str | None = None
     line: int | None = None
@@ -92,12 +91,29 @@ def _int(text: str | None) -> int | None:
     return int(text) if text is not None and text.isdigit() else None
 
 
+# literal prefixes (no \b) and unrolled string bodies: re finds these by a fast scan
+_OP_NAME = re.compile(r'op_name="([^"\\]*(?:\\.[^"\\]*)*)"')
+_SOURCE_FILE = re.compile(r'source_file="([^"\\]*(?:\\.[^"\\]*)*)"')
+_SOURCE_LINE = re.compile(r"source_line=(\d+)")
+_FRAME_ID = re.compile(r"stack_frame_id=(\d+)")
+_NO_SOURCE = Source()
+
+
+def _unquote(text: str) -> str:
+    return text.replace('\\"', '"').replace("\\\\", "\\") if "\\" in text else text
+
+
 def source_of(inst: HloInstruction, frames: StackFrames) -> Source:
-    fields = metadata_fields(inst.metadata)
-    op_name = fields.get("op_name")
-    if "source_file" in fields:
-        return Source(op_name, fields["source_file"], _int(fields.get("source_line")))
-    if (frame_id := _int(fields.get("stack_frame_id"))) is not None:
-        found = frames.resolve(frame_id)
+    """Three targeted searches instead of metadata_fields: this runs once per instruction
+    of every page."""
+    metadata = inst.metadata
+    if not metadata:
+        return _NO_SOURCE
+    op_name = _unquote(m.group(1)) if (m := _OP_NAME.search(metadata)) else None
+    if (file := _SOURCE_FILE.search(metadata)) is not None:
+        line = _SOURCE_LINE.search(metadata)
+        return Source(op_name, _unquote(file.group(1)), int(line.group(1)) if line else None)
+    if (frame := _FRAME_ID.search(metadata)) is not None:
+        found = frames.resolve(int(frame.group(1)))
         return Source(op_name, found.file, found.line, found.function)
     return Source(op_name)

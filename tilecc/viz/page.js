@@ -46,26 +46,33 @@ function whenVisible(box, fn) {
 
 // ---------------------------------------------------------------- HLO modules
 
+function dotQuote(text) {   // Graphviz's escapes, as tilecc.viz.hlo_dot.quote
+  return '"' + text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n") + '"';
+}
+
 class Module {
-  // data: {prefix, graph, comps: [{name, entry, insts}], insts: [[name, comp, attrs,
-  //        operands, line, op_name, source, called comps]]}
+  // data: {prefix, graph, styles, root_style, classes, comps: [{name, entry, insts}],
+  //        frames: {id: "file:line (function)"},
+  //        insts: [[name, comp, label, kind, root, operands, line, calls]]}
   constructor(data) {
     this.d = data;
     this.users = data.insts.map(() => []);
-    data.insts.forEach((inst, k) => inst[3].forEach(o => this.users[o].push(k)));
+    data.insts.forEach((inst, k) => inst[5].forEach(o => this.users[o].push(k)));
   }
   id(k) { return this.d.prefix + k; }
   index(id) { return Number(id.slice(this.d.prefix.length)); }
-  nodeLine(k, cls, faded) {
-    let attrs = this.d.insts[k][2];
-    if (cls) attrs += `, class="${cls}", fillcolor="${this.d.colours[cls]}", penwidth=2`;
-    if (faded) attrs += ', class="context", fontcolor="#888888", color="#bbbbbb", fillcolor="#fbfbfb"';
+  nodeLine(k, cls) {
+    const [, , label, kind, root] = this.d.insts[k];
+    let attrs = `id="${this.id(k)}", label=${dotQuote(label)}`;
+    for (const style of [this.d.styles[kind], root ? this.d.root_style : "", cls ? this.d.classes[cls] : ""]) {
+      if (style) attrs += ", " + style;
+    }
     return `  ${this.id(k)} [${attrs}];\n`;
   }
   edges(ks, drawn) {
     let out = "";
     for (const k of ks) {
-      const ops = this.d.insts[k][3];
+      const ops = this.d.insts[k][5];
       ops.forEach((o, i) => {
         if (drawn.has(o)) out += `  ${this.id(o)} -> ${this.id(k)}${ops.length > 1 ? ` [label=${i}]` : ""};\n`;
       });
@@ -79,7 +86,7 @@ class Module {
     const extra = [];
     if (context) {
       for (const k of core) {
-        for (const list of [this.d.insts[k][3], this.users[k]]) {
+        for (const list of [this.d.insts[k][5], this.users[k]]) {
           let added = 0;
           for (const o of list) {
             if (drawn.has(o) || added >= CONTEXT_LIMIT) continue;
@@ -89,14 +96,37 @@ class Module {
       }
     }
     let dot = "digraph g {\n" + this.d.graph;
-    for (const k of core) dot += this.nodeLine(k, classes[k], false);
-    for (const k of extra) dot += this.nodeLine(k, null, true);
+    for (const k of core) dot += this.nodeLine(k, classes[k]);
+    for (const k of extra) dot += this.nodeLine(k, "context");
     return dot + this.edges([...core, ...extra], drawn) + "}\n";
   }
 }
 
+// op_name and source position from an HLO line's metadata (tilecc.viz.hlo_metadata's rule:
+// source_file / source_line, else the stack frame named by stack_frame_id).
+function sourceOf(line, frames) {
+  const at = line.indexOf("metadata={");
+  if (at < 0) return [null, null];
+  const meta = line.slice(at);
+  const quoted = key => {
+    const m = meta.match(new RegExp(key + '="((?:[^"\\\\]|\\\\.)*)"'));
+    return m ? m[1].replace(/\\(.)/g, "$1") : null;
+  };
+  const file = quoted("source_file");
+  let where = null;
+  if (file !== null) {
+    const l = meta.match(/source_line=(\d+)/);
+    where = l ? `${file}:${l[1]}` : file;
+  } else {
+    const f = meta.match(/stack_frame_id=(\d+)/);
+    if (f && frames[f[1]]) where = frames[f[1]];
+  }
+  return [quoted("op_name"), where];
+}
+
 function detailsPanel(mod, panel, k) {
-  const [name, comp, , operands, line, opName, source, calls] = mod.d.insts[k];
+  const [name, comp, , , , operands, line, calls] = mod.d.insts[k];
+  const [opName, source] = sourceOf(line, mod.d.frames);
   const link = o => {
     const a = el("a", {href: "#", text: "%" + mod.d.insts[o][0]});
     a.addEventListener("click", ev => { ev.preventDefault(); panel.show(o); });
@@ -123,7 +153,7 @@ function moduleListing(mod, ci, onPick) {
     box.dataset.filled = "1";
     const pre = el("div", {class: "lines"});
     for (const k of comp.insts) {
-      const div = el("div", {class: "line", id: "L-" + mod.id(k), text: mod.d.insts[k][4]});
+      const div = el("div", {class: "line", id: "L-" + mod.id(k), text: mod.d.insts[k][6]});
       div.addEventListener("click", () => onPick(k));
       pre.append(div);
     }

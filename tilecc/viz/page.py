@@ -50,7 +50,10 @@ def _package_text(name: str) -> str:
 
 def embed_json(data: Any) -> str:
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    for char, escape in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e")):
+        if char in text:
+            text = text.replace(char, escape)
+    return text
 
 
 def render_section(section: Section) -> str:

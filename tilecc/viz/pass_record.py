@@ -1,7 +1,7 @@
 """One pass run, recorded for a picture: the module before and after, and every match with
 the instructions its rewrite removed and the subgraph it added.
 
-Contract: `record_pass(info, text, path)` parses `text` twice (the module before, and the
+Contract: `record_pass(info, text, path, after_text)` parses `text` twice (the module before, and the
 copy the pass rewrites), runs the registry's pass on the copy and returns a `PassRun`.
 For an OpExpanderPass each expansion is recorded as it happens (the instance's
 `expand_instruction` is wrapped for this run, so the driver itself is unchanged); a match
@@ -35,10 +35,13 @@ class Match:
 @dataclass(slots=True)
 class PassRun:
     pass_name: str
+    before_text: str
     before: HloModule
     after: HloModule
     changed: bool
     matches: list[Match]
+    after_text: str | None = None
+    """The after module's text when the caller has it (a dump): pages then skip printing."""
 
 
 def _names(module: HloModule) -> set[str]:
@@ -59,7 +62,8 @@ def _walk_back(start: HloInstruction, keep: set[str], claimed: set[str]) -> list
     return found
 
 
-def record_pass(info: PassInfo, text: str, path: str = "<dump>") -> PassRun:
+def record_pass(info: PassInfo, text: str, path: str = "<dump>",
+                after_text: str | None = None) -> PassRun:
     before = parse_module(text, path)
     after = parse_module(text, path)
     hlo_pass = info.create()
@@ -87,4 +91,4 @@ def record_pass(info: PassInfo, text: str, path: str = "<dump>") -> PassRun:
             continue
         matches.append(Match(name, comp_name, _walk_back(by_name[name], gone, taken_before),
                              _walk_back(new, fresh, taken_after)))
-    return PassRun(hlo_pass.name, before, after, changed, matches)
+    return PassRun(hlo_pass.name, text, before, after, changed, matches, after_text)
