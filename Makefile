@@ -15,6 +15,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 
 $(VENV)/.installed-test: $(BIN)/python pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
+	-$(BIN)/python -m tilecc.viz.assets  # the pages' layout engine (npm) into ~/.cache/tilecc; tests skip without it
 	touch $@
 
 run: $(VENV)/.installed

@@ -22,6 +22,7 @@ from tilecc.limits import cut_lines
 COMMANDS: dict[str, str] = {
     "demo": "demo",
     "hlo-opt": "hlo_opt",
+    "hlo-graph": "hlo_graph",
     "run": "run",
     "codegen": "codegen",
     "sim": "sim",

@@ -6,6 +6,8 @@ BIR verifier, and writes the program as indented BIR JSON to OUT (default stdout
 and exit 1 -- a BIR program, a Python file or an HLO module is named as such, with the
 command that takes it (commands/stages.py); the output file is written atomically, so a
 failure never leaves a partial file.
+`--html R.html` also writes the kernel report page (KLR and BIR side by side, linked to the
+kernel source named by the operators' positions).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", default="-", help="BIR JSON output file (default stdout)")
     parser.add_argument("--format", choices=["json", "text"], default="json",
                         help="BIR JSON (default) or a readable listing")
+    parser.add_argument("--html", metavar="REPORT.html", help="also write the kernel report page")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,11 +42,15 @@ def run(args: argparse.Namespace) -> int:
     refuse_overwriting(args.output, args.kernel, "KLR kernel")
     gc.disable()
     try:
-        program = KlirToBirCodegen().codegen_kernel(read_kernel_file(args.kernel))
+        kernel = read_kernel_file(args.kernel)
+        program = KlirToBirCodegen().codegen_kernel(kernel)
         verify_program(program)
         text = format_program(program) if args.format == "text" \
             else write_program_json(program, pretty=True) + "\n"
     finally:
         gc.enable()
     write_text_atomic(args.output, text)
+    if args.html:
+        from tilecc.viz.kernel_report import write_kernel_page
+        write_kernel_page(args.html, kernel)
     return 0

@@ -31,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "tilecc)")
     parser.add_argument("--stage", action="append", choices=STAGES,
                         help="run only this stage (repeatable)")
+    parser.add_argument("--html", metavar="REPORT.html",
+                        help="also write the whole demo as one page, with its pictures")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
     if not examples.is_dir():
         raise TileccError(f"{examples}: not a folder (expected the examples folder, with "
                           f"{', '.join(sorted(FOLDERS))} inside)")
+    if args.html:
+        from tilecc.viz.demo_page import write_demo_page
+        return write_demo_page(args.html, examples, args.stage or STAGES)
     ok = True
     for name in args.stage or STAGES:
         module = importlib.import_module(f"tilecc.demo_stages.{name}")

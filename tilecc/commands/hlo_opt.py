@@ -14,6 +14,8 @@ Contract:
 - stderr gets one status line per pass (`NAME: changed` / `NAME: no change`; `-v` adds the
   gate's match count and the pass's time), and with `--print-changed` / `--diff` the
   computations a pass changed / a unified diff (commands/hlo_pass_report.py).
+- `--dump-format=text,dot,html` (with `--dump-dir`) adds Graphviz DOT and a before / after
+  page per pass (tilecc.viz.dump), the page showing the --verify verdict when it ran.
 - `--verify[=N]` executes the module before and after the pipeline on N replicas (default:
   the module's replica_count when its header sets one, else 4) with seeded random inputs
   (`--seed`) that cover each dtype's full range and extremes, on the module's
@@ -74,6 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="per pass: the gate's match count and the time it ran")
     parser.add_argument("--list-passes", action="store_true", help="list the passes and exit")
     parser.add_argument("--dump-dir", help="write the module before and after each pass here")
+    parser.add_argument("--dump-format", type=_dump_formats, default=frozenset({"text"}),
+                        metavar="text,dot,html", help="with --dump-dir: also write Graphviz DOT "
+                        "and a before / after HTML page per pass (text is always written)")
     parser.add_argument("--verify", nargs="?", type=_replica_count, const=_DEFAULT_N,
                         metavar="N", help="execute before and after on N replicas and compare "
                         "(default N: the module's replica_count, else 4); write it as --verify=N")
@@ -86,6 +91,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="for --verify: a parameter's values (by name or p<i>; shaped like "
                         "the parameter, or with a leading device axis) instead of random ones, "
                         "e.g. a loop bound (repeatable)")
+
+
+def _dump_formats(text: str) -> frozenset[str]:
+    from tilecc.viz.dump import parse_dump_formats
+    try:
+        return parse_dump_formats(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _replica_count(text: str) -> int:
@@ -139,9 +152,11 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
     verify = args.verify is not None or args.oracle is not None
     before = module.clone() if verify else None
     report = PassReport(form, args.verbose, args.changes, label)
-    for name, changed in build_pipeline(names, dump_dir=dump_dir).run(module, report):
+    pipeline = build_pipeline(names, dump_dir=dump_dir)
+    for name, changed in pipeline.run(module, report):
         print(report.line(name, changed), file=sys.stderr)
     out_text = print_module(module)
+    verdict: tuple[bool, str] | None = None
     if before is not None:
         from tilecc.commands.run_hlo import read_inputs
         explicit = args.verify not in (None, _DEFAULT_N)
@@ -150,7 +165,14 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
         print(f"verify: running {label} before and after the passes on {oracle} ...",
               file=sys.stderr, flush=True)
         given = read_inputs(before, list(args.inputs), replicas * before.num_partitions)
-        if not check_equivalence(before, module, replicas, args.seed, oracle, given, sys.stderr):
-            return None
+        equal = check_equivalence(before, module, replicas, args.seed, oracle, given, sys.stderr)
+        verdict = (equal, f"{'equal' if equal else 'MISMATCH'} on {oracle}, {replicas} "
+                          f"replica(s), seed {args.seed} (input module vs the pipeline's output)")
+    if dump_dir is not None and args.dump_format != {"text"}:
+        from tilecc.viz.dump import write_pass_dumps
+        if (note := write_pass_dumps(dump_dir, pipeline, args.dump_format, verdict)):
+            print(f"note: {note}", file=sys.stderr)
+    if verdict is not None and not verdict[0]:
+        return None
     return out_text if form is print_module else form(module)
 

@@ -15,6 +15,7 @@ import importlib
 from tilecc.commands import seed_value
 from tilecc.commands.outputs import refuse_stdout
 from tilecc.commands.stages import kernel_function_missing, refuse_wrong_stage
+from tilecc.errors import TileccError
 
 HELP = "execute an HLO module on N replicas, or trace + lower + simulate an NKI kernel (file.py:fn)"
 
@@ -66,6 +67,9 @@ def add_kernel_arguments(parser: argparse.ArgumentParser) -> None:
                         "PSUM high-water marks and the estimated time")
     parser.add_argument("--profile", metavar="TRACE.json", default=None,
                         help="kernels: write the estimated timeline as a Chrome / Perfetto trace")
+    parser.add_argument("--html", metavar="REPORT.html",
+                        help="kernels only: write the kernel report page (source, KLR, BIR linked; "
+                        "with --check, a picture of the difference from the KLR interpreter)")
 
 
 def is_kernel_target(target: str) -> bool:
@@ -83,4 +87,7 @@ def run(args: argparse.Namespace) -> int:
         kernel_function_missing(args.target)
         refuse_wrong_stage(args.target, "run")
         module_name = "run_hlo"
+        if args.html:
+            raise TileccError("--html applies to kernels (kernel.py:fn); draw an HLO module "
+                              "with `tilecc hlo-graph`")
     return int(importlib.import_module(f"tilecc.commands.{module_name}").run(args))

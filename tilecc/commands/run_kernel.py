@@ -12,6 +12,8 @@ created if missing; each file is written atomically), one summary line per outpu
   differing index and exits 1.
 - `--keep-temps DIR` keeps the kernel's KLR (DIR/<fn>.klr.json) and BIR
   (DIR/<fn>.bir.json).
+`--html R.html` writes the kernel report page (tilecc.viz.kernel_report): with `--check`
+it pictures the difference from the KLR reference interpreter.
 """
 
 from __future__ import annotations
@@ -57,9 +59,11 @@ def run(args: argparse.Namespace) -> int:
     write_results(args.out, named)
     if getattr(args, "stats", False) or getattr(args, "profile", None):
         report_estimates(lower_traced(traced), args.stats, args.profile)
-    if args.check:
-        return check_reference(module, traced, dict(named), arrays, kernel)
-    return 0
+    status = check_reference(module, traced, dict(named), arrays, kernel) if args.check else 0
+    if args.html:
+        from tilecc.viz.kernel_report import report_kernel_run
+        status = max(status, report_kernel_run(kernel, arrays, outputs, args.html, args.check))
+    return status
 
 
 def kernel_arguments(specs: list[str], kernel: Callable[..., Any],
