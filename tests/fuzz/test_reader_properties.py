@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from tilecc.bir.json import read_program_json
 from tilecc.errors import TileccError
-from tilecc.fileio import load_npy, parse_json_text
+from tilecc.commands.inputs import load_array
+from tilecc.fileio import parse_json_text
 from tilecc.hlo.parser import parse_module as parse_hlo
 from tilecc.hlo.verifier import verify_module
 from tilecc.host.parser import parse_module as parse_host
@@ -118,7 +119,7 @@ def test_npy_reader(data: bytes) -> None:
         path = Path(f"/tmp/tilecc-fuzz-{id(data)}.npy")
         path.write_bytes(data)
         try:
-            load_npy(str(path), "input 'a'")
+            load_array("a", str(path))
         finally:
             path.unlink()
     only_tilecc_errors(read)
