@@ -191,3 +191,17 @@ def test_device_print_in_program_order_with_the_kernel_line(capfd):
         assert f"{__file__}:{first}: first " in err and f"{__file__}:{first + 2}: second " in err
         assert err.index("first") < err.index("second")
         assert "[2, 3] float32" in err and "[[ 0.  2.  4.]" in err
+
+
+def test_device_print_of_an_hbm_argument_and_a_slice_starting_anywhere(capfd):
+    def kernel(a):
+        nl.device_print("arg", a)
+        x = load(a)
+        nl.device_print("rows", x[1:3, :])
+        return store(x)
+
+    a = np.arange(8, dtype=np.float32).reshape(4, 2)
+    for backend in ("bir", "klr"):
+        nki.simulate(kernel, backend=backend)(a)
+        err = capfd.readouterr().err
+        assert "arg a [4, 2] float32" in err and "[2, 2] float32\n[[2. 3.]\n [4. 5.]]" in err

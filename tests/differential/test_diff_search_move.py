@@ -236,3 +236,23 @@ def test_iota_every_documented_form():
     np.testing.assert_array_equal(sim[1], np.arange(8)[None, :] * 3 + np.arange(4)[:, None])
     p, w, x = np.meshgrid(np.arange(4), np.arange(2), np.arange(6), indexing="ij")
     np.testing.assert_array_equal(sim[2], -1 + 100 * p - 6 * w + x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int16, np.uint8, np.int32])
+def test_max8_and_find_index8_across_dtypes(dtype):
+    def kernel(a):
+        x = load(a)
+        top = new((a.shape[0], 8), nl.float32)
+        nisa.max8(dst=top, src=x)
+        idx = new((a.shape[0], 8), nl.uint32)
+        nisa.nc_find_index8(dst=idx, data=x, vals=top)
+        return store(top), store(idx)
+
+    info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else np.finfo(dtype)
+    a = RNG.integers(-100, 100, (16, 40)).astype(dtype)
+    a[0, :3] = [info.max, info.min, 0]
+    sim, ref = both(kernel, a)
+    assert_agree(sim, ref, exact=True)
+    wide = a.astype(np.float32)
+    np.testing.assert_array_equal(sim[0], -np.sort(-wide, axis=1)[:, :8])
+    np.testing.assert_array_equal(np.take_along_axis(wide, sim[1].astype(np.int64), 1), sim[0])

@@ -31,7 +31,7 @@ from tilecc.bir.enums import (BIR_DTYPE_SIZE, CROSS_LANE_AXES, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind)
 from tilecc.bir.inst_tensor_engine import InstDmaTranspose, InstIndirectDMACopy
 from tilecc.bir.verify_tensor_engine import TENSOR_ENGINE_CHECKS
-from tilecc.bir.inst_random import NO_OUTPUT
+from tilecc.bir.inst_random import NO_OUTPUT, InstDevicePrint
 from tilecc.bir.verifier_random import CHECKS as RANDOM_CHECKS
 from tilecc.bir.verifier_vector import CHECKS as VECTOR_CHECKS
 from tilecc.errors import VerifyError
@@ -39,6 +39,7 @@ from tilecc.errors import VerifyError
 MAX_PARTITIONS = 128
 PARTITION_BYTES = {MemoryKind.SB: 0x30000, MemoryKind.PSUM: 0x4000}
 _INT32 = (-(2 ** 31), 2 ** 31 - 1)
+# instructions that read through a DMA queue (device_print's debug stream is one): any start
 
 
 def verify_program(p: b.Program) -> None:
@@ -114,7 +115,7 @@ class InstChecker:
     # ------------------------------------------------------------ arguments
     def check_arg(self, arg: b.Argument) -> None:
         self.check_arg_uncached(arg)
-        if not isinstance(self.inst, DMA_INSTS):  # a DMA skips the start rule: not cached
+        if not isinstance(self.inst, ANY_START):  # a DMA skips the start rule: not cached
             self.checked[id(arg)] = arg
 
     def check_arg_uncached(self, arg: b.Argument) -> None:
@@ -145,7 +146,7 @@ class InstChecker:
                                 f"{MAX_PARTITIONS}")
             # the start-partition rule is the compute engines' (32-partition SBUF banks);
             # a DMA queue addresses SBUF partitions one by one (nl.store(out, t[5:10]))
-            if not isinstance(self.inst, DMA_INSTS) and start not in allowed_starts(pnum):
+            if not isinstance(self.inst, ANY_START) and start not in allowed_starts(pnum):
                 raise self.fail(f"access of '{arg.memref}': {pnum} partitions cannot start at "
                                 f"partition {start} (0/32/64/96; >64 at 0; 33..64 at 0 or 64)")
         if start + pnum > loc.partitions:
@@ -308,6 +309,7 @@ def elements(ap: b.AccessPattern) -> int:
 
 
 DMA_INSTS = (b.InstDMACopy, InstDmaTranspose, InstIndirectDMACopy)   # DMA queues: any start partition
+ANY_START = (*DMA_INSTS, InstDevicePrint)   # and a print, which reads like a DMA
 _DRAINS = frozenset({b.InstDveReadAccumulator, b.InstReadActivationAccumulator}) | NO_OUTPUT
 _CHECKS = {
     b.InstTensorTensor: InstChecker.check_tensor_tensor,

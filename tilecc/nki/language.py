@@ -11,8 +11,10 @@ names (`nl.add`, `nl.exp` ...) that nki.isa instructions take as `op` arguments;
 tiles they, `nl.sum` / `nl.max` / `nl.min` / `nl.prod` / `nl.mean` / `nl.var`, `nl.negative`,
 `nl.logical_not` and `nl.broadcast_to` are NKI's tile-level API (tilecc/nki/tile_ops.py);
 `nl.program_id` / `nl.num_programs` / `nl.program_ndim` read the SPMD launch grid, whose
-`nl.nc` / `nl.spmd_dim` core annotations only count programs (one simulated core). Each
-call records KLR statements in the active trace (tilecc/nki/tracer.py).
+`nl.nc` / `nl.spmd_dim` core annotations only count programs (one simulated core); `nl.where`,
+`nl.floor` ... (tilecc/nki/language_math.py) and `nl.rand` / `nl.dropout` / `nl.device_print`
+(tilecc/nki/isa_random.py) are re-exported. Each call records KLR statements in the active
+trace (tilecc/nki/tracer.py).
 """
 
 from __future__ import annotations
@@ -48,11 +50,8 @@ float16, float32, bfloat16, tfloat32 = (_Dtype("float16"), _Dtype("float32"), _D
 float8_e4m3, float8_e5m2, float8_e4m3fn = (_Dtype("float8_e4m3"), _Dtype("float8_e5m2"),
                                            _Dtype("float8_e4m3fn"))
 
-
-class _Float32(_Dtype):
-    """nl.fp32: float32, with the range bounds kernels use as fill values (nl.fp32.min)."""
-    min = -3.4028234663852886e38
-    max = 3.4028234663852886e38
+class _Float32(_Dtype):  # nl.fp32, with the bounds kernels use as fill values (nl.fp32.min)
+    min, max = -3.4028234663852886e38, 3.4028234663852886e38
 
 
 fp32 = _Float32("float32")
@@ -371,12 +370,10 @@ _TILE_LEVEL = frozenset({
     "dynamic_range",
 })
 
-# Tile-level functions lowered to several instructions, and the random-number calls.
-from tilecc.nki.language_math import (abs_max, abs_min, all, ceil, cos, floor,  # noqa: E402,F401,A004
-                                      finfo, gather_flattened, is_hbm, is_on_chip, is_psum, is_sbuf, rms_norm, softmax,
-                                      static_cast, tan, trunc, where)
-from tilecc.nki.isa_random import device_print, rand, random_seed  # noqa: E402,F401
-from tilecc.nki.isa_random import language_dropout as dropout  # noqa: E402,F401
+from tilecc.nki.language_math import (  # noqa: E402,F401,A004 (lowered to several instructions)
+    abs_max, abs_min, all, ceil, cos, finfo, floor, gather_flattened, is_hbm, is_on_chip, is_psum,
+    is_sbuf, rms_norm, softmax, static_cast, tan, trunc, where)
+from tilecc.nki.isa_random import device_print, language_dropout as dropout, rand, random_seed  # noqa: E402,F401
 
 
 # the packed MX dtypes (four values per element), for nisa.nc_matmul_mx / quantize_mx
