@@ -252,7 +252,13 @@ def mx_dtype(a):
     nl.ndarray((128, 8), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)  # <-
 
 
+def across_a_bank(a):
+    acc = ps((8, 1024))
+    nisa.nc_matmul(acc[:, 256:768], sb((128, 8)), sb((128, 512)))  # <-
+
+
 CASES = [
+    (across_a_bank, r"covers bytes 1024..3071 of each PSUM partition, across a 2 KiB bank"),
     (mx_dtype, r"nl.float8_e4m3fn_x4 is not supported by tilecc: the MX quantized family"),
     (contraction_over_128, r"nc_matmul: moving has 64 partitions but stationary has 128"),
     (stationary_too_wide, r"nc_matmul: stationary free size 129 exceeds 128"),
@@ -285,3 +291,14 @@ def test_restriction_is_a_located_kernel_error(kernel, message):
     with pytest.raises(KernelError, match=message) as info:
         nki.trace_kernel(kernel, nki.ArgSpec((128, 8), np.float32))
     assert (info.value.path, info.value.line) == (__file__, marked_line(kernel))
+
+
+def test_1x_transpose_with_a_cast():
+    @nki.jit
+    def cast(a):
+        out = nl.ndarray((a.shape[1], a.shape[0]), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nisa.nc_transpose(nl.load(a), dtype=nl.float32))
+        return out
+
+    a = np.arange(64 * 48).reshape(64, 48).astype(BF16)
+    np.testing.assert_array_equal(both(cast, a), a.T.astype(np.float32))

@@ -76,6 +76,11 @@ def dynamic_view(tensor: NkiTensor, items: list[object]) -> DynamicView:
         raise kernel_error(f"an access of {tensor!r} takes one dynamic offset, got {len(dynamic)}")
     position = dynamic[0]
     item = items[position]
+    if isinstance(item, NkiTensor) and item.partitions * item.free_elements > 1:
+        raise kernel_error(f"indexing {tensor!r} with a tile of indices: an index tile selects "
+                           f"rows of a whole HBM tensor (an indirect DMA); on chip use "
+                           f"nisa.nc_n_gather / nisa.local_gather, or one element as a dynamic "
+                           f"offset")
     found = DynamicIndex(_offset_tile(item), 0) if isinstance(item, NkiTensor) else item
     assert isinstance(found, DynamicIndex)
     if position >= tensor.ndim or tensor.dims[position].is_par:

@@ -32,6 +32,7 @@ from enum import Enum
 
 from tilecc.klr import ast
 from tilecc.nki import operands as chk
+from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.operators import install
 from tilecc.nki.isa_enums import engine
@@ -98,11 +99,11 @@ def _legacy_matmul(fn: object, stationary: object, moving: object, *,
     trace = active_trace()
     out = trace.allocate((m, n), st.dtype if is_transpose else "float32", "psum",
                          assigned_name() or "psum")
+    emitted = len(trace.body)
     nc_matmul(out, st, mv, is_stationary_onezero, is_moving_onezero, is_transpose, False,
               tile_position, tile_size, perf_mode)
-    stmt = trace.body[-1]
-    assert isinstance(stmt, ast.NcMatMul)
-    _state(trace).fresh = (stmt, out)
+    if len(trace.body) > emitted and isinstance(stmt := trace.body[-1], ast.NcMatMul):
+        _state(trace).fresh = (stmt, out)   # (nothing is emitted under a False mask)
     return out
 
 
@@ -139,6 +140,7 @@ def nc_matmul(dst: object, stationary: object, moving: object, is_stationary_one
         raise kernel_error(f"nisa.nc_matmul: dst {list(d.shape)} must be [{m}, {n}] "
                            f"(stationary free size x moving free size)")
     _check_dtypes(st.dtype, mv.dtype, d.dtype, is_transpose, double, cols)
+    _check_one_bank(d)
     if accumulate is not None and not isinstance(accumulate, bool):
         raise kernel_error(f"nisa.nc_matmul: accumulate must be True, False or None, got "
                            f"{accumulate!r}")
@@ -150,6 +152,21 @@ def nc_matmul(dst: object, stationary: object, moving: object, is_stationary_one
     trace.emit(ast.NcMatMul(target, trace.access(st), trace.access(mv), bool(is_stationary_onezero),
                             bool(is_moving_onezero), bool(is_transpose), position, size, perf,
                             accumulate))
+
+
+def _check_one_bank(d: NkiTensor) -> None:
+    """The output's bytes lie in one 2 KiB PSUM bank of its tile (a tile larger than a bank
+    starts on one: sim/psum_banks.py)."""
+    from tilecc.nki.dtypes import dtype_info
+    size = dtype_info(d.dtype).size
+    par = d.par_index
+    free = [dim for i, dim in enumerate(d.dims) if i != par]
+    low = d.offset + sum(min(0, dim.step * (dim.num - 1)) for dim in free)
+    high = d.offset + sum(max(0, dim.step * (dim.num - 1)) for dim in free)
+    if (low * size) // 2048 != ((high + 1) * size - 1) // 2048:
+        raise kernel_error(f"nisa.nc_matmul: dst {d!r} covers bytes {low * size}..{(high + 1) * size - 1} "
+                           f"of each PSUM partition, across a 2 KiB bank; an accumulation group "
+                           f"lives in one bank")
 
 
 def _free_sizes(st: NkiTensor, mv: NkiTensor, double: bool) -> tuple[int, int]:
@@ -233,7 +250,12 @@ def _legacy_transpose(fn: object, data: object, *, mask: object = None, dtype: o
     out = active_trace().allocate((x.free_elements, x.partitions), x.dtype,
                                   "psum" if on_pe else "sbuf", assigned_name())
     nc_transpose(out, x, engine=_Engine.tensor if on_pe else _Engine.vector)
-    return out
+    if dtype is None or canonical_dtype(dtype) == out.dtype:
+        return out
+    from tilecc.nki import isa   # 1.x dtype=: "an additional cast" into a new SBUF tile
+    converted = active_trace().allocate(out.shape, canonical_dtype(dtype), "sbuf", assigned_name())
+    isa.tensor_copy(dst=converted, src=out)
+    return converted
 
 
 _Engine = engine

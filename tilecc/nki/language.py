@@ -218,14 +218,15 @@ def program_ndim() -> int:
 
 # ---------------------------------------------------------------- tile-level reductions
 
+_FOLD_OPS = {"sum": "add", "max": "maximum", "min": "minimum", "prod": "multiply"}
+
+
 def _reduction(kind: str) -> Callable[..., NkiTensor]:
     def reduction(x: NkiTensor, axis: object, dtype: object = None, keepdims: bool = False,
                   mask: object = None) -> NkiTensor:
         return tile_ops.reduce(kind, x, axis, dtype, keepdims, mask, assigned_name())
     reduction.__name__ = reduction.__qualname__ = kind
-    # the ALU op it folds with, for `op=nl.max` in nisa calls (ops.resolve_op)
-    reduction.nki_op = {"sum": "add", "max": "maximum", "min": "minimum",  # type: ignore[attr-defined]
-                        "prod": "multiply"}.get(kind)
+    reduction.nki_op = _FOLD_OPS.get(kind)  # type: ignore[attr-defined]  # op=nl.max: resolve_op
     reduction.__doc__ = f"nl.{kind}(x, axis, dtype=None, keepdims=False, mask=None): a new tile."
     return reduction
 
@@ -343,8 +344,8 @@ copy = _OPS["copy"]
 reciprocal = _OPS["reciprocal"]
 
 from tilecc.nki.language_tensor_engine import (load_transpose2d, matmul,  # noqa: E402,F401
-                                               shared_constant, shared_identity_matrix,
-                                               stage_psum, transpose)
+                                               refuse_mx_dtype, shared_constant,
+                                               shared_identity_matrix, stage_psum, transpose)
 
 __all__ = [
     "par_dim", "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
@@ -376,14 +377,8 @@ from tilecc.nki.language_math import (  # noqa: E402,F401,A004 (lowered to sever
 from tilecc.nki.isa_random import device_print, language_dropout as dropout, rand, random_seed  # noqa: E402,F401
 
 
-# the packed MX dtypes (four values per element), for nisa.nc_matmul_mx / quantize_mx
-_MX_DTYPES = frozenset({"float8_e4m3fn_x4", "float8_e5m2_x4", "float4_e2m1fn_x4"})
-
-
 def __getattr__(name: str) -> object:
-    if name in _MX_DTYPES:
-        raise kernel_error(f"nl.{name} is not supported by tilecc: the MX quantized family "
-                           f"(nc_matmul_mx, quantize_mx and the x4 packed dtypes) is not simulated")
+    refuse_mx_dtype(name)   # the packed MX dtypes: a located refusal naming the family
     if name not in _TILE_LEVEL:
         raise AttributeError(f"module 'tilecc.nki.language' has no attribute {name!r}")
 

@@ -155,3 +155,13 @@ def shared_constant(constant: object, dtype: object = None) -> NkiTensor:
         else:
             isa.dma_copy(dst=out[start:start + count], src=fill[0:count])
     return out
+
+
+MX_DTYPES = frozenset({"float8_e4m3fn_x4", "float8_e5m2_x4", "float4_e2m1fn_x4"})
+
+
+def refuse_mx_dtype(name: str) -> None:
+    """`nl.<name>` of a packed MX dtype (four values per element) is a located KernelError."""
+    if name in MX_DTYPES:
+        raise kernel_error(f"nl.{name} is not supported by tilecc: the MX quantized family "
+                           f"(nc_matmul_mx, quantize_mx and the x4 packed dtypes) is not simulated")
