@@ -22,10 +22,10 @@ from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
-from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
+from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, nc_version, oob_mode, reduce_cmd
 from tilecc.nki.isa_legacy import two_forms
-from tilecc.nki.tensor import NkiTensor
-from tilecc.nki.tracer import active_trace, klr_dtype
+from tilecc.nki.tensor import NkiTensor, mask_tile
+from tilecc.nki.tracer import active_trace, klr_dtype, masked_off
 
 tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engine.scalar
 gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
@@ -44,10 +44,15 @@ def _ap(view: NkiTensor) -> ast.TensorRef:
 
 def dma_copy(dst: object, src: object, priority: int | None = None, oob_mode: oob_mode = oob_mode.error,
              dge_mode: dge_mode = dge_mode.unknown, engine: engine = engine.unknown,
-             name: str | None = None) -> None:
-    """dst = src through a DMA engine (HBM or SBUF on both sides, equal element counts)."""
+             name: str | None = None, *, mask: object = None) -> None:
+    """dst = src through a DMA engine (HBM or SBUF on both sides, equal element counts);
+    NKI 1.x's `mask=` restricts both to its box (as nl.store's does)."""
+    if masked_off(mask):
+        return
     d = chk.tile("dma_copy", "dst", dst, ("hbm", "sbuf"))
     s = chk.tile("dma_copy", "src", src, ("hbm", "sbuf"))
+    if mask is not None:
+        d, s = d.masked(mask, "nisa.dma_copy"), mask_tile("nisa.dma_copy", s, mask)
     if d.partitions * d.free_elements != s.partitions * s.free_elements:
         raise kernel_error(f"nisa.dma_copy: dst {list(d.shape)} and src {list(s.shape)} must hold "
                            f"the same number of elements")
@@ -294,8 +299,14 @@ from tilecc.nki.isa_activation import (activate2, activation, activation_reduce,
 from tilecc.nki.isa_reduce import (tensor_partition_reduce, tensor_reduce,  # noqa: E402
                                    tensor_scalar_cumulative, tensor_scalar_reduce)
 
+def get_nc_version() -> nc_version:
+    """The NeuronCore generation kernels are traced for: nc_version.gen2 (tilecc models one
+    NeuronCore-v2: 128 partitions, the instruction set of the Trn1 / Inf2 pages)."""
+    return nc_version.gen2
+
+
 __all__ = [
-    "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
+    "nc_version", "get_nc_version", "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",
     "gpsimd_engine", "unknown_engine", "dma_copy", "tensor_copy", "memset", "iota", "tensor_tensor",
     "tensor_scalar", "scalar_tensor_tensor", "tensor_tensor_scan", "activation", "activation_reduce",
     "activate2", "exponential", "reciprocal", "tensor_reduce", "tensor_partition_reduce",

@@ -53,6 +53,14 @@ class oob_mode(Enum):  # noqa: N801
     skip = 1
 
 
+class nc_version(Enum):  # noqa: N801
+    """NeuronCore generation (nki.isa.nc_version: gen2 Trn1 / Inf2, gen3 Trn2, gen4 Trn3)."""
+
+    gen2 = 2
+    gen3 = 3
+    gen4 = 4
+
+
 def klr_engine(fn: str, value: object, allowed: tuple[engine, ...]) -> ast.Engine:
     if not isinstance(value, engine) or value not in allowed:
         names = ", ".join(f"nisa.engine.{e.name}" for e in allowed)

@@ -72,6 +72,11 @@ ALL_OPS: dict[str, Op] = {op.name: op for op in [
         "softplus", "sqrt", "square", "sin", "arctan", "sign", "copy", "reciprocal"]],
 ]}
 ALL_OPS["bitwise_not"] = ALL_OPS["invert"]
+# max(|a|, |b|) / min(|a|, |b|): NKI operator names with no KLR AluOp (instructions refuse them)
+ALL_OPS["abs_max"], ALL_OPS["abs_min"] = Op("abs_max"), Op("abs_min")
+
+# nl.max / nl.min / nl.sum / nl.prod passed where an ALU operator is taken (op1=nl.max)
+REDUCTION_ALU = {"max": "maximum", "min": "minimum", "sum": "add", "prod": "multiply"}
 
 _NUMPY_OPS: dict[object, str] = {
     np.add: "add", np.subtract: "subtract", np.multiply: "multiply", np.divide: "divide",
@@ -83,7 +88,8 @@ _NUMPY_OPS: dict[object, str] = {
     np.invert: "invert", np.left_shift: "left_shift", np.right_shift: "right_shift",
     np.abs: "abs", np.exp: "exp", np.log: "log", np.tanh: "tanh", np.sqrt: "sqrt",
     np.square: "square", np.sin: "sin", np.arctan: "arctan", np.sign: "sign",
-    np.reciprocal: "reciprocal",
+    np.reciprocal: "reciprocal", np.max: "maximum", np.min: "minimum", np.sum: "add",
+    np.prod: "multiply",
 }
 
 # Bitvec ops act on raw integer bits (docs: "input/output data types must be integer types").
@@ -107,6 +113,8 @@ def resolve_op(value: object) -> Op | None:
     """The Op a kernel meant by `value` (an Op or a numpy ufunc), or None."""
     if isinstance(value, Op):
         return value
+    if isinstance(alias := getattr(value, "nki_op", None), str):   # nl.max as op1=nl.max
+        return ALL_OPS[alias]
     try:
         name = _NUMPY_OPS.get(value)
     except TypeError:  # unhashable
