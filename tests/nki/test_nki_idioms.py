@@ -139,3 +139,24 @@ def test_nki_shim_without_a_command_is_one_line(capsys):
     from tilecc.cli import main
     assert main(["nki-shim"]) == 1
     assert "expected a command after `--`" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "int32"])
+@pytest.mark.parametrize("backend", ["bir", "klr"])
+def test_a_tile_with_a_non_float32_column_is_elementwise(dtype, backend):
+    """nl.multiply / nl.subtract of a tile and a [P, 1] tile of its dtype (tensor_scalar takes
+    float32 columns only): tensor_tensor reading the column repeated along the free dims."""
+    from tilecc.nki.dtypes import dtype_info
+
+    def kernel(a, c):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        x, col = nl.load(a), nl.load(c)
+        nl.store(out, value=nl.subtract(col, nl.multiply(x, col)))
+        return out
+    host = dtype_info(dtype).numpy
+    a = (np.arange(4 * 6).reshape(4, 6) % 5 - 2).astype(host)
+    c = np.arange(1, 5).reshape(4, 1).astype(host)
+    got = nki.simulate(kernel, backend=backend)(a, c)
+    want = (c.astype(np.float64) - a.astype(np.float64) * c).astype(host)
+    assert got.dtype == host
+    np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
