@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "sim": "sim",
     "trace": "trace",
     "nki": "nki",
+    "nki-shim": "nki_shim",
     "host-opt": "host_opt",
     "host-run": "host_run",
 }

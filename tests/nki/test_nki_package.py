@@ -100,3 +100,9 @@ def test_list_supported_on_the_command_line():
     assert run.returncode == 0, run.stderr
     line = next(line for line in run.stdout.splitlines() if line.startswith("nki.isa "))
     assert f"({len(isa.__all__)})" in line and " tensor_tensor " in line
+
+
+def test_nki_without_a_flag_is_one_line(capsys):
+    from tilecc.cli import main
+    assert main(["nki"]) == 1
+    assert capsys.readouterr().err.strip() == "error: nki: expected --list-supported"

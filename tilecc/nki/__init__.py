@@ -25,6 +25,8 @@ from tilecc.nki.driver import (ArgSpec, JitKernel, TracedKernel, baremetal, jit,
 from tilecc.nki.errors import KernelError
 from tilecc.nki.supported import supported
 
+dtype = language.bfloat16.__class__   # `nki.dtype`: the type of nl.float32, nl.bfloat16 ...
+
 __all__ = ["compiler", "isa", "language", "typing", "jit", "trace", "baremetal", "benchmark", "profile",
            "simulate", "simulate_kernel", "trace_kernel", "ArgSpec", "JitKernel", "TracedKernel",
-           "KernelError", "supported"]
+           "KernelError", "supported", "dtype"]

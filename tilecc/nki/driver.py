@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 import linecache
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,13 +36,17 @@ from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.errors import TileccError
 from tilecc.klr import ast
 from tilecc.klr.interp import interpret_kernel
-from tilecc.nki.dtypes import canonical_dtype, dtype_info
-from tilecc.nki.errors import KernelError, kernel_failure
+from tilecc.nki.dtypes import canonical_dtype, dtype_info, plain_number
+from tilecc.nki.errors import KernelError, kernel_error, kernel_failure
+from tilecc.nki.shim import aliases
 from tilecc.nki.tracer import Trace, in_trace, tracing
 from tilecc.sim.execute import simulate as simulate_program
 
 __all__ = ["ArgSpec", "JitKernel", "TracedKernel", "baremetal", "jit", "simulate", "simulate_kernel",
            "trace", "trace_kernel"]
+
+
+MAX_PROGRAMS = 65536   # programs of one launch grid (each is traced into the kernel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +66,8 @@ class TracedKernel:
 
 
 def _is_array(value: object) -> bool:
-    return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, type)
+    """An array-like kernel argument (numpy arrays and scalars, ArgSpec), not a dtype."""
+    return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, (type, str))
 
 
 def _grid_of(fn: object) -> tuple[int, ...]:
@@ -77,7 +83,8 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
     except TypeError as err:
         raise TileccError(f"kernel {target.__name__}: {err}") from None
     trace = Trace(f"{target.__module__}.{target.__qualname__}")
-    with tracing(trace):
+    # `import neuronxcc.nki.language as nl` inside the kernel body resolves too (shim.aliases)
+    with tracing(trace), aliases():
         call_args: dict[str, object] = {}
         for name, value in bound.arguments.items():
             if not _is_array(value):
@@ -88,9 +95,9 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
             except ValueError as err:
                 raise TileccError(f"kernel {target.__name__}: argument {name}: {err}") from None
             shape = tuple(int(s) for s in value.shape)
-            if not shape:
-                raise TileccError(f"kernel {target.__name__}: argument {name} is a 0-d array; "
-                                  f"pass scalars as Python numbers")
+            if not shape:   # np.float32(0.5), np.int32(3), a 0-d array: a compile-time number
+                call_args[name] = np.asarray(value).item()
+                continue
             call_args[name] = trace.add_input(name, shape, dtype)
         result = None
         for program in itertools.product(*(range(n) for n in grid)):
@@ -203,11 +210,16 @@ class JitKernel:
         self.__wrapped__ = fn
 
     def __getitem__(self, grid: object) -> JitKernel:
-        sizes = grid if isinstance(grid, tuple) else (grid,)
+        """`kernel[gx, gy]`: positive ints (numpy ints too), at most MAX_PROGRAMS programs in
+        all, each traced; anything else is a KernelError at the launching line."""
+        sizes = tuple(plain_number(n) for n in (grid if isinstance(grid, tuple) else (grid,)))
         if not sizes or any(isinstance(n, bool) or not isinstance(n, int) or n <= 0 for n in sizes):
-            raise TileccError(f"kernel {self.__name__}: a launch grid is one or more positive ints, "
-                              f"got [{grid!r}]")
-        return JitKernel(self.fn, tuple(sizes))
+            raise kernel_error(f"kernel {self.__name__}: a launch grid is one or more positive ints, "
+                               f"got [{grid!r}]")
+        if (count := math.prod(sizes)) > MAX_PROGRAMS:   # type: ignore[arg-type]
+            raise kernel_error(f"kernel {self.__name__}: a launch grid of {count} programs; tilecc "
+                               f"traces every program and takes at most {MAX_PROGRAMS}")
+        return JitKernel(self.fn, sizes)  # type: ignore[arg-type]
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
         if in_trace():
@@ -232,5 +244,5 @@ def jit(fn: Callable[..., Any] | None = None, **options: object) -> Any:
 
 trace = jit   # NKI 1.x `@nki.trace`, used with simulate_kernel
 # NKI's device-run decorator `@nki.baremetal(save_neff_name=...)`: there is no device here, so
-# it simulates as @jit does (nki.benchmark / nki.profile estimate too: tilecc/nki/benchmark.py)
+# it simulates as @jit does (nki.benchmark / nki.profile estimate too: tilecc/nki/estimates.py)
 baremetal = jit

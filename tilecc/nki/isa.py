@@ -28,8 +28,8 @@ from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_
 from tilecc.nki.isa_indirect import IndirectView, indirect_dma_copy
 from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.isa_refused import refusal
-from tilecc.nki.tensor import NkiTensor
-from tilecc.nki.tracer import active_trace, klr_dtype
+from tilecc.nki.tensor import NkiTensor, mask_tile
+from tilecc.nki.tracer import active_trace, klr_dtype, masked_off
 
 tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engine.scalar
 gpsimd_engine, unknown_engine = engine.gpsimd, engine.unknown
@@ -59,30 +59,36 @@ def _dma_copy_2x(dst: object, src: object, priority: int | None = None,
 def dma_copy(*args: object, dst_rmw_op: object = None, mask: object = None,
              **kwargs: object) -> None:
     """The NKI 2.x signature (what inspect.signature reports), plus NKI 1.x's keywords
-    `dst_rmw_op` (np.add / nl.add: dst += src) and `mask` (refused)."""
-    if mask is not None:
-        raise kernel_error("nisa.dma_copy: mask= is not supported; slice the tensors instead")
+    `dst_rmw_op` (np.add / nl.add: dst += src) and `mask` (restricts both sides to its box,
+    as nl.store's does)."""
+    if masked_off(mask):
+        return
     try:
         bound = _DMA_COPY_SIGNATURE.bind(*args, **kwargs)
     except TypeError as err:
         raise kernel_error(f"nisa.dma_copy: {err}") from None
     bound.apply_defaults()
     a = bound.arguments
-    _dma_copy(a["dst"], a["src"], a["oob_mode"], a["dge_mode"], a["engine"], _rmw_add(dst_rmw_op))
+    _dma_copy(a["dst"], a["src"], a["oob_mode"], a["dge_mode"], a["engine"], _rmw_add(dst_rmw_op), mask)
 
 
 _DMA_COPY_SIGNATURE = inspect.signature(_dma_copy_2x)
 
 
 def _dma_copy(dst: object, src: object, oob_mode: object, dge_mode: object, engine: object,
-              add: bool) -> None:
+              add: bool, mask: object = None) -> None:
     if isinstance(dst, IndirectView) or isinstance(src, IndirectView):
+        if mask is not None:
+            raise kernel_error("nisa.dma_copy: mask= on an indirect (gather / scatter) copy is not "
+                               "supported; slice the index tile instead")
         if not isinstance(dst, NkiTensor) or not isinstance(src, NkiTensor):
             raise kernel_error("nisa.dma_copy: dst and src must be tensors")
         indirect_dma_copy(dst, src, skip=oob_mode is _Oob.skip, accumulate=add)
         return
     d = chk.tile("dma_copy", "dst", dst, ("hbm", "sbuf"))
     s = chk.tile("dma_copy", "src", src, ("hbm", "sbuf"))
+    if mask is not None:
+        d, s = d.masked(mask, "nisa.dma_copy"), mask_tile("nisa.dma_copy", s, mask)
     if d.partitions * d.free_elements != s.partitions * s.free_elements:
         raise kernel_error(f"nisa.dma_copy: dst {list(d.shape)} and src {list(s.shape)} must hold "
                            f"the same number of elements")

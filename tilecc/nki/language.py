@@ -21,6 +21,10 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
 
 from tilecc.klr import ast
 from tilecc.nki import ops as _ops
@@ -36,10 +40,61 @@ from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype, masked_off
 
 class _Dtype(str):
     """An nl dtype: its canonical name (a str, so it works wherever a dtype name does);
-    calling it makes a compile-time scalar of that type, as `nl.float32(0.0)` does in NKI."""
+    calling it makes a compile-time scalar of that type, as `nl.float32(0.0)` does in NKI;
+    `.min` / `.max` / `.bits` / `.itemsize` are the type's range and width (`nl.fp32.min`)."""
 
     def __call__(self, value: int | float) -> int | float:
         return float(value) if dtype_info(self).is_float else int(value)
+
+    @property
+    def min(self) -> int | float:
+        """The most negative finite value."""
+        return plain_number(_limits(self).min)  # type: ignore[return-value]
+
+    @property
+    def max(self) -> int | float:
+        """The largest finite value."""
+        return plain_number(_limits(self).max)  # type: ignore[return-value]
+
+    @property
+    def bits(self) -> int:
+        return dtype_info(self).size * 8
+
+    @property
+    def itemsize(self) -> int:
+        return dtype_info(self).size
+
+
+def _limits(dtype: str) -> Any:
+    """numpy / ml_dtypes finfo or iinfo of an nl dtype (bool_: 0..1)."""
+    host = dtype_info(canonical_dtype(dtype)).numpy
+    return ml_dtypes.finfo(host) if dtype_info(canonical_dtype(dtype)).is_float else np.iinfo(host)
+
+
+def finfo(dtype: object) -> Any:
+    """Limits of a float dtype (numpy's finfo, ml_dtypes' for bf16 / fp8): .min .max .eps ..."""
+    name = parse_dtype(dtype)
+    if not dtype_info(name).is_float:
+        raise kernel_error(f"nl.finfo: {name} is not a float dtype (nl.iinfo takes integers)")
+    return _limits(name)
+
+
+def iinfo(dtype: object) -> Any:
+    """Limits of an integer dtype (numpy's iinfo): .min .max .bits."""
+    name = parse_dtype(dtype)
+    if dtype_info(name).is_float:
+        raise kernel_error(f"nl.iinfo: {name} is a float dtype (nl.finfo takes floats)")
+    return _limits(name)
+
+
+class NKIObject:
+    """NKI's base class for compile-time helper objects (the nki-library's TensorView,
+    TiledRange, allocators subclass it): a plain Python object while tracing."""
+
+
+def static_cast(value: object, dtype: object) -> Any:
+    """A host-side numpy array (or number) converted to `dtype` (nl.static_cast on inputs)."""
+    return np.asarray(value).astype(dtype_info(parse_dtype(dtype)).numpy)
 
 
 bool_ = _Dtype("bool_")
@@ -120,13 +175,18 @@ def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor
     return tile
 
 
-def store(dst: NkiTensor, value: NkiTensor, mask: object = None) -> None:
+def store(dst: NkiTensor, value: object, mask: object = None) -> None:
     """Copy a tile into an HBM tensor (view) of the same number of elements (one DMA copy);
-    a mask restricts both to its box."""
+    a mask restricts both to its box. A number as `value` fills dst (a memset, then the copy)."""
     if not isinstance(dst, NkiTensor):
         raise kernel_error(f"nl.store writes a tensor, got {dst!r}")
     if masked_off(mask) or (isinstance(value, NkiTensor) and value.alloc.masked_off):
         return   # the store (or the instruction that made its value) is masked off
+    number = plain_number(value)
+    if isinstance(number, (int, float)) and not isinstance(number, bool):
+        # storing a number fills dst (NKI: "effectively a memset"): a filled tile, one copy
+        filled = full(dst.shape, number, dst.dtype, name=assigned_name() or "stored")
+        return store(dst, filled, mask)
     if mask is not None:
         dst = dst.masked(mask, "nl.store")
         value = mask_tile("nl.store", value, mask)
@@ -228,6 +288,8 @@ def _reduction(kind: str) -> Callable[..., NkiTensor]:
     reduction.__name__ = reduction.__qualname__ = kind
     reduction.nki_op = _FOLD_OPS.get(kind)  # type: ignore[attr-defined]  # op=nl.max: resolve_op
     reduction.__doc__ = f"nl.{kind}(x, axis, dtype=None, keepdims=False, mask=None): a new tile."
+    # where an instruction takes an ALU operator, nl.max means nl.maximum (op1=nl.max)
+    reduction.nki_op = _ops.REDUCTION_ALU.get(kind)  # type: ignore[attr-defined]
     return reduction
 
 
@@ -342,12 +404,15 @@ arctan = _OPS["arctan"]
 sign = _OPS["sign"]
 copy = _OPS["copy"]
 reciprocal = _OPS["reciprocal"]
+abs_max = _OPS["abs_max"]
+abs_min = _OPS["abs_min"]
 
 from tilecc.nki.language_tensor_engine import (load_transpose2d, matmul,  # noqa: E402,F401
                                                refuse_mx_dtype, shared_constant,
                                                shared_identity_matrix, stage_psum, transpose)
 
 __all__ = [
+    "finfo", "iinfo", "NKIObject", "static_cast", "abs_max", "abs_min",
     "par_dim", "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
     "float32", "bfloat16", "tfloat32", "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "fp32",
     "sbuf", "psum", "hbm", "shared_hbm", "private_hbm", "tile_size", "ndarray", "full", "zeros",

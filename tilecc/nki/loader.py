@@ -2,7 +2,7 @@
 
 Contract: `load_kernel(target)` imports the file as a fresh module (its folder first on
 sys.path, so sibling helper modules import; `neuronxcc.nki` and `nki` imports give
-tilecc's frontend, see nki_import_aliases) and returns the named function (a @jit kernel
+tilecc's frontend, tilecc/nki/shim.py `aliases`) and returns the named function (a @jit kernel
 or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid of at most
 tilecc.limits' "grid" programs);
 `--input` values are read by tilecc/commands/inputs.py, as every command reads them.
@@ -13,13 +13,10 @@ at its line, tilecc/nki/errors.py `kernel_failure`), never a traceback.
 from __future__ import annotations
 
 import importlib.util
-import linecache
 import math
 import re
 import sys
-import types
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +25,7 @@ from tilecc.fileio import not_decodable
 from tilecc.limits import beyond, cut, limit
 from tilecc.nki.driver import JitKernel
 from tilecc.nki.errors import kernel_failure
+from tilecc.nki.shim import aliases
 
 
 _GRID = re.compile(r"([A-Za-z_]\w*)\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -57,7 +55,7 @@ def load_kernel(target: str) -> Callable[..., Any]:
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(file.resolve().parent))
     try:
-        with nki_import_aliases():
+        with aliases():
             spec.loader.exec_module(module)
     except SyntaxError as err:
         if err.msg.startswith("(unicode error)"):  # a bad byte past the first two lines
@@ -93,31 +91,3 @@ def _check_utf8(file: Path, path: str) -> None:
         data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise not_decodable(data, err, path) from None
-
-
-@contextmanager
-def nki_import_aliases() -> Iterator[None]:
-    """While a kernel file is imported, the public NKI packages -- `neuronxcc.nki` (1.x) and
-    `nki` (2.x), with their language / isa / typing / compiler modules -- are tilecc's
-    frontend, so a published kernel runs unchanged (tilecc can trace only its own
-    frontend, even where the real package is installed). The previous sys.modules entries
-    are restored afterwards; the kernel module keeps the objects it bound."""
-    import tilecc.nki as frontend
-    parent = types.ModuleType("neuronxcc")
-    parent.__path__ = []
-    parent.nki = frontend  # type: ignore[attr-defined]
-    aliases: dict[str, types.ModuleType] = {"neuronxcc": parent}
-    for package in ("neuronxcc.nki", "nki"):
-        aliases[package] = frontend
-        for sub in ("language", "isa", "typing", "compiler"):
-            aliases[f"{package}.{sub}"] = getattr(frontend, sub)
-    saved = {name: sys.modules.get(name) for name in aliases}
-    sys.modules.update(aliases)
-    try:
-        yield
-    finally:
-        for name, previous in saved.items():
-            if previous is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = previous

@@ -4,12 +4,12 @@ Contract (NKI semantics, klr-bir.md and the NKI docs on `mask=`): an instruction
 reads and writes only the mask's box, an interval [low, high) per dim (tilecc/nki/indexing.py
 turns the mask into a box; `NkiTensor.dims_box` puts it on a view's dims). A tile-returning
 call returns a tile of the full shape of which only the box is written (`result_tile`);
-the rest stays unwritten, so reading it is an uninitialised read in the simulator unless
-something else wrote it. That box is remembered (`Allocation.written`): an unmasked
+the rest stays unwritten, so it holds undefined data in the simulator (reported if it reaches
+HBM, tilecc/definedness.py) unless something else wrote it. That box is remembered (`Allocation.written`): an unmasked
 instruction on such a tile computes on the box the operands hold (`call_box`), as NKI
 computes on whole tiles and the values outside are never meant to be read; `tile[...] =`
 of such a tile copies its box (tensor.py). A store or an index access is not cut this way,
-so reading past the box stays an uninitialised read. An instruction that later writes the
+so reading past the box reads undefined data. An instruction that later writes the
 whole tile clears the box (Trace.emit).
 
 Invariants: a box has one [low, high) per dim of the operand it is expressed on, with
@@ -46,7 +46,7 @@ def call_box(what: str, mask: object, data: NkiTensor, *others: object) -> DimBo
                           if i < value.ndim and value.shape[i] == data.shape[i] else (low, high)
                           for i, (low, high) in enumerate(spans))
         if any(low >= high for low, high in spans):
-            return None   # it reads only outside what they wrote: an uninitialised read, as in NKI
+            return None   # it reads only outside what they wrote: undefined data, as in NKI
     if all(span == (0, num) for span, num in zip(spans, data.shape)):
         return None
     return spans

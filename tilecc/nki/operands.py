@@ -75,6 +75,9 @@ def alu_op(fn: str, arg: str, value: object, allowed: Collection[str] | None = N
            arithmetic: bool = False, binary: bool = False) -> ast.AluOp:
     """The KLR AluOp of an ALU op argument, checked against an instruction's restrictions."""
     op = op_of(fn, arg, value)
+    if op.alu is None and op.act is None:
+        raise kernel_error(f"nisa.{fn}: {arg}={op!r} has no KLR ALU operator, so tilecc cannot "
+                           f"trace it")
     if op.alu is None:
         raise kernel_error(f"nisa.{fn}: {arg}={op!r} is an activation function, not an ALU operator")
     name = op.alu

@@ -72,6 +72,11 @@ ALL_OPS: dict[str, Op] = {op.name: op for op in [
         "softplus", "sqrt", "square", "sin", "arctan", "sign", "copy", "reciprocal"]],
 ]}
 ALL_OPS["bitwise_not"] = ALL_OPS["invert"]
+# max(|a|, |b|) / min(|a|, |b|): NKI operator names with no KLR AluOp (instructions refuse them)
+ALL_OPS["abs_max"], ALL_OPS["abs_min"] = Op("abs_max"), Op("abs_min")
+
+# nl.max / nl.min / nl.sum / nl.prod passed where an ALU operator is taken (op1=nl.max)
+REDUCTION_ALU = {"max": "maximum", "min": "minimum", "sum": "add", "prod": "multiply"}
 
 _NUMPY_OPS: dict[object, str] = {
     np.add: "add", np.subtract: "subtract", np.multiply: "multiply", np.divide: "divide",
@@ -86,6 +91,7 @@ _NUMPY_OPS: dict[object, str] = {
     np.reciprocal: "reciprocal",
     # the reductions kernels pass as a reduce_op / op1 (np.max, np.amax ...) are the ALU ops
     np.max: "maximum", np.amax: "maximum", np.min: "minimum", np.amin: "minimum",
+    np.sum: "add", np.prod: "multiply",
 }
 
 # Bitvec ops act on raw integer bits (docs: "input/output data types must be integer types").
@@ -110,7 +116,7 @@ def resolve_op(value: object) -> Op | None:
     nl.max, which published kernels pass as `op=` for the ALU op it folds with), or None."""
     if isinstance(value, Op):
         return value
-    if (alias := getattr(value, "nki_op", None)) in ALL_OPS:   # nl.max as op= (an ALU max)
+    if isinstance(alias := getattr(value, "nki_op", None), str):   # nl.max as op1=nl.max
         return ALL_OPS[alias]
     try:
         name = _NUMPY_OPS.get(value)

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import overload
 
-from tilecc.nki.dtypes import dtype_info, plain_number
+from tilecc.nki.dtypes import canonical_dtype, dtype_info, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr, broadcast_grids, mask_box
 from tilecc.nki.operators import installed
@@ -394,13 +394,9 @@ class NkiTensor:
 
     def view(self, dtype: object) -> NkiTensor:
         """NKI's bit reinterpretation (`int_tile.view(nl.float32)`): refused, since a KLR / BIR
-        access reads its tensor in the tensor's own dtype; a view as its own dtype is itself."""
-        from tilecc.nki.dtypes import canonical_dtype
-        try:
-            if canonical_dtype(dtype) == self.dtype:
-                return self
-        except ValueError:
-            pass   # not a dtype: the refusal below names it
+        access reads its tensor in the tensor's own dtype."""
+        if canonical_dtype_or_none(dtype) == self.dtype:
+            return self   # a view as its own dtype changes nothing
         raise kernel_error(f"{self!r}.view({dtype!r}) reinterprets the bits as another dtype; KLR "
                            f"and BIR accesses read a tensor in its own dtype, so tilecc cannot "
                            f"express it (nisa.tensor_copy converts values instead)")
@@ -443,6 +439,13 @@ class NkiTensor:
         itself or a reshape of it."""
         return (not self.alloc.on_chip and self.offset == 0 and self.free_elements * self.partitions
                 == self.alloc.free_size and self.dims == _row_major_dims(self.shape))
+
+
+def canonical_dtype_or_none(dtype: object) -> str | None:
+    try:
+        return canonical_dtype(dtype)
+    except ValueError:
+        return None
 
 
 def _row_major_dims(shape: tuple[int, ...]) -> tuple[Dim, ...]:

@@ -5,8 +5,10 @@ with exactly one nki.isa instruction (nl.mod excepted, below), so the KLR it tra
 the same kernel written with nki.isa would give:
 - unary activation functions (nl.exp, nl.square, nl.rsqrt ...) -> activation; nl.invert ->
   tensor_scalar;
-- binary ALU ops: two tiles of one shape -> tensor_tensor; a tile and a number or a [P, 1]
-  column -> tensor_scalar (reverse0 when the tile is the right operand); a one-partition
+- binary ALU ops: two tiles of one shape -> tensor_tensor; a tile and a number or a float32
+  [P, 1] column -> tensor_scalar (reverse0 when the tile is the right operand); a bf16 /
+  fp16 / integer column (which tensor_scalar does not take) -> tensor_tensor reading the
+  column repeated along the free dims; a one-partition
   tile against a P-partition tile is first broadcast to P partitions (numpy broadcasting);
 - reductions nl.sum / nl.max / nl.min / nl.prod / nl.mean -> tensor_reduce over the given
   trailing free axes (mean then scales by 1/n with tensor_scalar); the result keeps the
@@ -31,7 +33,7 @@ from tilecc.nki.dtypes import canonical_dtype, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.explicit_ap import explicit_access
 from tilecc.nki.operators import install
-from tilecc.nki.ops import ALL_OPS, Op
+from tilecc.nki.ops import ALL_OPS, BITVEC_ALU, Op
 from tilecc.nki.shapes import reduce_axes, reduced_shape
 from tilecc.nki.tensor import Dim, NkiTensor
 from tilecc.nki.tracer import active_trace, assigned_name, masked_off, skip_masked_off
@@ -135,6 +137,17 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str, mask: object 
         data = tiles[0]
         reverse = data is y
         operand = x if reverse else y
+    if isinstance(operand, NkiTensor) and operand.dtype != "float32" and op.alu not in BITVEC_ALU:
+        # tensor_scalar takes a float32 [P, 1] tile only: a bf16 / fp16 / int column is read
+        # by tensor_tensor instead, repeated along the free dims (a step-0 access)
+        column = NkiTensor(operand.alloc, operand.offset, operand.par_start,
+                           (operand.dims[operand.par_index], *(Dim(0, d.num) for d in data.dims[1:])))
+        box = masking.call_box(what, mask, data, column)
+        out, dst = masking.result_tile(data.shape, _dtype(what, dtype, default), name, box)
+        first, second = (column, data) if reverse else (data, column)
+        isa.tensor_tensor(dst=dst, data1=masking.cut(first, box, data.shape),
+                          data2=masking.cut(second, box, data.shape), op=op)
+        return out
     box = masking.call_box(what, mask, data, operand)
     out, dst = masking.result_tile(data.shape, _dtype(what, dtype, default), name, box)
     isa.tensor_scalar(dst=dst, data=masking.cut(data, box, data.shape), op0=op,

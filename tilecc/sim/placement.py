@@ -5,8 +5,8 @@ fit one after another (the machine's bump order: each at the next 64-byte aligne
 of every partition), which is how every program that fits runs. Otherwise it returns a
 ColumnPlan: a base column for every SB / PSUM location, and per instruction index the
 locations that start living there on bytes an earlier location used (the simulator marks
-those bytes unwritten before the instruction runs, so reading what the earlier tenant
-left is still an uninitialised read).
+those bytes undefined before the instruction runs, so what the earlier tenant left is
+undefined data, tilecc/definedness.py).
 
 Invariants:
 - A location lives from the first to the last instruction naming it among its inputs or
