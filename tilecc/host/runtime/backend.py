@@ -10,6 +10,7 @@ Contract of every backend:
   (SPMD); the k-th allocation is one logical buffer with one copy per rank, zero-filled.
 - `buffer_bytes(buffer, rank)` is `rank`'s own copy (the MPI backend only has its own).
 - `read` / `write` / `accumulate` reach a peer's copy (flat element ranges of a window);
+  `read_all` is `read` of every rank's copy, in rank order, fetched together;
   `accumulate` is atomic per element.
 - `notify` is an atomic add (or store, `replace=True`) on one cell of a peer's signal;
   data a rank wrote (locally or by `write`) before a notify is visible to the peer after
@@ -39,6 +40,8 @@ class Backend(Protocol):
     def buffer_bytes(self, buffer: int, rank: int) -> np.ndarray: ...
 
     def read(self, window: Window, rank: int, peer: int, lo: int, hi: int) -> np.ndarray: ...
+
+    def read_all(self, window: Window, rank: int, lo: int, hi: int) -> list[np.ndarray]: ...
 
     def write(self, window: Window, rank: int, peer: int, lo: int, values: np.ndarray) -> None: ...
 

@@ -42,7 +42,7 @@ REDUCE_OPS = {"Sum": np.add, "Max": np.maximum, "Min": np.minimum, "Prod": np.mu
 TARGET_DTYPES = (np.dtype(np.float16), np.dtype(np.float32))
 MODES = ("mesh", "ring")
 RING_MAX_RANKS = 16
-REDUCE_CHUNK = 1 << 18   # elements a rank reduces at a time (1 MiB of fp32)
+REDUCE_CHUNK = 1 << 16   # elements a rank reduces at a time (256 KiB of fp32)
 
 
 def check_operands(data: Window, op: str, mode: str) -> None:
@@ -79,11 +79,12 @@ def reduce_in_rank_order(world: Backend, rank: int, data: Window, op: str, lo: i
     for start in range(lo, hi, REDUCE_CHUNK):
         stop = min(start + REDUCE_CHUNK, hi)
         part = acc[start - lo:stop - lo]
-        part[:] = world.read(data, rank, 0, start, stop)
+        first, *others = world.read_all(data, rank, start, stop)
+        part[:] = first
         with np.errstate(over="ignore", invalid="ignore"):   # IEEE results: +-inf, NaN
-            for source in range(1, world.world_size):
+            for other in others:
                 # in place, in fp32 (an fp16 operand widens exactly): no temporary per peer
-                combine(part, world.read(data, rank, source, start, stop), out=part)
+                combine(part, other, out=part)
     return acc
 
 

@@ -139,6 +139,22 @@ class MpiWorld:
             win.Flush(peer)
         return out
 
+    def read_all(self, window: Window, rank: int, lo: int, hi: int) -> list[np.ndarray]:
+        """Every rank's elements lo:hi: the peers' Gets are all issued, then flushed once,
+        so the transfers overlap."""
+        count = max(hi - lo, 0)
+        out = np.empty((self.world_size, count), window.dtype)
+        win = self._windows[window.buffer]
+        for peer in range(self.world_size):
+            if peer == self.rank:
+                out[peer] = window.local(self, peer).reshape(-1)[lo:hi]
+            elif count:
+                win.Get([out[peer].view(np.uint8), self.MPI.BYTE], peer,
+                        target=(lo * window.dtype.itemsize, out[peer].nbytes, self.MPI.BYTE))
+        if count:
+            win.Flush_all()
+        return list(out)
+
     def write(self, window: Window, rank: int, peer: int, lo: int, values: np.ndarray) -> None:
         flat = np.ascontiguousarray(values.reshape(-1), dtype=window.dtype)
         if peer == self.rank:

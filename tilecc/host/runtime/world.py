@@ -149,6 +149,9 @@ class World:
         """Elements lo:hi of `peer`'s copy of `window` (flat), as seen by `rank`."""
         return window.local(self, peer).reshape(-1)[lo:hi]
 
+    def read_all(self, window: Window, rank: int, lo: int, hi: int) -> list[np.ndarray]:
+        return [self.read(window, rank, peer, lo, hi) for peer in range(self.world_size)]
+
     def write(self, window: Window, rank: int, peer: int, lo: int, values: np.ndarray) -> None:
         window.local(self, peer).reshape(-1)[lo:lo + values.size] = values.reshape(-1)
 
