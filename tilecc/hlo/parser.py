@@ -15,6 +15,8 @@ col, message, source_line=...) -- never another exception -- for any input. Acce
 A computation without ROOT returns its last instruction (XLA's rule); an operand may be an
 instruction written in place (`add(f32[] parameter(0), ...)`), named `<opcode>.anon` as XLA
 names it; broadcast's dimensions default to {}.
+What XLA's parser refuses beyond the grammar (element counts, async chains, ...) is
+tilecc.hlo.parse_rules'.
 Rejected with a located message: unknown opcode / type, bad shape, undefined or duplicate
 names, repeated ROOT, unbalanced brackets, wrong operand count for fixed-arity
 opcodes, missing required attributes, unknown computations, malformed literals.
@@ -37,7 +39,8 @@ from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control
 from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, WS, Cursor, int_list,
                               name_list, replica_groups_from_text, slice_bounds)
 from tilecc.hlo.literal import LiteralError, parse_literal
-from tilecc.hlo.opcodes import HloOpcode, lookup_opcode
+from tilecc.hlo.opcodes import ASYNC, HloOpcode, lookup_opcode
+from tilecc.hlo.parse_rules import check_async, check_read, sugar_is_allowed
 from tilecc.hlo.shape_inference import infer_shape
 from tilecc.hlo.types import TYPE_BY_NAME, Shape
 
@@ -113,6 +116,7 @@ class _Parser(Cursor):
         self.module: HloModule | None = None
         # (instruction, attribute, computation name, text position) resolved at the end
         self.comp_refs: list[tuple[HloInstruction, str, int, list[tuple[str, int]]]] = []
+        self.async_checks: list[tuple[HloInstruction, int]] = []
         self.nested: list[HloInstruction] = []
         """Instructions read as operands of the one being read, innermost first; they join
         the computation before it."""
@@ -139,6 +143,10 @@ class _Parser(Cursor):
             raise self.error("the module has no computations")
         module.entry = entry if entry is not None else module.computations[-1]
         self.resolve_computation_refs(module)
+        for inst, pos in self.async_checks:
+            message = check_async(inst)
+            if message is not None:
+                raise self.error(message, pos)
         return module
 
     def parse_header_attributes(self, module: HloModule) -> None:
@@ -319,8 +327,17 @@ class _Parser(Cursor):
         self.pos = end.end()
         if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
             inst.dimensions = ()  # XLA's default: a scalar operand needs none
+        self.check_rules(inst, m.start(4))
         inst.register_as_user()
         return inst, m.group(1) is not None, m.start(2)
+
+    def check_rules(self, inst: HloInstruction, op_pos: int) -> None:
+        """tilecc.hlo.parse_rules on `inst` now; its async rules once computations are known."""
+        message = check_read(inst)
+        if message is not None:
+            raise self.error(message, op_pos)
+        if inst.opcode in ASYNC:
+            self.async_checks.append((inst, op_pos))
 
     def undo_references(self, inst: HloInstruction, control_refs: list) -> None:
         """Forget the computation / control references a discarded fast-path parse recorded."""
@@ -405,6 +422,7 @@ class _Parser(Cursor):
             inst.dimensions = ()  # XLA's default: a scalar operand needs none
         if shape is None:
             self.infer_result_shape(inst, op_pos)
+        self.check_rules(inst, op_pos)
         inst.register_as_user()
         return inst
 
@@ -610,7 +628,7 @@ def _async_sugar(mnemonic: str) -> tuple[HloOpcode | None, str | None]:
     for suffix, opcode in _ASYNC_SUFFIXES.items():
         if mnemonic.endswith(suffix):
             wrapped = mnemonic[:-len(suffix)]
-            if lookup_opcode(wrapped) is not None:
+            if lookup_opcode(wrapped) is not None and sugar_is_allowed(wrapped):
                 return opcode, wrapped
     return None, None
 
