@@ -46,6 +46,20 @@ def entry(*lines: str) -> str:
      "async_execution_thread to be main"),
     (ASYNC.replace("async-start(p0)", "async-start(p0, p0)").replace(
         "((f32[2,3]), f32", "((f32[2,3], f32[2,3]), f32"), 9, "its computation wrapped takes 1"),
+    (entry("ROOT c = f32[4,8] custom-call(p), custom_call_target=\"x\", api_version=API_V"),
+     5, "unknown custom-call api_version API_V"),
+    (entry("ROOT c = f32[4,8] custom-call(p), custom_call_target=\"x\", "
+           "operand_layout_constraints={f32[4,8]{0,1}, f32[2]{0}}"), 5, "1 operand layout con"),
+    (entry("ROOT c = f32[4,8] custom-call(p), custom_call_target=\"x\", "
+           "operand_layout_constraints={f32[8,4]{0,1}}"), 5, "does not fit the operand's"),
+    (entry("ROOT e = f32[4,8] exponential(p), result_accuracy={mode=high}"), 5, "is not {mode"),
+    (entry("ROOT e = f32[4,8] negate(p), result_accuracy={mode=highest}"), 5, "takes no resul"),
+    (entry("ROOT a = f32[4,8] add(f32[4,8] p, f32[8,4] p)"), 5, "but 'p' is f32[4,8]"),
+    (entry("ROOT b = f32[2,4,8] broadcast(p)"), 5, "of a non-scalar lacks"),
+    ("HloModule m, input_output_alias={ {0, a}: (0, {0}) }\nENTRY e {\n  ROOT p = f32[] "
+     "parameter(0)\n}\n", 1, "input_output_alias must read"),
+    ("HloModule m, buffer_donor={ (zero, {0}) }\nENTRY e {\n  ROOT p = f32[] "
+     "parameter(0)\n}\n", 1, "buffer_donor must read"),
 ])
 def test_refused_as_xla_refuses(text: str, line: int, fragment: str) -> None:
     with pytest.raises(ParseError) as info:
@@ -53,8 +67,14 @@ def test_refused_as_xla_refuses(text: str, line: int, fragment: str) -> None:
     assert fragment in info.value.message and info.value.line == line, info.value.message
 
 
-def test_the_async_chain_itself_parses() -> None:
+def test_the_accepted_forms_parse() -> None:
     assert parse_module(ASYNC).entry.root.operands[0].name == "u"  # type: ignore[union-attr]
+    parse_module(entry("c = f32[4,8] custom-call(p), custom_call_target=\"x\", "
+                       "api_version=API_VERSION_TYPED_FFI, operand_layout_constraints={f32[4,8]{0,1}}",
+                       "ROOT e = f32[4,8] exponential(c), result_accuracy={tolerance={atol=0.5,ulps=2}}"))
+    parse_module("HloModule m, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {}) }, "
+                 "buffer_donor={ (0, {}) }\nENTRY e {\n  p = f32[] parameter(0)\n  q = f32[] "
+                 "parameter(1)\n  ROOT t = (f32[], f32[]) tuple(p, q)\n}\n")
 
 
 @pytest.mark.parametrize("literal, ok", [

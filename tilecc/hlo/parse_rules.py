@@ -20,11 +20,14 @@ the message of the ParseError XLA's parser raises (or the CHECK it aborts on) fo
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
+from tilecc.errors import ParseError
 from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.lexer import Cursor
 from tilecc.hlo.opcodes import HloOpcode as Op, lookup_opcode
-from tilecc.hlo.types import PrimitiveType, Shape
+from tilecc.hlo.types import PrimitiveType, Shape, compatible
 
 
 def _static_extent(shape: Shape) -> int:
@@ -76,6 +79,66 @@ def _conditional(inst: HloInstruction) -> str | None:
     return None
 
 
+_API_VERSIONS = frozenset({"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
+                           "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"})
+
+
+def _custom_call(inst: HloInstruction) -> str | None:
+    version = inst.attributes.get("api_version")
+    if version is not None and version not in _API_VERSIONS:
+        return (f"unknown custom-call api_version {version} (expected one of "
+                + ", ".join(sorted(_API_VERSIONS)) + ")")
+    constraints = inst.attributes.get("operand_layout_constraints")
+    if constraints is not None:
+        shapes = _shapes_of(constraints)
+        if shapes is None:
+            return f"operand_layout_constraints {constraints} is not a list of shapes"
+        if len(shapes) != len(inst.operands):
+            return (f"{len(inst.operands)} operand layout constraints expected, "
+                    f"{len(shapes)} given")
+        for k, (shape, op) in enumerate(zip(shapes, inst.operands)):
+            if not compatible(shape, op.shape):
+                return (f"operand layout constraint {shape.to_text()} for operand {k} does "
+                        f"not fit the operand's shape {op.shape.to_text()}")
+    return None
+
+
+def _shapes_of(text: str) -> list[Shape] | None:
+    """The shapes of `{shape, shape, ...}`, or None when it is not that."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    cursor = Cursor(text[1:-1], "<operand_layout_constraints>")
+    shapes: list[Shape] = []
+    try:
+        while cursor.peek():
+            if shapes:
+                cursor.expect(",", "between shapes")
+                cursor.skip()
+            shapes.append(cursor.parse_shape())
+    except ParseError:
+        return None
+    return shapes
+
+
+_ACCURACY = re.compile(r"\{\s*(?:mode\s*=\s*(?:highest|default)|tolerance\s*=\s*\{\s*"
+                       r"(?:(?:atol|rtol|ulps)\s*=\s*[-+0-9.eE]+\s*,?\s*)+\})\s*\}")
+# the unary ops XLA's parser lets carry result_accuracy=
+_ACCURATE = frozenset({Op.EXP, Op.EXPM1, Op.LOG, Op.LOG1P, Op.RSQRT, Op.SQRT, Op.CBRT,
+                       Op.TANH, Op.TAN, Op.LOGISTIC, Op.ERF, Op.SIN, Op.COS})
+
+
+def _result_accuracy(inst: HloInstruction) -> str | None:
+    value = inst.attributes.get("result_accuracy")
+    if value is None:
+        return None
+    if inst.opcode not in _ACCURATE:
+        return f"{inst.opcode.mnemonic} takes no result_accuracy"
+    if _ACCURACY.fullmatch(value) is None:
+        return (f"result_accuracy {value} is not {{mode=highest|default}} or "
+                "{tolerance={atol=..., rtol=..., ulps=...}}")
+    return None
+
+
 def _async_start(inst: HloInstruction) -> str | None:
     shape = inst.shape
     if not shape.is_tuple or len(shape.tuple_shapes) < 2 or not shape.tuple_shapes[0].is_tuple:
@@ -108,14 +171,19 @@ _READ_RULES: dict[Op, Callable[[HloInstruction], str | None]] = {
     Op.ALL_GATHER: _named_dimension, Op.REDUCE_SCATTER: _named_dimension,
     Op.ALL_TO_ALL: _named_dimension, Op.RECV: _tuple_result, Op.INFEED: _tuple_result,
     Op.CONDITIONAL: _conditional, Op.ASYNC_START: _async_start,
-    Op.ASYNC_UPDATE: _async_chain, Op.ASYNC_DONE: _async_chain,
+    Op.ASYNC_UPDATE: _async_chain, Op.ASYNC_DONE: _async_chain, Op.CUSTOM_CALL: _custom_call,
+    **{op: _result_accuracy for op in _ACCURATE},
 }
 
 
 def check_read(inst: HloInstruction) -> str | None:
     """The error XLA's parser gives `inst` as read, or None; see the module contract."""
     rule = _READ_RULES.get(inst.opcode)
-    return rule(inst) if rule is not None else None
+    if rule is not None:
+        return rule(inst)
+    if "result_accuracy" in inst.attributes:
+        return _result_accuracy(inst)
+    return None
 
 
 def sugar_is_allowed(wrapped: str) -> bool:
@@ -134,6 +202,8 @@ def check_async(inst: HloInstruction) -> str | None:
                     f"{callee.name} takes {len(callee.parameters)}")
         return None
     source = inst.operands[0]
+    while source.opcode is Op.ASYNC_UPDATE and source.operands and not source.calls:
+        source = source.operands[0]  # the start of the chain names the computation
     if inst.async_wrapped and source.async_wrapped and inst.async_wrapped != source.async_wrapped:
         return (f"expected the async wrapped opcode to be {source.async_wrapped}, but got "
                 f"{inst.async_wrapped}")
@@ -145,4 +215,24 @@ def check_async(inst: HloInstruction) -> str | None:
                                                               '"main"'):
         return (f"expected async_execution_thread to be "
                 f"{source.attributes.get('async_execution_thread', 'main')}, but got {thread}")
+    return None
+
+
+_SHAPE_INDEX = r"\{\s*(?:-?\d+\s*(?:,\s*-?\d+\s*)*)?\}"
+_ALIAS = re.compile(r"\{\s*(?:" + _SHAPE_INDEX + r"\s*:\s*\(\s*\d+\s*,\s*" + _SHAPE_INDEX
+                    + r"\s*(?:,\s*(?:may|must)-alias\s*)?\)\s*(?:,\s*(?=\{)|(?=\})))*\}")
+_DONOR = re.compile(r"\{\s*(?:\(\s*\d+\s*,\s*" + _SHAPE_INDEX
+                    + r"\s*\)\s*(?:,\s*(?=\()|(?=\})))*\}")
+HEADER_FORMS = {
+    "input_output_alias": (_ALIAS, "{ {output index}: (parameter, {index}[, may-alias]), ... }"),
+    "buffer_donor": (_DONOR, "{ (parameter, {index}), ... }"),
+}
+"""Header attributes XLA's parser reads by a grammar: name -> (pattern, expected form)."""
+
+
+def check_header(key: str, value: str) -> str | None:
+    """The error XLA's parser gives header attribute `key`'s value, or None."""
+    form = HEADER_FORMS.get(key)
+    if form is not None and form[0].fullmatch(value) is None:
+        return f"{key} must read {form[1]}, got {value}"
     return None

@@ -14,7 +14,7 @@ col, message, source_line=...) -- never another exception -- for any input. Acce
   (tilecc.hlo.lexer).
 A computation without ROOT returns its last instruction (XLA's rule); an operand may be an
 instruction written in place (`add(f32[] parameter(0), ...)`), named `<opcode>.anon` as XLA
-names it; broadcast's dimensions default to {}.
+names it; a broadcast of a scalar may leave out `dimensions={}`.
 What XLA's parser refuses beyond the grammar (element counts, async chains, ...) is
 tilecc.hlo.parse_rules'.
 Rejected with a located message: unknown opcode / type, bad shape, undefined or duplicate
@@ -40,9 +40,9 @@ from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, WS, Cursor, int_l
                               name_list, replica_groups_from_text, slice_bounds)
 from tilecc.hlo.literal import LiteralError, parse_literal
 from tilecc.hlo.opcodes import ASYNC, HloOpcode, lookup_opcode
-from tilecc.hlo.parse_rules import check_async, check_read, sugar_is_allowed
+from tilecc.hlo.parse_rules import check_async, check_header, check_read, sugar_is_allowed
 from tilecc.hlo.shape_inference import infer_shape
-from tilecc.hlo.types import TYPE_BY_NAME, Shape
+from tilecc.hlo.types import TYPE_BY_NAME, Shape, compatible
 
 # Whitespace and comments read as one atomic piece: a match never backtracks into a
 # comment, so a `// ..., key=value` comment cannot end early and turn into an attribute
@@ -160,6 +160,9 @@ class _Parser(Cursor):
             if key in module.header_order:
                 raise self.error(f"header attribute '{key}' given twice", key_pos)
             module.header_order.append(key)
+            message = check_header(key, value)
+            if message is not None:
+                raise self.error(message, key_pos)
             if key in ("replica_count", "num_partitions"):
                 if not value.isdigit() or int(value) < 1:
                     raise self.error(f"{key} must be a positive integer, got '{value}'", key_pos)
@@ -326,10 +329,17 @@ class _Parser(Cursor):
             return self.parse_instruction_general(scope, control_refs)
         self.pos = end.end()
         if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
-            inst.dimensions = ()  # XLA's default: a scalar operand needs none
+            self.default_broadcast_dimensions(inst, m.start(4))
         self.check_rules(inst, m.start(4))
         inst.register_as_user()
         return inst, m.group(1) is not None, m.start(2)
+
+    def default_broadcast_dimensions(self, inst: HloInstruction, op_pos: int) -> None:
+        """XLA's parser lets a broadcast of a scalar leave out `dimensions={}`."""
+        if inst.operands and inst.operands[0].shape.rank:
+            raise self.error(f"broadcast '{inst.name}' of a non-scalar lacks the required "
+                             "attribute 'dimensions'", op_pos)
+        inst.dimensions = ()
 
     def check_rules(self, inst: HloInstruction, op_pos: int) -> None:
         """tilecc.hlo.parse_rules on `inst` now; its async rules once computations are known."""
@@ -419,7 +429,7 @@ class _Parser(Cursor):
                 raise self.error(f"{opcode.mnemonic} '{name}' lacks the required attribute "
                                  f"'{req}'", op_pos)
         if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
-            inst.dimensions = ()  # XLA's default: a scalar operand needs none
+            self.default_broadcast_dimensions(inst, op_pos)
         if shape is None:
             self.infer_result_shape(inst, op_pos)
         self.check_rules(inst, op_pos)
@@ -482,8 +492,10 @@ class _Parser(Cursor):
             start = self.pos
             if text.startswith("(", self.pos) or ARRAY_SHAPE.match(text, self.pos) and \
                     _OPERAND_WITH_SHAPE.match(text, self.pos):
-                self.parse_shape()
+                written: Shape | None = self.parse_shape()
                 self.skip()
+            else:
+                written = None
             nested = _OPCODE.match(text, self.pos)
             if nested is not None and (lookup_opcode(nested.group(1)) is not None
                                        or _async_sugar(nested.group(1))[0] is not None):
@@ -504,6 +516,9 @@ class _Parser(Cursor):
             op = scope.get(m.group(1))
             if op is None:
                 raise self.error(f"use of undefined instruction '{m.group(1)}'", m.start(1))
+            if written is not None and not compatible(written, op.shape):
+                raise self.error(f"the operand's shape is written {written.to_text()}, but "
+                                 f"'{op.name}' is {op.shape.to_text()}", start)
             inst.operands.append(op)
             self.pos = m.end()
 
