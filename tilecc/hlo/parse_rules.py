@@ -176,6 +176,10 @@ _READ_RULES: dict[Op, Callable[[HloInstruction], str | None]] = {
 }
 
 
+RULE_OPCODES = frozenset(_READ_RULES)
+"""The opcodes with a rule of their own (any other is only checked for result_accuracy)."""
+
+
 def check_read(inst: HloInstruction) -> str | None:
     """The error XLA's parser gives `inst` as read, or None; see the module contract."""
     rule = _READ_RULES.get(inst.opcode)

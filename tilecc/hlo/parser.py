@@ -40,7 +40,8 @@ from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, WS, Cursor, int_l
                               name_list, replica_groups_from_text, slice_bounds)
 from tilecc.hlo.literal import LiteralError, parse_literal
 from tilecc.hlo.opcodes import ASYNC, HloOpcode, lookup_opcode
-from tilecc.hlo.parse_rules import check_async, check_header, check_read, sugar_is_allowed
+from tilecc.hlo.parse_rules import (RULE_OPCODES, check_async, check_header, check_read,
+                                    sugar_is_allowed)
 from tilecc.hlo.shape_inference import infer_shape
 from tilecc.hlo.types import TYPE_BY_NAME, Shape, compatible
 
@@ -89,6 +90,8 @@ _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
     HloOpcode.FUSION: ("calls",),
 }
 _NO_SHAPE = Shape.token()  # until the left-out result shape is inferred
+# opcodes the fast path hands to check_rules (the others have no rule of parse_rules)
+_CHECKED = RULE_OPCODES | ASYNC | {HloOpcode.BROADCAST}
 # Opcodes whose parentheses hold a value, not operands.
 _PAYLOAD_OPCODES = frozenset({HloOpcode.CONSTANT, HloOpcode.PARAMETER})
 _COMPARISON_DIRECTIONS = {"EQ", "NE", "GE", "GT", "LE", "LT"}
@@ -328,9 +331,10 @@ class _Parser(Cursor):
             self.undo_references(inst, control_refs)
             return self.parse_instruction_general(scope, control_refs)
         self.pos = end.end()
-        if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
-            self.default_broadcast_dimensions(inst, m.start(4))
-        self.check_rules(inst, m.start(4))
+        if opcode in _CHECKED or "result_accuracy" in seen:  # one set lookup on the fast path
+            if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
+                self.default_broadcast_dimensions(inst, m.start(4))
+            self.check_rules(inst, m.start(4))
         inst.register_as_user()
         return inst, m.group(1) is not None, m.start(2)
 
