@@ -31,10 +31,11 @@ _SKIP = re.compile(WS)
 _SIMPLE_VALUE = re.compile(r'[^,{}()\[\]"\s]+')
 _FLAT_BRACES = re.compile(r'\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\}')
 _BRACKET_QUOTE_OR_NEWLINE = re.compile(r'[()\[\]{}"\n]')
-# a line that cannot continue a value: it closes the value's last bracket first thing (the
-# `}` of the computation), or starts the next instruction
+# a line that cannot continue a value: it starts the next instruction, or it is the `}` of
+# the computation (the end of the text or the next computation's head follows it)
 _NOT_A_CONTINUATION = re.compile(
-    r"\s*(?:\}|(?:ROOT\s+)?%?" + NAME + r"\s*=\s*(?:\(|[a-z][a-z0-9\-]*[\[(]))")
+    r"\s*(?:(?:ROOT\s+)?%?" + NAME + r"\s*=\s*(?:\(|[a-z][a-z0-9\-]*[\[(])"
+    r"|\}\s*(?:$|ENTRY\s|%?" + NAME + r"\s*[({]))")
 _BRACKET_OR_QUOTE = re.compile(r'[()\[\]{}"]')
 _DEPTH0_STOP = re.compile(r'[,\n(){}\[\]"]')
 _INT_LIST = re.compile(r"\{\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\}")
@@ -216,7 +217,7 @@ class Cursor:
                 m = _BRACKET_QUOTE_OR_NEWLINE.search(text, pos)
                 if m is not None and m.group(0) == "\n":
                     nxt = _NOT_A_CONTINUATION.match(text, m.end())
-                    if nxt is None or (len(stack) > 1 and nxt.group(0).endswith("}")):
+                    if nxt is None or (len(stack) > 1 and "=" not in nxt.group(0)):
                         pos = m.end()
                         continue
                     m = None

@@ -5,7 +5,9 @@ array shape -- a scalar `-3`, `1.5`, `inf`, `-nan`, `true`; nested braces with o
 per dimension `{ { 1, 2 }, { 3, 4 } }` (XLA's `/*i0=0*/` index comments skipped); `{}`
 for zero elements -- and returns an array of
 `numpy_dtype(shape.element_type)` with `shape.dims`. Integers must fit the element type
-(no silent wrap-around); floats are not accepted for integer types. Anything else raises
+(no silent wrap-around, except XLA's u64 read as s64: -1 is 2^64 - 1); floats are not
+accepted for integer types, and a finite float that rounds to infinity in its type is out
+of range (XLA's rule). Anything else raises
 LiteralError(message, offset) where offset indexes `text`.
 `format_literal(array, shape)` prints the way XLA does: floats with C's %g at the type's
 digits10 precision, falling back to max_digits10 when that does not round-trip
@@ -14,6 +16,7 @@ digits10 precision, falling back to max_digits10 when that does not round-trip
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Protocol
 
@@ -73,9 +76,15 @@ def _convert_scalar(token: str, offset: int, et: PrimitiveType) -> bool | int | 
         raise LiteralError(f"expected true or false for pred, got '{token}'", offset)
     if is_floating(et) or is_complex(et):
         try:
-            return float(token)
+            value_f = float(token)
         except ValueError:
             raise LiteralError(f"expected a number, got '{token}'", offset) from None
+        if math.isfinite(value_f) and not np.isfinite(_narrow(value_f, et)):
+            raise LiteralError(f"value {token} is out of range for {et.name.lower()} (it "
+                               "rounds to infinity)", offset)
+        if math.isinf(value_f) and "inf" not in token.lower():
+            raise LiteralError(f"value {token} is out of range for a double", offset)
+        return value_f
     try:
         value = int(token, 0) if token.lower().startswith(("0x", "-0x")) else int(token)
     except ValueError:
@@ -84,10 +93,21 @@ def _convert_scalar(token: str, offset: int, et: PrimitiveType) -> bool | int | 
     info = np.iinfo(numpy_dtype(et)) if et not in (PrimitiveType.S4, PrimitiveType.U4,
                                                    PrimitiveType.S2, PrimitiveType.U2) else None
     lo, hi = (int(info.min), int(info.max)) if info is not None else _subbyte_range(et)
+    if et == PrimitiveType.U64 and -(1 << 63) <= value < 0:
+        value += 1 << 64  # XLA reads a u64 as an s64 and keeps its bits: -1 is 2^64 - 1
     if not lo <= value <= hi:
         raise LiteralError(f"value {value} out of range for {et.name.lower()} [{lo}, {hi}]",
                            offset)
     return value
+
+
+_PART_TYPE = {PrimitiveType.C64: PrimitiveType.F32, PrimitiveType.C128: PrimitiveType.F64}
+
+
+def _narrow(value: float, et: PrimitiveType) -> float:
+    """`value` rounded to the float type of `et` (a complex's part type)."""
+    with np.errstate(over="ignore"):
+        return float(np.float64(value).astype(numpy_dtype(_PART_TYPE.get(et, et))))
 
 
 def _subbyte_range(et: PrimitiveType) -> tuple[int, int]:
@@ -144,7 +164,12 @@ def _parse_bulk(text: str, shape: Shape) -> np.ndarray | None:
     dtype = numpy_dtype(et)
     try:
         if is_floating(et):
-            return tokens.astype(np.float64).astype(dtype).reshape(shape.dims)
+            wide_f = tokens.astype(np.float64)
+            with np.errstate(over="ignore"):
+                narrow = wide_f.astype(dtype)
+            if not np.isfinite(narrow[np.isfinite(wide_f)]).all():
+                return None  # out of range: the token path says which value
+            return narrow.reshape(shape.dims)
         if et in _SUB_BYTE:
             return None
         wide = tokens.astype(np.int64 if dtype.kind == "i" else np.uint64)

@@ -14,7 +14,9 @@ col, message, source_line=...) -- never another exception -- for any input. Acce
   (tilecc.hlo.lexer).
 A computation without ROOT returns its last instruction (XLA's rule); an operand may be an
 instruction written in place (`add(f32[] parameter(0), ...)`), named `<opcode>.anon` as XLA
-names it; broadcast's dimensions default to {}.
+names it; a broadcast of a scalar may leave out `dimensions={}`.
+What XLA's parser refuses beyond the grammar (element counts, async chains, ...) is
+tilecc.hlo.parse_rules'.
 Rejected with a located message: unknown opcode / type, bad shape, undefined or duplicate
 names, repeated ROOT, unbalanced brackets, wrong operand count for fixed-arity
 opcodes, missing required attributes, unknown computations, malformed literals.
@@ -37,9 +39,11 @@ from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control
 from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, WS, Cursor, int_list,
                               name_list, replica_groups_from_text, slice_bounds)
 from tilecc.hlo.literal import LiteralError, parse_literal
-from tilecc.hlo.opcodes import HloOpcode, lookup_opcode
+from tilecc.hlo.opcodes import ASYNC, HloOpcode, lookup_opcode
+from tilecc.hlo.parse_rules import (RULE_OPCODES, check_async, check_header, check_read,
+                                    sugar_is_allowed)
 from tilecc.hlo.shape_inference import infer_shape
-from tilecc.hlo.types import TYPE_BY_NAME, Shape
+from tilecc.hlo.types import TYPE_BY_NAME, Shape, compatible
 
 # Whitespace and comments read as one atomic piece: a match never backtracks into a
 # comment, so a `// ..., key=value` comment cannot end early and turn into an attribute
@@ -86,6 +90,8 @@ _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
     HloOpcode.FUSION: ("calls",),
 }
 _NO_SHAPE = Shape.token()  # until the left-out result shape is inferred
+# opcodes the fast path hands to check_rules (the others have no rule of parse_rules)
+_CHECKED = RULE_OPCODES | ASYNC | {HloOpcode.BROADCAST}
 # Opcodes whose parentheses hold a value, not operands.
 _PAYLOAD_OPCODES = frozenset({HloOpcode.CONSTANT, HloOpcode.PARAMETER})
 _COMPARISON_DIRECTIONS = {"EQ", "NE", "GE", "GT", "LE", "LT"}
@@ -113,6 +119,7 @@ class _Parser(Cursor):
         self.module: HloModule | None = None
         # (instruction, attribute, computation name, text position) resolved at the end
         self.comp_refs: list[tuple[HloInstruction, str, int, list[tuple[str, int]]]] = []
+        self.async_checks: list[tuple[HloInstruction, int]] = []
         self.nested: list[HloInstruction] = []
         """Instructions read as operands of the one being read, innermost first; they join
         the computation before it."""
@@ -139,6 +146,10 @@ class _Parser(Cursor):
             raise self.error("the module has no computations")
         module.entry = entry if entry is not None else module.computations[-1]
         self.resolve_computation_refs(module)
+        for inst, pos in self.async_checks:
+            message = check_async(inst)
+            if message is not None:
+                raise self.error(message, pos)
         return module
 
     def parse_header_attributes(self, module: HloModule) -> None:
@@ -152,6 +163,9 @@ class _Parser(Cursor):
             if key in module.header_order:
                 raise self.error(f"header attribute '{key}' given twice", key_pos)
             module.header_order.append(key)
+            message = check_header(key, value)
+            if message is not None:
+                raise self.error(message, key_pos)
             if key in ("replica_count", "num_partitions"):
                 if not value.isdigit() or int(value) < 1:
                     raise self.error(f"{key} must be a positive integer, got '{value}'", key_pos)
@@ -317,10 +331,27 @@ class _Parser(Cursor):
             self.undo_references(inst, control_refs)
             return self.parse_instruction_general(scope, control_refs)
         self.pos = end.end()
-        if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
-            inst.dimensions = ()  # XLA's default: a scalar operand needs none
+        if opcode in _CHECKED or "result_accuracy" in seen:  # one set lookup on the fast path
+            if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
+                self.default_broadcast_dimensions(inst, m.start(4))
+            self.check_rules(inst, m.start(4))
         inst.register_as_user()
         return inst, m.group(1) is not None, m.start(2)
+
+    def default_broadcast_dimensions(self, inst: HloInstruction, op_pos: int) -> None:
+        """XLA's parser lets a broadcast of a scalar leave out `dimensions={}`."""
+        if inst.operands and inst.operands[0].shape.rank:
+            raise self.error(f"broadcast '{inst.name}' of a non-scalar lacks the required "
+                             "attribute 'dimensions'", op_pos)
+        inst.dimensions = ()
+
+    def check_rules(self, inst: HloInstruction, op_pos: int) -> None:
+        """tilecc.hlo.parse_rules on `inst` now; its async rules once computations are known."""
+        message = check_read(inst)
+        if message is not None:
+            raise self.error(message, op_pos)
+        if inst.opcode in ASYNC:
+            self.async_checks.append((inst, op_pos))
 
     def undo_references(self, inst: HloInstruction, control_refs: list) -> None:
         """Forget the computation / control references a discarded fast-path parse recorded."""
@@ -402,9 +433,10 @@ class _Parser(Cursor):
                 raise self.error(f"{opcode.mnemonic} '{name}' lacks the required attribute "
                                  f"'{req}'", op_pos)
         if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
-            inst.dimensions = ()  # XLA's default: a scalar operand needs none
+            self.default_broadcast_dimensions(inst, op_pos)
         if shape is None:
             self.infer_result_shape(inst, op_pos)
+        self.check_rules(inst, op_pos)
         inst.register_as_user()
         return inst
 
@@ -464,8 +496,10 @@ class _Parser(Cursor):
             start = self.pos
             if text.startswith("(", self.pos) or ARRAY_SHAPE.match(text, self.pos) and \
                     _OPERAND_WITH_SHAPE.match(text, self.pos):
-                self.parse_shape()
+                written: Shape | None = self.parse_shape()
                 self.skip()
+            else:
+                written = None
             nested = _OPCODE.match(text, self.pos)
             if nested is not None and (lookup_opcode(nested.group(1)) is not None
                                        or _async_sugar(nested.group(1))[0] is not None):
@@ -486,6 +520,9 @@ class _Parser(Cursor):
             op = scope.get(m.group(1))
             if op is None:
                 raise self.error(f"use of undefined instruction '{m.group(1)}'", m.start(1))
+            if written is not None and not compatible(written, op.shape):
+                raise self.error(f"the operand's shape is written {written.to_text()}, but "
+                                 f"'{op.name}' is {op.shape.to_text()}", start)
             inst.operands.append(op)
             self.pos = m.end()
 
@@ -610,7 +647,7 @@ def _async_sugar(mnemonic: str) -> tuple[HloOpcode | None, str | None]:
     for suffix, opcode in _ASYNC_SUFFIXES.items():
         if mnemonic.endswith(suffix):
             wrapped = mnemonic[:-len(suffix)]
-            if lookup_opcode(wrapped) is not None:
+            if lookup_opcode(wrapped) is not None and sugar_is_allowed(wrapped):
                 return opcode, wrapped
     return None, None
 

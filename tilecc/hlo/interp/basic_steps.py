@@ -200,5 +200,6 @@ def get_tuple_element_step(runner: Runner, inst: HloInstruction) -> Step:
 
 
 def first_operand_step(runner: Runner, inst: HloInstruction) -> Step:
-    """optimization-barrier: its operand, unchanged."""
+    """copy and optimization-barrier: the operand's value (an array or a tuple), which no
+    step ever writes into, so it needs no copy."""
     return lambda a, d: a[0]

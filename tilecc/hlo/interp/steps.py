@@ -26,7 +26,7 @@ _SPECIAL = {Op.CONVERT, Op.BITCAST_CONVERT, Op.IS_FINITE, Op.REAL, Op.IMAG,
 STEPS: dict[Op, Builder] = {
     **{op: b.unary_step for op in ELEMENTWISE_UNARY - _SPECIAL},
     **{op: b.binary_step for op in ELEMENTWISE_BINARY - _SPECIAL},
-    Op.COPY: b.unary_step,
+    Op.COPY: b.first_operand_step,
     Op.CONSTANT: b.constant_step, Op.IOTA: b.iota_step,
     Op.COMPARE: b.compare_step, Op.SELECT: b.select_step, Op.CLAMP: b.clamp_step,
     Op.CONVERT: b.convert_step, Op.BITCAST_CONVERT: b.bitcast_convert_step,
