@@ -46,7 +46,7 @@ def test_module_page_has_one_node_per_instruction(browser, tmp_path):
     write_page(str(tmp_path / "g.html"), "g", [module_section(module)])
     loaded = _load(browser, tmp_path / "g.html", tmp_path / "g.png")
     page = loaded.page
-    assert page.eval_on_selector_all(".gbox.whole g.node", "ns => ns.length") == \
+    assert page.eval_on_selector_all(".gbox.whole g.node:not(.copy)", "ns => ns.length") == \
         module.instruction_count()
     # a click shows the instruction's HLO line and its jax source position
     node = page.evaluate("[...document.querySelectorAll('.gbox.whole g.node')]"
@@ -72,7 +72,7 @@ def test_pass_page_highlights_exactly_the_matches(browser, tmp_path, name):
     assert removed == {n for m in run.matches for n in m.removed}
     assert set(_names(page, f"{after} g.node.added", a_data)) == \
         {n for m in run.matches for n in m.added}
-    assert page.eval_on_selector_all(f"{after} g.node", "ns => ns.length") == \
+    assert page.eval_on_selector_all(f"{after} g.node:not(.copy)", "ns => ns.length") == \
         run.after.instruction_count()
     assert "--verify: equal" in page.inner_text(".pass-head")
     # the jump link of each match lands on its before / after neighbourhood

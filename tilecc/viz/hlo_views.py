@@ -23,8 +23,8 @@ from typing import Any
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.printer import instructions_in_print_order, print_instruction
 from tilecc.passes.pass_base import gc_paused
-from tilecc.viz.hlo_dot import CLASS_STYLES, GRAPH_ATTRS, NODE_STYLES, ROOT_STYLE, NodeIds, \
-    instruction_label, node_kind
+from tilecc.viz.hlo_dot import CLASS_STYLES, COPY_STYLE, GRAPH_ATTRS, HUB_USERS, NODE_STYLES, \
+    ROOT_STYLE, NodeIds, instruction_label, node_kind
 from tilecc.viz.hlo_metadata import StackFrames
 from tilecc.viz.page import Section
 from tilecc.viz.pass_record import PassRun
@@ -69,7 +69,8 @@ def module_data(module: HloModule, ids: NodeIds, text: str | None = None) -> dic
                      calls])
     return {"prefix": ids.prefix, "name": module.name, "graph": GRAPH_ATTRS,
             "styles": NODE_STYLES, "root_style": ROOT_STYLE, "classes": CLASS_STYLES,
-            "frames": frames, "comps": comps, "insts": rows}
+            "hub_users": HUB_USERS, "copy_style": COPY_STYLE, "frames": frames,
+            "comps": comps, "insts": rows}
 
 
 def module_section(module: HloModule, title: str = "", text: str | None = None) -> Section:

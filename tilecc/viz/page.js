@@ -69,12 +69,23 @@ class Module {
     }
     return `  ${this.id(k)} [${attrs}];\n`;
   }
+  // An operand used by more than hub_users drawn nodes gets a small copy beside each user
+  // instead of one long edge per user (tilecc.viz.hlo_dot: dot's layout explodes on those).
   edges(ks, drawn) {
+    const uses = new Map();
+    for (const k of ks) for (const o of this.d.insts[k][5]) if (drawn.has(o)) uses.set(o, (uses.get(o) || 0) + 1);
     let out = "";
     for (const k of ks) {
       const ops = this.d.insts[k][5];
       ops.forEach((o, i) => {
-        if (drawn.has(o)) out += `  ${this.id(o)} -> ${this.id(k)}${ops.length > 1 ? ` [label=${i}]` : ""};\n`;
+        if (!drawn.has(o)) return;
+        const label = ops.length > 1 ? ` [label=${i}]` : "";
+        let from = this.id(o);
+        if (uses.get(o) > this.d.hub_users) {
+          from = `${this.id(o)}c${k}`;
+          out += `  ${from} [label=${dotQuote(this.d.insts[o][0])}, ${this.d.copy_style}];\n`;
+        }
+        out += `  ${from} -> ${this.id(k)}${label};\n`;
       });
     }
     return out;
