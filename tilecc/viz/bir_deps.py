@@ -57,9 +57,9 @@ def memory_dependencies(program: Program) -> list[tuple[int, int, str]]:
                     seen.add(edge)
                     edges.append(edge)
         for out in writes:
-            if (writers := last_writer.get(out.memref)) is not None:
+            if (target := last_writer.get(out.memref)) is not None:
                 elements = access_elements(out)
-                writers[elements[(elements >= 0) & (elements < writers.size)]] = index
+                target[elements[(elements >= 0) & (elements < target.size)]] = index
     return edges
 
 

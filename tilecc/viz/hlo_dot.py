@@ -88,10 +88,12 @@ def instruction_label(inst: HloInstruction, shape_texts: dict[int, str] | None =
         what = f"constant {inst.literal_text}"
     else:
         what = opcode.mnemonic
-    if shape_texts is None:
-        shape = inst.shape.to_text()
-    elif (shape := shape_texts.get(id(inst.shape))) is None:
-        shape = shape_texts[id(inst.shape)] = inst.shape.to_text()
+    cached = None if shape_texts is None else shape_texts.get(id(inst.shape))
+    if cached is None:
+        cached = inst.shape.to_text()
+        if shape_texts is not None:
+            shape_texts[id(inst.shape)] = cached
+    shape = cached
     label = f"{inst.name}\n{what}\n{shape}"
     if inst.replica_groups is not None:
         label += f"\nreplica_groups={inst.replica_groups.to_text()}"
