@@ -103,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.passes.split(",") if n.strip()]
     if not names:
         raise PassError(f"--passes={args.passes} names no pass; see --list-passes")
+    if args.dump_format != {"text"} and not args.dump_dir:
+        raise PassError("--dump-format needs --dump-dir DIR (where the dumps are written)")
     pipeline = build_pipeline(names, dump_dir=Path(args.dump_dir) if args.dump_dir else None)
 
     path = "<stdin>" if args.input == "-" else args.input
