@@ -207,7 +207,7 @@ def module_dot(module: HloModule, ids: NodeIds | None = None) -> str:
         title = ("ENTRY " if comp is module.entry else "") + comp.name
         parts.append(f"  subgraph cluster_{k} {{\n    label={quote(title)}; "
                      f'style="rounded"; color="#999999";\n')
-        parts += [f"    {ids[i]} [{node_attributes(i, ids[i], None, tooltip=tooltip(i, frames))}];\n"
+        parts += [f"    {ids[i]} [{node_attributes(i, ids[i], None, None, tooltip(i, frames))}];\n"
                   for i in insts]
         parts += _edges(insts, ids, set(insts))
         parts.append("  }\n")

@@ -9,7 +9,8 @@ Contract:
   computations it calls; plus the module's stack frames resolved to `file:line (function)`
   (tilecc.viz.hlo_metadata). The page reads op_name and the source position out of the
   line's metadata when a node is clicked (page.js sourceOf: the same fields and frame rule
-  as hlo_metadata.source_of), so writing a page costs no metadata parsing per instruction. Indices are NodeIds order, so node ids are `<prefix><index>`.
+  as hlo_metadata.source_of), so writing a page costs no metadata parsing per instruction.
+  Indices are NodeIds order, so node ids are `<prefix><index>`.
 - `module_section(module)` is the `module` view (hlo-graph --html);
   `pass_section(run, verdict)` the `pass` view of one pass run (tilecc.viz.pass_record):
   every match with the instructions it removed (before) and the subgraph it added (after).
