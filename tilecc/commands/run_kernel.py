@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
         raise kernel_failure(err) from None
     outputs = run_traced(traced, {t.name: arrays[t.name] for t in traced.kernel.inputs})
     write_npy_outputs(args.out, ((t.name, a) for t, a in zip(traced.kernel.outputs, outputs)))
-    if args.html or args.check:
+    html, check = getattr(args, "html", None), getattr(args, "check", False)  # older callers
+    if html or check:
         from tilecc.viz.kernel_report import report_kernel_run
-        return report_kernel_run(kernel, arrays, outputs, args.html, args.check)
+        return report_kernel_run(kernel, arrays, outputs, html, check)
     return 0
