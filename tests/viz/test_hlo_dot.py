@@ -94,3 +94,17 @@ def test_stack_frame_ids_resolve_to_the_innermost_frame():
     assert source.file is not None and source.file.endswith("regenerate.py")
     assert source.line is not None and source.line > 0 and source.function
     assert frames.resolve(10_000).position() is None      # an unknown frame id
+
+
+def test_an_operand_of_many_users_is_drawn_beside_each_user():
+    lines = ["HloModule hub", "", "ENTRY e {", "  p = f32[2] parameter(0)", "  x0 = f32[2] negate(p)"]
+    lines += [f"  x{i} = f32[2] add(x{i - 1}, p)" for i in range(1, 8)]
+    lines += ["  ROOT r = f32[2] negate(x7)", "}"]
+    module = parse_module("\n".join(lines) + "\n")
+    ids = NodeIds(module)
+    dot = computation_dot(module.entry, ids)
+    p = ids[module.entry.parameters[0]]
+    copies = re.findall(rf'^  {p}cn\d+ \[label="p", class="copy"', dot, re.M)
+    assert len(copies) == 8                          # 8 users > HUB_USERS: one copy each
+    assert not re.search(rf"^  {p} -> ", dot, re.M)  # and no long edge from p itself
+    assert re.search(rf"^  {p} \[id=", dot, re.M)    # p is still drawn once as itself

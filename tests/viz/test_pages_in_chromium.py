@@ -4,6 +4,7 @@ screenshot of each page."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -35,10 +36,11 @@ def _load(browser, path: Path, screenshot: Path):
 
 
 def _names(page, selector: str, module_data: dict) -> list[str]:
-    """The instruction names behind the SVG nodes matched by `selector` (ids <prefix><k>)."""
+    """The instruction names behind the SVG nodes matched by `selector` (ids <prefix><k>,
+    with a suffix in neighbourhood graphs)."""
     ids = page.eval_on_selector_all(selector, "ns => ns.map(n => n.id)")
     cut = len(module_data["prefix"])
-    return [module_data["insts"][int(i[cut:])][0] for i in ids]
+    return [module_data["insts"][int(re.match(r"\d+", i[cut:]).group())][0] for i in ids]
 
 
 def test_module_page_has_one_node_per_instruction(browser, tmp_path):
@@ -46,7 +48,7 @@ def test_module_page_has_one_node_per_instruction(browser, tmp_path):
     write_page(str(tmp_path / "g.html"), "g", [module_section(module)])
     loaded = _load(browser, tmp_path / "g.html", tmp_path / "g.png")
     page = loaded.page
-    assert page.eval_on_selector_all(".gbox.whole g.node", "ns => ns.length") == \
+    assert page.eval_on_selector_all(".gbox.whole g.node:not(.copy)", "ns => ns.length") == \
         module.instruction_count()
     # a click shows the instruction's HLO line and its jax source position
     node = page.evaluate("[...document.querySelectorAll('.gbox.whole g.node')]"
@@ -72,9 +74,11 @@ def test_pass_page_highlights_exactly_the_matches(browser, tmp_path, name):
     assert removed == {n for m in run.matches for n in m.removed}
     assert set(_names(page, f"{after} g.node.added", a_data)) == \
         {n for m in run.matches for n in m.added}
-    assert page.eval_on_selector_all(f"{after} g.node", "ns => ns.length") == \
+    assert page.eval_on_selector_all(f"{after} g.node:not(.copy)", "ns => ns.length") == \
         run.after.instruction_count()
     assert "--verify: equal" in page.inner_text(".pass-head")
+    ids = page.eval_on_selector_all("g.node", "ns => ns.map(n => n.id)")
+    assert len(ids) == len(set(ids))      # an instruction drawn twice keeps ids unique
     # the jump link of each match lands on its before / after neighbourhood
     for j, link in enumerate(page.eval_on_selector_all(".matches a", "as => as.map(a => "
                                                                        "a.getAttribute('href'))")):

@@ -99,3 +99,19 @@ def test_demo_html_is_one_page(tmp_path, capsys):
     assert "== nki" in capsys.readouterr().out
     page = report.read_text()
     assert page.count('data-view="pass"') == 2 and page.count('data-view="kernel"') == 1
+
+
+def test_dump_format_needs_a_dump_dir(tmp_path, capsys):
+    assert main(["hlo-opt", str(FIXTURE), BOTH, "-o", str(tmp_path / "o.hlo"),
+                 "--dump-format=html"]) == 1
+    assert "--dump-format needs --dump-dir" in _one_error_line(capsys)
+
+
+def test_a_page_without_its_layout_engine_says_so_in_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("tilecc.viz.page.viz_js_source", lambda: None)
+    assert main(["hlo-graph", str(FIXTURE), "-o", str(tmp_path / "g.html")]) == 0
+    note = _one_error_line(capsys)
+    assert note.startswith("note: graph layout needs @viz-js/viz@")
+    page = (tmp_path / "g.html").read_text()
+    assert '<div class="note">graph layout needs' in page and "Copyright (c) Michael Daines" \
+        not in page    # the engine's banner

@@ -50,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
     if form == "html":
         from tilecc.viz.hlo_views import module_section
         from tilecc.viz.page import write_page
-        note = write_page(args.output, f"HLO module {module.name}", [module_section(module, text=text)],
-                          f"from {path}")
+        note = write_page(args.output, f"HLO module {module.name}",
+                          [module_section(module, text=text)], f"from {path}")
         if note is not None:
             print(f"note: {note}", file=sys.stderr)
         return 0

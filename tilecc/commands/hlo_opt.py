@@ -126,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
     names = [n.strip() for n in (args.passes or "").split(",") if n.strip()]
     if args.passes is not None and not names:
         raise PassError(f"--passes={args.passes} names no pass; see --list-passes")
+    if args.dump_format != {"text"} and not args.dump_dir:
+        raise PassError("--dump-format needs --dump-dir DIR (where the dumps are written)")
     build_pipeline(names)  # an unknown pass name fails before any input is read
     verify = args.verify is not None or args.oracle is not None
     if args.inputs and not verify:

@@ -60,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "stats", False) or getattr(args, "profile", None):
         report_estimates(lower_traced(traced), args.stats, args.profile)
     status = check_reference(module, traced, dict(named), arrays, kernel) if args.check else 0
-    if args.html:
+    if (html := getattr(args, "html", None)):
         from tilecc.viz.kernel_report import report_kernel_run
-        status = max(status, report_kernel_run(kernel, arrays, outputs, args.html, args.check))
+        status = max(status, report_kernel_run(kernel, arrays, outputs, html, args.check))
     return status
 
 

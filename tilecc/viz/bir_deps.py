@@ -7,7 +7,8 @@ pattern's elements are offset + sum(x_i * step_i) over all its [step, num] pairs
 partition pair included (its step is the row length, bir/inst.py), numbered in the
 location's partition-major element order. Engines' accumulator registers are not memory
 and make no edge; the drains of those registers (ReadActivationAccumulator,
-DveReadAccumulator) name the AP they WRITE in `ins` (bir/inst.py), so it counts as written. `dependency_dot(program, prefix)` draws them: one node per instruction
+DveReadAccumulator) name the AP they WRITE in `ins` (bir/inst.py), so it counts as written.
+`dependency_dot(program, prefix)` draws them: one node per instruction
 (id `<prefix>g-<index>`, labelled with name, opcode and engine), edges labelled with the
 memory location.
 """
@@ -57,9 +58,9 @@ def memory_dependencies(program: Program) -> list[tuple[int, int, str]]:
                     seen.add(edge)
                     edges.append(edge)
         for out in writes:
-            if (writers := last_writer.get(out.memref)) is not None:
+            if (target := last_writer.get(out.memref)) is not None:
                 elements = access_elements(out)
-                writers[elements[(elements >= 0) & (elements < writers.size)]] = index
+                target[elements[(elements >= 0) & (elements < target.size)]] = index
     return edges
 
 

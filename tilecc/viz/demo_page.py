@@ -42,7 +42,7 @@ class _Tee(io.StringIO):
 
 
 def hlo_sections(examples: Path) -> list[Section]:
-    sections = []
+    sections: list[Section] = []
     for path in sorted((examples / "hlo").glob("*.hlo")):
         text = read_text(str(path))
         for info in sorted(PASS_REGISTRY, key=lambda i: -i.registry_order):

@@ -9,7 +9,8 @@ Contract:
   computations it calls; plus the module's stack frames resolved to `file:line (function)`
   (tilecc.viz.hlo_metadata). The page reads op_name and the source position out of the
   line's metadata when a node is clicked (page.js sourceOf: the same fields and frame rule
-  as hlo_metadata.source_of), so writing a page costs no metadata parsing per instruction. Indices are NodeIds order, so node ids are `<prefix><index>`.
+  as hlo_metadata.source_of), so writing a page costs no metadata parsing per instruction.
+  Indices are NodeIds order, so node ids are `<prefix><index>`.
 - `module_section(module)` is the `module` view (hlo-graph --html);
   `pass_section(run, verdict)` the `pass` view of one pass run (tilecc.viz.pass_record):
   every match with the instructions it removed (before) and the subgraph it added (after).
@@ -23,8 +24,8 @@ from typing import Any
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.printer import instructions_in_print_order, print_instruction
 from tilecc.passes.pass_base import gc_paused
-from tilecc.viz.hlo_dot import CLASS_STYLES, GRAPH_ATTRS, NODE_STYLES, ROOT_STYLE, NodeIds, \
-    instruction_label, node_kind
+from tilecc.viz.hlo_dot import CLASS_STYLES, COPY_STYLE, GRAPH_ATTRS, HUB_USERS, NODE_STYLES, \
+    ROOT_STYLE, NodeIds, instruction_label, node_kind
 from tilecc.viz.hlo_metadata import StackFrames
 from tilecc.viz.page import Section
 from tilecc.viz.pass_record import PassRun
@@ -69,7 +70,8 @@ def module_data(module: HloModule, ids: NodeIds, text: str | None = None) -> dic
                      calls])
     return {"prefix": ids.prefix, "name": module.name, "graph": GRAPH_ATTRS,
             "styles": NODE_STYLES, "root_style": ROOT_STYLE, "classes": CLASS_STYLES,
-            "frames": frames, "comps": comps, "insts": rows}
+            "hub_users": HUB_USERS, "copy_style": COPY_STYLE, "frames": frames,
+            "comps": comps, "insts": rows}
 
 
 def module_section(module: HloModule, title: str = "", text: str | None = None) -> Section:

@@ -35,7 +35,7 @@ def stamping_positions() -> Iterator[None]:
 
     def stamped(self: Trace, stmt: ast.Stmt) -> None:
         if getattr(stmt, "pos", True) is None and (frame := kernel_frame()) is not None:
-            stmt.pos = ast.Pos(frame.f_lineno, 0, filename=frame.f_code.co_filename)  # type: ignore[union-attr]
+            stmt.pos = ast.Pos(frame.f_lineno, 0, filename=frame.f_code.co_filename)
         emit(self, stmt)
     Trace.emit = stamped  # type: ignore[method-assign]
     try:

@@ -149,5 +149,5 @@ def kernel_section(kernel: k.Kernel, check: Check | None = None, title: str = ""
                     for inst, origin in zip(program.instructions, origins)],
             "dot": dependency_dot(program, prefix),
             "check": None if check is None else dataclasses.asdict(check)}
-    return Section("kernel", data, title or f"kernel {kernel.name}",
+    return Section("kernel", data, title or f"{kernel.name}: source, KLR and BIR",
                    len(program.instructions))

@@ -18,7 +18,9 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-function layout(box, dot, onClick) {
+// `suffix` (neighbourhood graphs) keeps SVG ids unique when an instruction is drawn twice;
+// clicks get the instruction's node id either way.
+function layout(box, dot, onClick, suffix) {
   if (!vizReady) {
     box.textContent = "(no layout engine in this page: see the note at the top)";
     return Promise.resolve(null);
@@ -29,7 +31,9 @@ function layout(box, dot, onClick) {
     box.replaceChildren(svg);
     box.dataset.rendered = "1";
     for (const g of svg.querySelectorAll("g.node")) {
-      g.addEventListener("click", ev => { ev.stopPropagation(); onClick(g.id); });
+      const id = g.id;
+      if (suffix) g.id = id + suffix;
+      g.addEventListener("click", ev => { ev.stopPropagation(); onClick(id); });
     }
     return svg;
   }).catch(err => { box.textContent = "layout failed: " + err; });
@@ -60,7 +64,7 @@ class Module {
     data.insts.forEach((inst, k) => inst[5].forEach(o => this.users[o].push(k)));
   }
   id(k) { return this.d.prefix + k; }
-  index(id) { return Number(id.slice(this.d.prefix.length)); }
+  index(id) { return parseInt(id.slice(this.d.prefix.length), 10); }   // copies: <id>c<user>
   nodeLine(k, cls) {
     const [, , label, kind, root] = this.d.insts[k];
     let attrs = `id="${this.id(k)}", label=${dotQuote(label)}`;
@@ -69,12 +73,23 @@ class Module {
     }
     return `  ${this.id(k)} [${attrs}];\n`;
   }
+  // An operand used by more than hub_users drawn nodes gets a small copy beside each user
+  // instead of one long edge per user (tilecc.viz.hlo_dot: dot's layout explodes on those).
   edges(ks, drawn) {
+    const uses = new Map();
+    for (const k of ks) for (const o of this.d.insts[k][5]) if (drawn.has(o)) uses.set(o, (uses.get(o) || 0) + 1);
     let out = "";
     for (const k of ks) {
       const ops = this.d.insts[k][5];
       ops.forEach((o, i) => {
-        if (drawn.has(o)) out += `  ${this.id(o)} -> ${this.id(k)}${ops.length > 1 ? ` [label=${i}]` : ""};\n`;
+        if (!drawn.has(o)) return;
+        const label = ops.length > 1 ? ` [label=${i}]` : "";
+        let from = this.id(o);
+        if (uses.get(o) > this.d.hub_users) {
+          from = `${this.id(o)}c${k}`;
+          out += `  ${from} [label=${dotQuote(this.d.insts[o][0])}, ${this.d.copy_style}];\n`;
+        }
+        out += `  ${from} -> ${this.id(k)}${label};\n`;
       });
     }
     return out;
@@ -181,7 +196,7 @@ function computationGraphs(host, mod, classes, panel, label) {
       if (big) {
         graph.classList.remove("whole");
         graph.classList.add("neighbourhood");
-        layout(graph, mod.dot([k], classes, true), id => pick(mod.index(id)));
+        layout(graph, mod.dot([k], classes, true), id => pick(mod.index(id)), "-near");
       }
     };
     panel.pickers[ci] = pick;
@@ -249,8 +264,8 @@ function initPassView(section, data) {
       el("div", {class: "side-by-side"}, gb, ga));
     section.append(block);
     whenVisible(block, () => {
-      layout(gb, before.dot([m.match, ...m.removed.filter(k => k !== m.match)], clsBefore, true), id => pb.show(before.index(id)));
-      layout(ga, after.dot(m.added, clsAfter, true), id => pa.show(after.index(id)));
+      layout(gb, before.dot([m.match, ...m.removed.filter(k => k !== m.match)], clsBefore, true), id => pb.show(before.index(id)), `-m${j}`);
+      layout(ga, after.dot(m.added, clsAfter, true), id => pa.show(after.index(id)), `-m${j}`);
     });
   });
   const whole = el("div", {class: "side-by-side"});

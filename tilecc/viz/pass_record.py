@@ -1,8 +1,9 @@
 """One pass run, recorded for a picture: the module before and after, and every match with
 the instructions its rewrite removed and the subgraph it added.
 
-Contract: `record_pass(info, text, path, after_text)` parses `text` twice (the module before, and the
-copy the pass rewrites), runs the registry's pass on the copy and returns a `PassRun`.
+Contract: `record_pass(info, text, path, after_text)` parses `text` twice (the module
+before, and the copy the pass rewrites), runs the registry's pass on the copy and returns a
+`PassRun` (holding `after_text`, the after module's text, when the caller has it).
 For an OpExpanderPass each expansion is recorded as it happens (the instance's
 `expand_instruction` is wrapped for this run, so the driver itself is unchanged); a match
 counts only when it was replaced (a match with control dependencies is left alone by the
