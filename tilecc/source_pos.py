@@ -12,6 +12,8 @@ function.
 
 from __future__ import annotations
 
+import os
+
 import linecache
 import re
 
@@ -36,6 +38,15 @@ def describe(file: str | None, line: int, column: int) -> str:
     """`file:line:col call` (col 1-based), or "" for an unknown position."""
     if line <= 0:
         return ""
-    where = f"{file or '<kernel>'}:{line}:{column + 1}"
+    where = f"{_shown(file) if file else '<kernel>'}:{line}:{column + 1}"
     call = nki_call(file, line, column) if file else ""
     return f"{where} {call}" if call else where
+
+
+def _shown(file: str) -> str:
+    """A kernel file as the user named it: relative to the working folder when inside it."""
+    try:
+        relative = os.path.relpath(file)
+    except ValueError:   # another drive
+        return file
+    return file if relative.startswith("..") else relative

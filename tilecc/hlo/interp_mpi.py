@@ -29,6 +29,7 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.interp import collectives as coll
 from tilecc.hlo.interp.values import Array, Lanes, Step, Value, check_input, leaves, single_or_tuple
+from tilecc.hlo.interp.collective_steps import device_ids, group_reducer
 from tilecc.hlo.interpreter import Interpreter, _deferred
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.opcodes import HloOpcode as Op
@@ -85,7 +86,7 @@ class MpiInterpreter(Interpreter):
             return _deferred(error)
 
     def _grouped(self, inst: HloInstruction) -> Step:
-        reducers = ([self._group_reducer(inst, op.shape) for op in inst.operands]
+        reducers = ([group_reducer(self, inst, op.shape) for op in inst.operands]
                     if inst.opcode in (Op.ALL_REDUCE, Op.REDUCE_SCATTER) else [])
         plan: list[tuple[list[list[int]], list[list[int]], np.ndarray]] = []
 
@@ -105,7 +106,7 @@ class MpiInterpreter(Interpreter):
             return plan[0]
 
         def step(a: list[Value], d: Lanes) -> Value:
-            self._device_ids(inst, d)
+            device_ids(inst, d)
             compact, needed_by, rows = prepare()
             full = [self.exchange.fetch(x, needed_by) for x in a]  # type: ignore[arg-type]
             outs = self._run_grouped(inst, full, compact, reducers)
@@ -143,7 +144,7 @@ class MpiInterpreter(Interpreter):
             return found[0]
 
         def step(a: list[Value], d: Lanes) -> Value:
-            self._device_ids(inst, d)
+            device_ids(inst, d)
             needed_by, sources = prepare()
             x: Array = a[0]  # type: ignore[assignment]
             fetched = self.exchange.fetch(x, needed_by)

@@ -49,9 +49,11 @@ from tilecc.hlo.run_limits import check_run_sizes, step_cost
 from tilecc.hlo.opcodes import HloOpcode as Op
 
 def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
-                    partitions: int = 1) -> list[np.ndarray]:
-    """Run `module`'s entry on replicas * partitions devices; see the module contract."""
-    return compile_module(module, replicas, partitions)(inputs)
+                    partitions: int = 1, max_steps: int | None = None) -> list[np.ndarray]:
+    """Run `module`'s entry on replicas * partitions devices; see the module contract.
+    At most `max_steps` steps are evaluated (default: tilecc.limits' "steps"; run_limits
+    .step_cost), so a loop whose bound comes from the input stops with a LimitError."""
+    return compile_module(module, replicas, partitions, max_steps)(inputs)
 
 
 @dataclass(slots=True)

@@ -24,6 +24,7 @@ from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
+from tilecc.nki.operators import install
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_cmd
 from tilecc.nki.isa_indirect import IndirectView, indirect_dma_copy
 from tilecc.nki.isa_legacy import two_forms
@@ -358,6 +359,11 @@ from tilecc.nki.isa_movement import (local_gather, nc_n_gather, nc_stream_shuffl
 from tilecc.nki.isa_target import get_nc_sub_version, get_nc_version, nc_version  # noqa: E402
 from tilecc.nki.isa_random import (dropout, rand2, rand_get_state, rand_set_state, rng,  # noqa: E402
                                    set_rng_seed)
+
+# the instructions the Tensor Engine helpers below this module build identities and casts
+# with (tilecc/nki/isa_tensor_engine.py), reached through tilecc/nki/operators.py
+for _name in ("tensor_copy", "iota", "tensor_scalar"):
+    install(f"nisa.{_name}", globals()[_name])
 
 __all__ = [
     "engine", "reduce_cmd", "dge_mode", "oob_mode", "tensor_engine", "vector_engine", "scalar_engine",

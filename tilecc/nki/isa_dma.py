@@ -19,7 +19,7 @@ from __future__ import annotations
 from tilecc.klr import ast
 from tilecc.nki import operands as chk
 from tilecc.nki.errors import kernel_error
-from tilecc.nki.isa_enums import dge_mode, oob_mode
+from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode
 from tilecc.nki.isa_indirect import IndirectView
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.dtypes import canonical_dtype
@@ -46,9 +46,11 @@ def _legacy_dma_transpose(fn: object, src: object, *, axes: object = None, mask:
     dma_transpose(out, s, axes)
     if dtype is None or canonical_dtype(dtype) == s.dtype:
         return out
-    from tilecc.nki import isa
-    converted = active_trace().allocate(out.shape, canonical_dtype(dtype), "sbuf", assigned_name())
-    isa.tensor_copy(dst=converted, src=out)
+    trace = active_trace()
+    converted = trace.allocate(out.shape, canonical_dtype(dtype), "sbuf", assigned_name())
+    # the conversion is nisa.tensor_copy's statement (an engine copy converts the dtype)
+    trace.emit(ast.NcCopy(trace.access(converted), trace.access(out), klr_dtype(converted.dtype),
+                          klr_engine("dma_transpose", engine.unknown, (engine.unknown,))))
     return converted
 
 

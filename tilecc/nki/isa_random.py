@@ -28,6 +28,7 @@ from tilecc.nki.errors import kernel_error, kernel_frame_location
 from tilecc.nki.isa_enums import engine, klr_engine
 from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.isa_vector import ap, emit, f32_operand, new_tile, no_mask
+from tilecc.nki.shapes import new_tensor
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype
 
@@ -125,8 +126,7 @@ def rand_get_state(dst: object, engine: engine = engine.gpsimd, name: str | None
 def rand(shape: object, dtype: object = "float32", buffer: object = None, name: str = "",
          **kwargs: object) -> NkiTensor:
     """nl.rand: a new tile of uniform values in [0, 1) (rand2 on the Vector Engine)."""
-    from tilecc.nki.language import ndarray
-    out = ndarray(shape, dtype, "sbuf" if buffer is None else buffer, name or assigned_name())
+    out = new_tensor(shape, dtype, "sbuf" if buffer is None else buffer, name or assigned_name())
     rand2(dst=out, min=0.0, max=1.0)
     return out
 

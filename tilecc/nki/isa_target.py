@@ -14,6 +14,9 @@ from enum import IntEnum
 
 
 class nc_version(IntEnum):  # noqa: N801 (NKI's name)
+    """NeuronCore generations, ordered so kernels can compare them (gen2 Trn1 / Inf2, gen3
+    Trn2, gen4 Trn3)."""
+
     gen2 = 2
     gen3 = 3
     gen4 = 4

@@ -34,7 +34,7 @@ from tilecc.klr import ast
 from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.errors import kernel_error
-from tilecc.nki.operators import install
+from tilecc.nki.operators import install, installed
 from tilecc.nki.isa_enums import engine
 from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.tensor import NkiTensor
@@ -47,6 +47,8 @@ TILE_SIZES = (32, 64, 128)
 
 
 class matmul_perf_mode(Enum):  # noqa: N801 (NKI's name)
+    """nc_matmul's perf_mode: none, or double_row (fp8 operands of [K, 2, ...])."""
+
     none = "none"
     double_row = "double_row"
 
@@ -252,9 +254,9 @@ def _legacy_transpose(fn: object, data: object, *, mask: object = None, dtype: o
     nc_transpose(out, x, engine=_Engine.tensor if on_pe else _Engine.vector)
     if dtype is None or canonical_dtype(dtype) == out.dtype:
         return out
-    from tilecc.nki import isa   # 1.x dtype=: "an additional cast" into a new SBUF tile
+    # 1.x dtype=: "an additional cast" into a new SBUF tile
     converted = active_trace().allocate(out.shape, canonical_dtype(dtype), "sbuf", assigned_name())
-    isa.tensor_copy(dst=converted, src=out)
+    installed("nisa.tensor_copy")(dst=converted, src=out)
     return converted
 
 
@@ -310,16 +312,15 @@ _IDENTITIES: weakref.WeakKeyDictionary[Trace, dict[tuple[int, str], NkiTensor]] 
 def identity_tile(n: int, dtype: str) -> NkiTensor:
     """The trace's [n, n] SBUF identity of `dtype`, made once (iota of f - p, then == 0),
     as NKI shares identity matrices of one dtype."""
-    from tilecc.nki import isa
     from tilecc.nki.ops import ALL_OPS
     trace = active_trace()
     cache = _IDENTITIES.setdefault(trace, {})
     if (found := cache.get((n, dtype))) is not None:
         return found
     index = trace.allocate((n, n), "int32", "sbuf", "identity_index")
-    isa.iota(index, [[1, n]], 0, -1)
+    installed("nisa.iota")(index, [[1, n]], 0, -1)
     eye = trace.allocate((n, n), dtype, "sbuf", f"identity_{dtype}")
-    isa.tensor_scalar(eye, index, ALL_OPS["equal"], 0.0)
+    installed("nisa.tensor_scalar")(eye, index, ALL_OPS["equal"], 0.0)
     cache[(n, dtype)] = eye
     return eye
 

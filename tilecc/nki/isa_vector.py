@@ -31,7 +31,7 @@ from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import canonical_dtype, is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr, Mask
-from tilecc.nki.isa_enums import klr_accum, reduce_cmd
+from tilecc.nki.isa_enums import engine, klr_accum, klr_engine, reduce_cmd
 from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.ops import ALL_OPS, Op
 from tilecc.nki.tensor import NkiTensor
@@ -228,10 +228,15 @@ def tensor_copy_predicated(dst: object, src: object, predicate: object, reverse_
     d, p = chk.tile(fn, "dst", dst), chk.tile(fn, "predicate", predicate)
     legacy_options(fn, mask, dtype, d)
     chk.same_elements(fn, ("predicate", p), ("dst", d))
-    if not isinstance(src, NkiTensor):
-        from tilecc.nki.isa import memset
+    if not isinstance(src, NkiTensor):   # a number: copied from a tile nisa.memset would fill
+        value = plain_number(src)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise kernel_error(f"nisa.{fn}: src must be a tile or a number, got {chk.describe(value)}")
         fill = new_tile(d.shape, d.dtype)
-        memset(dst=fill, value=src)
+        trace = active_trace()
+        trace.emit(ast.MemSet(trace.access(fill),
+                              ast.Immediate(float(value) if is_float(d.dtype) else int(value)),
+                              klr_dtype(d.dtype), klr_engine(fn, engine.unknown, (engine.unknown,))))
         src = fill
     s = chk.tile(fn, "src", src)
     chk.same_elements(fn, ("src", s), ("dst", d))

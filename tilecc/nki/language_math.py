@@ -186,10 +186,12 @@ def _abs_pair(what: str, x: object, y: object, op: str, dtype: object) -> NkiTen
 
 
 def abs_max(x: object, y: object, dtype: object = None) -> NkiTensor:
+    """max(|x|, |y|) elementwise, a new tile."""
     return _abs_pair("abs_max", x, y, "maximum", dtype)
 
 
 def abs_min(x: object, y: object, dtype: object = None) -> NkiTensor:
+    """min(|x|, |y|) elementwise, a new tile."""
     return _abs_pair("abs_min", x, y, "minimum", dtype)
 
 

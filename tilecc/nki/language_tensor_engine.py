@@ -69,6 +69,7 @@ def _to_sbuf(tile: NkiTensor, dtype: str | None = None) -> NkiTensor:
 
 
 def matmul(x: object, y: object, transpose_x: bool = False, mask: object = None) -> NkiTensor:
+    """x @ y on the Tensor Engine (x transposed first unless transpose_x), a new PSUM tile."""
     from tilecc.nki.isa_tensor_engine import nc_matmul
     _no_mask("matmul", mask)
     a, b = _tile("matmul", "x", x), _tile("matmul", "y", y)
@@ -82,6 +83,7 @@ def matmul(x: object, y: object, transpose_x: bool = False, mask: object = None)
 
 
 def transpose(x: object, dtype: object = None, mask: object = None) -> NkiTensor:
+    """The 2-d transpose of a tile (Vector Engine up to 32 x 32, else the Tensor Engine)."""
     from tilecc.nki.isa_tensor_engine import nc_transpose
     _no_mask("transpose", mask)
     tile = _tile("transpose", "x", x)
@@ -95,6 +97,7 @@ def transpose(x: object, dtype: object = None, mask: object = None) -> NkiTensor
 
 
 def load_transpose2d(src: object, dtype: object = None, mask: object = None) -> NkiTensor:
+    """Load a 2-d HBM tensor transposed into a new SBUF tile (a DMA transpose)."""
     from tilecc.nki.isa_dma import dma_transpose
     _no_mask("load_transpose2d", mask)
     if not isinstance(src, NkiTensor) or src.alloc.on_chip or src.ndim != 2:
@@ -107,6 +110,7 @@ def load_transpose2d(src: object, dtype: object = None, mask: object = None) -> 
 
 
 def shared_identity_matrix(n: int, dtype: object = "uint8", dst: object = None) -> NkiTensor:
+    """An n x n identity matrix tile (built with iota and a compare)."""
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 128:
         raise kernel_error(f"nl.shared_identity_matrix: n must be an int in 1..128, got {n!r}")
     eye = identity_tile(n, _dtype("shared_identity_matrix", dtype, "uint8"))

@@ -54,7 +54,7 @@ def _groups(runner: Runner, inst: HloInstruction) -> Callable[[Lanes], list[list
     return groups
 
 
-def _group_reducer(runner: Runner, inst: HloInstruction, t_shape: Shape) -> coll.GroupReducer:
+def group_reducer(runner: Runner, inst: HloInstruction, t_shape: Shape) -> coll.GroupReducer:
     comp = called_computation(inst)
     t = t_shape.element_type
     ew.check_supported_type(t, f"{inst.name} ({inst.opcode.mnemonic})")
@@ -76,7 +76,7 @@ def _group_reducer(runner: Runner, inst: HloInstruction, t_shape: Shape) -> coll
 def all_reduce_step(runner: Runner, inst: HloInstruction) -> Step:
     groups = _groups(runner, inst)
     layouts: dict[int, coll.GroupLayout] = {}  # id(groups) -> their layout
-    reducers = [_group_reducer(runner, inst, op.shape) for op in inst.operands]
+    reducers = [group_reducer(runner, inst, op.shape) for op in inst.operands]
 
     def step(a: Operands, d: Lanes) -> Value:
         members = groups(d)
@@ -97,7 +97,7 @@ def all_gather_step(runner: Runner, inst: HloInstruction) -> Step:
 def reduce_scatter_step(runner: Runner, inst: HloInstruction) -> Step:
     groups = _groups(runner, inst)
     dim = (inst.dimensions or (0,))[0]
-    reducers = [_group_reducer(runner, inst, op.shape) for op in inst.operands]
+    reducers = [group_reducer(runner, inst, op.shape) for op in inst.operands]
     return lambda a, d: single_or_tuple(inst, [
         coll.reduce_scatter(x, groups(d), dim, reduce) for x, reduce in zip(a, reducers)])
 
