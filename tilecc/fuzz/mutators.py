@@ -119,7 +119,7 @@ GENERIC: tuple[Mutator, ...] = (flip_bit, set_byte, delete_span, duplicate_span,
 def hlo_comments(data: bytes, rng: random.Random) -> bytes:
     lines = data.split(b"\n")
     i = rng.randrange(len(lines) + 1)
-    filler = rng.choice((b"", b"  // c", b"/* x */", b"   ", b"//////")) 
+    filler = rng.choice((b"", b"  // c", b"/* x */", b"   ", b"//////"))
     lines[i:i] = [filler] * rng.choice((11, 40, 500))
     return b"\n".join(lines)
 
