@@ -173,7 +173,7 @@ def _json_edit(data: bytes, rng: random.Random,
                edit: Callable[[Any, Any, random.Random], str | None]) -> bytes:
     try:
         doc = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):   # not JSON, or nested by an earlier edit
         return rng.choice(GENERIC)(data, rng)
     paths = [p for p in _json_paths(doc) if p]
     if not paths:
@@ -183,7 +183,10 @@ def _json_edit(data: bytes, rng: random.Random,
     for key in path[:-1]:
         parent = parent[key]
     spliced = edit(parent, path[-1], rng)
-    text = json.dumps(doc, indent=rng.choice((None, 1)))
+    try:
+        text = json.dumps(doc, indent=rng.choice((None, 1)))
+    except RecursionError:
+        return rng.choice(GENERIC)(data, rng)
     if spliced is not None:   # text json.dumps could not write (it recurses per level)
         text = text.replace(json.dumps(_SPLICE), spliced, 1)
     return text.encode()
