@@ -69,7 +69,10 @@ def main() -> int:
         tail = record["stderr"].strip().splitlines()[-1:] or [""]
         print(f"  {record['class']}: {record['target']} #{record['index']}: tilecc "
               f"{' '.join(record['argv'])}  ({folder}) {tail[0][:200]}")
-    return 1 if report.violations else 0
+    if report.failed_workers:
+        print(f"{report.failed_workers} worker(s) failed (see the traceback above): the counts "
+              "are incomplete")
+    return 1 if report.violations or report.failed_workers else 0
 
 
 if __name__ == "__main__":

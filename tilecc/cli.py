@@ -62,13 +62,14 @@ def build_parser(selected: str | None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    selected = next((a for a in argv if a in COMMANDS), None)
-    parser = build_parser(selected)
-    args = parser.parse_args(argv)
-    if getattr(args, "_run", None) is None:
-        parser.print_help()
-        return 1
-    try:
+    args: argparse.Namespace | None = None
+    try:   # from the start: Ctrl-C while a command module imports is one line too
+        selected = next((a for a in argv if a in COMMANDS), None)
+        parser = build_parser(selected)
+        args = parser.parse_args(argv)
+        if getattr(args, "_run", None) is None:
+            parser.print_help()
+            return 1
         return int(args._run(args))
     except ParseError as err:
         print(cut_lines(err.render()), file=sys.stderr)

@@ -16,13 +16,10 @@ from tilecc.cli import main
 from tilecc.errors import ParseError, VerifyError
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.verifier import verify_module
-from tilecc.host.parser import parse_module as parse_host
-from tilecc.host.printer import print_module as print_host
-from tilecc.limits import LIMITS, cut, cut_lines
+from tilecc.limits import LIMITS
 
 REPO = Path(__file__).resolve().parents[2]
 KERNEL = REPO / "examples" / "kernels" / "softmax_row.py"
-HOST = REPO / "examples" / "host" / "allreduce_mesh.py"
 PASSES = "--passes=decompose-int-all-reduce,decompose-scalar-reduce"
 
 LOOP = """HloModule m
@@ -261,136 +258,6 @@ def test_call_cycles_are_refused_by_run_and_hlo_opt(command, tmp_path, capsys):
     argv = ["run", hlo, "--out", str(tmp_path / "o")] if command == "run" else \
         ["hlo-opt", hlo, PASSES, "-o", str(tmp_path / "o")]
     assert "f/c: calls f, a cycle of calls (f -> f)" in fail(argv, capsys)
-
-
-# --- host programs -------------------------------------------------------------------------
-
-@pytest.mark.parametrize("expr, line, col, message", [
-    ("+".join(["1"] * 20_000), 62, 1, "an expression nests deeper than Python's parser can read"),
-    ("-" * 1000 + "1", 62, 104, "the program nests more than 100 levels deep"),
-    ("[" * 150 + "]" * 150, 62, 103, "the program nests more than 100 levels deep"),
-])
-def test_deep_host_programs_are_located_errors(expr, line, col, message, tmp_path, capsys):
-    text = HOST.read_text() + "\nX = " + expr + "\n"
-    assert text.count("\n") == 62
-    with pytest.raises(ParseError) as info:
-        parse_host(text, "p.py")
-    assert (info.value.line, info.value.col) == (line, col)
-    assert info.value.message.startswith(message)
-
-
-def test_host_nesting_within_the_bound_prints_and_parses_back():
-    text = HOST.read_text().replace("[1, SIZE], dtype=pl.FP32)\n", "[1, " + "-" * 80 + "SIZE], "
-                                    "dtype=pl.FP32)\n", 1)
-    module = parse_host(text, "p.py")
-    assert parse_host(print_host(module), "again.py") == module
-
-
-def test_a_vertical_tab_in_the_module_docstring_keeps_the_lines_apart(tmp_path, capsys):
-    source = write(tmp_path, "p.py", '"""\x0bdoc"""\n' + HOST.read_text())
-    assert main(["host-opt", source, "-o", str(tmp_path / "out.py")]) == 0
-    assert (tmp_path / "out.py").read_text().startswith('"""\x0bdoc"""\n')
-
-
-BUILDER = '''import pypto.language as pl
-
-
-def build():
-    @pl.program
-    class P:
-        """First line.
-
-        More text
-          indented.
-        """
-
-        @pl.function(level=pl.Level.HOST, type=pl.FunctionType.Orchestration)
-        def main(self, x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
-            """Doc
-            two."""
-            return x
-    return P
-'''
-
-
-def test_docstrings_in_builder_programs_print_unchanged(tmp_path, capsys):
-    source = write(tmp_path, "p.py", BUILDER)
-    assert main(["host-opt", source, "-o", str(tmp_path / "out.py")]) == 0
-    assert (tmp_path / "out.py").read_text() == BUILDER
-
-
-# --- messages --------------------------------------------------------------------------------
-
-def test_cut_keeps_both_ends():
-    assert cut("abc", 4) == "abc"
-    assert cut("a" * 25 + "b" * 30 + "c" * 25, 40) == "a" * 7 + "...(66 more characters)..." + "c" * 7
-    assert all(len(cut("x" * n, 40)) <= 40 for n in range(30, 2000, 7))
-    assert cut_lines("x" * 1000 + "\nshort") == cut("x" * 1000, 400) + "\nshort"
-
-
-def test_a_huge_operand_name_is_cut_in_the_message(tmp_path, capsys):
-    name = "n" * 100_000
-    hlo = write(tmp_path, "m.hlo", f"HloModule m\nENTRY e {{\n  ROOT r = s32[] add({name}, {name})\n}}\n")
-    err = fail(["hlo-opt", hlo, PASSES], capsys)
-    assert err.startswith(f"{hlo}:3:22: error: use of undefined instruction 'nnnn")
-    assert "more characters)..." in err
-
-
-def test_a_huge_bir_dtype_is_cut_in_the_message(tmp_path, capsys):
-    bir = tmp_path / "k.bir.json"
-    assert main(["codegen", str(REPO / "examples" / "klr" / "softmax_row.klr.json"), "-o", str(bir)]) == 0
-    text = bir.read_text().replace('"float32"', '"' + "f" * 100_000 + '"', 1)
-    bir.write_text(text)
-    capsys.readouterr()
-    err = fail(["sim", str(bir), "--out", str(tmp_path / "o")], capsys)
-    assert "more characters)..." in err
-
-
-def test_a_huge_host_name_is_cut_in_the_message(tmp_path, capsys):
-    text = HOST.read_text().replace("import pypto.language as pl", "import pypto.language as p" +
-                                    "l" * 100_000, 1)
-    source = write(tmp_path, "p.py", text)
-    err = fail(["host-opt", source, "-o", str(tmp_path / "out.py")], capsys)
-    assert err.startswith(f"{source}:") and "more characters)..." in err
-
-
-def test_limits_name_their_variables():
-    assert {entry.env for entry in LIMITS.values()} == {
-        "TILECC_MAX_STEPS", "TILECC_MAX_ELEMENTS", "TILECC_MAX_DEPTH", "TILECC_MAX_GRID",
-        "TILECC_MAX_MESSAGE"}
-
-
-# --- places ----------------------------------------------------------------------------------
-
-def test_out_of_memory_names_the_input(tmp_path, capsys, monkeypatch):
-    import tilecc.commands.codegen as codegen
-
-    def exhausted(self, kernel):
-        raise MemoryError()
-    monkeypatch.setattr(codegen.KlirToBirCodegen, "codegen_kernel", exhausted)
-    klr = str(REPO / "examples" / "klr" / "softmax_row.klr.json")
-    assert fail(["codegen", klr], capsys) == f"error: {klr}: out of memory\n"
-
-
-def test_a_simulator_fault_names_the_file_and_the_instruction(tmp_path, capsys, monkeypatch):
-    import tilecc.sim.execute as execute
-    from tilecc.errors import SimError
-    bir = tmp_path / "k.bir.json"
-    assert main(["codegen", str(REPO / "examples" / "klr" / "softmax_row.klr.json"), "-o", str(bir)]) == 0
-    np.save(tmp_path / "x.npy", np.zeros((128, 512), np.float32))
-    real, calls = execute.execute, []
-
-    def faulty(machine, inst):
-        calls.append(inst.name)
-        if len(calls) == 2:
-            raise SimError("access out of bounds")
-        real(machine, inst)
-    monkeypatch.setattr(execute, "execute", faulty)
-    capsys.readouterr()
-    err = fail(["sim", str(bir), "--input", f"x={tmp_path / 'x.npy'}", "--out", str(tmp_path / "o")],
-               capsys)
-    assert err == f"error: {bir}:instructions[1] ({calls[1]}): access out of bounds\n"
-    assert not (tmp_path / "o").exists()
 
 
 def test_a_step_is_an_instruction_on_1024_elements():

@@ -77,6 +77,15 @@ def test_classify_reads_the_evidence(returncode, timed_out, stderr, written, exp
     assert classify(case, tmp_path, returncode, timed_out, stderr) == expected
 
 
+def test_an_empty_folder_of_outputs_is_a_success(tmp_path):
+    # a BIR program whose outputs list was emptied runs and writes no file
+    (tmp_path / "in.hlo").write_bytes(b"x")
+    (tmp_path / "o").mkdir()
+    assert classify(_case(outputs=("o",)), tmp_path, 0, False, "") == "ok"
+    (tmp_path / "o").rmdir()
+    assert classify(_case(outputs=("o",)), tmp_path, 0, False, "") == "partial output"
+
+
 def test_a_vertical_tab_in_a_message_does_not_count_as_a_line(tmp_path):
     (tmp_path / "in.hlo").write_bytes(b"x")
     assert classify(_case(), tmp_path, 1, False, "f:1:1: error: a\nsource \x0b x\n ^\n",

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from tilecc.errors import ParseError
 from tilecc.hlo.lexer import Cursor
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
@@ -57,3 +58,12 @@ def test_skip_stops_at_the_first_token(text: str, end: int) -> None:
     cursor = Cursor(text, "t.hlo")
     cursor.skip()
     assert cursor.pos == end
+
+
+def test_a_layout_never_spans_lines() -> None:
+    # an unclosed layout once swallowed the next line into the message
+    text = "HloModule m\nENTRY e {\n  ROOT p = f32[4,8]{1,a.17, b)\n}\n"
+    with pytest.raises(ParseError) as info:
+        parse_module(text, "l.hlo")
+    assert (info.value.line, info.value.col) == (3, 20)   # at the layout
+    assert "\n" not in info.value.message

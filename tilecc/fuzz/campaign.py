@@ -35,6 +35,8 @@ class Report:
     counts: dict[str, collections.Counter[str]]
     violations: list[dict[str, Any]]
     seconds: float
+    failed_workers: int
+    """workers that stopped on an error of their own (its traceback is on stderr)"""
 
     def total(self, target: str) -> int:
         return sum(self.counts[target].values())
@@ -108,8 +110,10 @@ def run_campaign(targets: list[str], per_command: int, seed: str, family: str = 
                 finally:
                     os._exit(code)
             pids.append(pid)
+        failed = 0
         for pid in pids:
-            os.waitpid(pid, 0)
+            _, status = os.waitpid(pid, 0)
+            failed += status != 0
         counts: dict[str, collections.Counter[str]] = {n: collections.Counter() for n in targets}
         violations = []
         for log in logs:
@@ -126,4 +130,4 @@ def run_campaign(targets: list[str], per_command: int, seed: str, family: str = 
                     counts[record["target"]][record["class"]] += 1
                     if "argv" in record:
                         violations.append(record)
-    return Report(counts, violations, time.perf_counter() - start)
+    return Report(counts, violations, time.perf_counter() - start, failed)

@@ -119,7 +119,7 @@ GENERIC: tuple[Mutator, ...] = (flip_bit, set_byte, delete_span, duplicate_span,
 def hlo_comments(data: bytes, rng: random.Random) -> bytes:
     lines = data.split(b"\n")
     i = rng.randrange(len(lines) + 1)
-    filler = rng.choice((b"", b"  // c", b"/* x */", b"   ", b"//////")) 
+    filler = rng.choice((b"", b"  // c", b"/* x */", b"   ", b"//////"))
     lines[i:i] = [filler] * rng.choice((11, 40, 500))
     return b"\n".join(lines)
 
@@ -169,11 +169,11 @@ def _json_paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]
     return out
 
 
-def _json_edit(data: bytes, rng: random.Random, edit: Callable[[Any, Any, random.Random], None]
-               ) -> bytes:
+def _json_edit(data: bytes, rng: random.Random,
+               edit: Callable[[Any, Any, random.Random], str | None]) -> bytes:
     try:
         doc = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):   # not JSON, or nested by an earlier edit
         return rng.choice(GENERIC)(data, rng)
     paths = [p for p in _json_paths(doc) if p]
     if not paths:
@@ -182,8 +182,17 @@ def _json_edit(data: bytes, rng: random.Random, edit: Callable[[Any, Any, random
     parent = doc
     for key in path[:-1]:
         parent = parent[key]
-    edit(parent, path[-1], rng)
-    return json.dumps(doc, indent=rng.choice((None, 1))).encode()
+    spliced = edit(parent, path[-1], rng)
+    try:
+        text = json.dumps(doc, indent=rng.choice((None, 1)))
+    except RecursionError:
+        return rng.choice(GENERIC)(data, rng)
+    if spliced is not None:   # text json.dumps could not write (it recurses per level)
+        text = text.replace(json.dumps(_SPLICE), spliced, 1)
+    return text.encode()
+
+
+_SPLICE = "\x00tilecc-fuzz-splice\x00"
 
 
 def _set_value(parent: Any, key: Any, rng: random.Random) -> None:
@@ -201,11 +210,11 @@ def _duplicate_item(parent: Any, key: Any, rng: random.Random) -> None:
         parent[key] = [parent[key]] * rng.choice((2, 200))
 
 
-def _nest_deep(parent: Any, key: Any, rng: random.Random) -> None:
-    value = parent[key]
-    for _ in range(rng.choice((50, 5000))):
-        value = [value]
-    parent[key] = value
+def _nest_deep(parent: Any, key: Any, rng: random.Random) -> str:
+    depth = rng.choice((50, 5000))
+    inner = json.dumps(parent[key])
+    parent[key] = _SPLICE
+    return "[" * depth + inner + "]" * depth
 
 
 def json_set(data: bytes, rng: random.Random) -> bytes:

@@ -54,7 +54,7 @@ _MESH_NAME = re.compile(r"'([^']*)'")
 _GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
 NAME_IN_LIST = re.compile(r"%?(" + NAME + r")")
 _MAX_DIM = (1 << 63) - 1
-ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}]*\})?")
+ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}\n]*\})?")
 
 
 class Cursor:

@@ -1,0 +1,100 @@
+"""Error messages: user text quoted in them is cut, and each names its place (the file,
+the instruction, the input)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilecc.cli import main
+from tilecc.limits import LIMITS, cut, cut_lines
+
+REPO = Path(__file__).resolve().parents[2]
+HOST = REPO / "examples" / "host" / "allreduce_mesh.py"
+PASSES = "--passes=decompose-int-all-reduce,decompose-scalar-reduce"
+
+
+def fail(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and 1 <= len(err.split("\n")) - 1 <= 3, err
+    assert all(len(line) <= LIMITS["message"].default for line in err.split("\n")), err[:300]
+    return err
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_cut_keeps_both_ends():
+    assert cut("abc", 4) == "abc"
+    assert cut("a" * 25 + "b" * 30 + "c" * 25, 40) == "a" * 7 + "...(66 more characters)..." + "c" * 7
+    assert all(len(cut("x" * n, 40)) <= 40 for n in range(30, 2000, 7))
+    assert cut_lines("x" * 1000 + "\nshort") == cut("x" * 1000, 400) + "\nshort"
+
+
+def test_a_huge_operand_name_is_cut_in_the_message(tmp_path, capsys):
+    name = "n" * 100_000
+    hlo = write(tmp_path, "m.hlo", f"HloModule m\nENTRY e {{\n  ROOT r = s32[] add({name}, {name})\n}}\n")
+    err = fail(["hlo-opt", hlo, PASSES], capsys)
+    assert err.startswith(f"{hlo}:3:22: error: use of undefined instruction 'nnnn")
+    assert "more characters)..." in err
+
+
+def test_a_huge_bir_dtype_is_cut_in_the_message(tmp_path, capsys):
+    bir = tmp_path / "k.bir.json"
+    assert main(["codegen", str(REPO / "examples" / "klr" / "softmax_row.klr.json"), "-o", str(bir)]) == 0
+    text = bir.read_text().replace('"float32"', '"' + "f" * 100_000 + '"', 1)
+    bir.write_text(text)
+    capsys.readouterr()
+    err = fail(["sim", str(bir), "--out", str(tmp_path / "o")], capsys)
+    assert "more characters)..." in err
+
+
+def test_a_huge_host_name_is_cut_in_the_message(tmp_path, capsys):
+    text = HOST.read_text().replace("import pypto.language as pl", "import pypto.language as p" +
+                                    "l" * 100_000, 1)
+    source = write(tmp_path, "p.py", text)
+    err = fail(["host-opt", source, "-o", str(tmp_path / "out.py")], capsys)
+    assert err.startswith(f"{source}:") and "more characters)..." in err
+
+
+def test_limits_name_their_variables():
+    assert {entry.env for entry in LIMITS.values()} == {
+        "TILECC_MAX_STEPS", "TILECC_MAX_ELEMENTS", "TILECC_MAX_DEPTH", "TILECC_MAX_GRID",
+        "TILECC_MAX_MESSAGE"}
+
+
+def test_out_of_memory_names_the_input(tmp_path, capsys, monkeypatch):
+    import tilecc.commands.codegen as codegen
+
+    def exhausted(self, kernel):
+        raise MemoryError()
+    monkeypatch.setattr(codegen.KlirToBirCodegen, "codegen_kernel", exhausted)
+    klr = str(REPO / "examples" / "klr" / "softmax_row.klr.json")
+    assert fail(["codegen", klr], capsys) == f"error: {klr}: out of memory\n"
+
+
+def test_a_simulator_fault_names_the_file_and_the_instruction(tmp_path, capsys, monkeypatch):
+    import tilecc.sim.execute as execute
+    from tilecc.errors import SimError
+    bir = tmp_path / "k.bir.json"
+    assert main(["codegen", str(REPO / "examples" / "klr" / "softmax_row.klr.json"), "-o", str(bir)]) == 0
+    np.save(tmp_path / "x.npy", np.zeros((128, 512), np.float32))
+    real, calls = execute.execute, []
+
+    def faulty(machine, inst):
+        calls.append(inst.name)
+        if len(calls) == 2:
+            raise SimError("access out of bounds")
+        real(machine, inst)
+    monkeypatch.setattr(execute, "execute", faulty)
+    capsys.readouterr()
+    err = fail(["sim", str(bir), "--input", f"x={tmp_path / 'x.npy'}", "--out", str(tmp_path / "o")],
+               capsys)
+    assert err == f"error: {bir}:instructions[1] ({calls[1]}): access out of bounds\n"
+    assert not (tmp_path / "o").exists()
