@@ -92,11 +92,6 @@ class NKIObject:
     TiledRange, allocators subclass it): a plain Python object while tracing."""
 
 
-def static_cast(value: object, dtype: object) -> Any:
-    """A host-side numpy array (or number) converted to `dtype` (nl.static_cast on inputs)."""
-    return np.asarray(value).astype(dtype_info(parse_dtype(dtype)).numpy)
-
-
 bool_ = _Dtype("bool_")
 int8, int16, int32 = _Dtype("int8"), _Dtype("int16"), _Dtype("int32")
 uint8, uint16, uint32 = _Dtype("uint8"), _Dtype("uint16"), _Dtype("uint32")
@@ -105,11 +100,7 @@ float16, float32, bfloat16, tfloat32 = (_Dtype("float16"), _Dtype("float32"), _D
 float8_e4m3, float8_e5m2, float8_e4m3fn = (_Dtype("float8_e4m3"), _Dtype("float8_e5m2"),
                                            _Dtype("float8_e4m3fn"))
 
-class _Float32(_Dtype):  # nl.fp32, with the bounds kernels use as fill values (nl.fp32.min)
-    min, max = -3.4028234663852886e38, 3.4028234663852886e38
-
-
-fp32 = _Float32("float32")
+fp32 = _Dtype("float32")
 
 sbuf, psum, hbm = "sbuf", "psum", "hbm"
 shared_hbm, private_hbm = "shared_hbm", "private_hbm"
@@ -404,8 +395,6 @@ arctan = _OPS["arctan"]
 sign = _OPS["sign"]
 copy = _OPS["copy"]
 reciprocal = _OPS["reciprocal"]
-abs_max = _OPS["abs_max"]
-abs_min = _OPS["abs_min"]
 
 from tilecc.nki.language_tensor_engine import (load_transpose2d, matmul,  # noqa: E402,F401
                                                refuse_mx_dtype, shared_constant,
@@ -437,7 +426,7 @@ _TILE_LEVEL = frozenset({
 })
 
 from tilecc.nki.language_math import (  # noqa: E402,F401,A004 (lowered to several instructions)
-    abs_max, abs_min, all, ceil, cos, finfo, floor, gather_flattened, is_hbm, is_on_chip, is_psum,
+    abs_max, abs_min, all, ceil, cos, floor, gather_flattened, is_hbm, is_on_chip, is_psum,
     is_sbuf, rms_norm, softmax, static_cast, tan, trunc, where)
 from tilecc.nki.isa_random import device_print, language_dropout as dropout, rand, random_seed  # noqa: E402,F401
 

@@ -1,6 +1,6 @@
 """nki.language functions that no single instruction computes, lowered to a few existing ones:
 nl.where, nl.floor / ceil / trunc, nl.cos / tan, nl.softmax, nl.rms_norm, nl.all,
-nl.abs_max / abs_min, nl.static_cast, nl.gather_flattened, nl.finfo and the buffer predicates nl.is_sbuf / is_psum /
+nl.abs_max / abs_min, nl.static_cast, nl.gather_flattened, and the buffer predicates nl.is_sbuf / is_psum /
 is_hbm / is_on_chip (exported by tilecc.nki.language).
 
 Pages: https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/
@@ -222,18 +222,6 @@ def gather_flattened(data: object, indices: object, axis: int = 0, dtype: object
     out = _out("gather_flattened", gathered, dtype)
     isa.tensor_copy(dst=out, src=gathered)
     return out
-
-
-def finfo(dtype: object) -> object:
-    """nl.finfo: the machine limits of a float dtype (numpy's / ml_dtypes' finfo: min, max,
-    eps, tiny ...), compile-time numbers a kernel uses as fill values."""
-    try:
-        info = dtype_info(canonical_dtype(dtype))
-    except ValueError as err:
-        raise kernel_error(f"nl.finfo: {err}") from None
-    if not info.is_float:
-        raise kernel_error(f"nl.finfo: {dtype!r} is not a float dtype")
-    return ml_dtypes.finfo(info.numpy)
 
 
 def _buffer_of(value: object) -> str:
