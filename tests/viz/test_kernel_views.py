@@ -16,7 +16,6 @@ from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.demo_stages.nki import load_example
 from tilecc.nki.driver import trace_kernel
 from tilecc.viz.bir_deps import access_elements, memory_dependencies
-from tilecc.viz.kernel_positions import stamping_positions
 from tilecc.viz.kernel_views import check_outputs, kernel_section, lower_with_origins
 from tilecc.viz.page import embed_json
 from tilecc.viz.plots import error_map
@@ -27,8 +26,7 @@ F32 = BirDtype.float32
 
 def _softmax():
     example = load_example(EXAMPLES / "kernels" / "softmax_row.py")
-    with stamping_positions():
-        traced = trace_kernel(example.KERNEL, *example.make_inputs(np.random.default_rng(0)))
+    traced = trace_kernel(example.KERNEL, *example.make_inputs(np.random.default_rng(0)))
     return traced.kernel
 
 

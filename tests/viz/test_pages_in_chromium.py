@@ -90,11 +90,9 @@ def test_pass_page_highlights_exactly_the_matches(browser, tmp_path, name):
 def test_kernel_page_links_source_klr_and_bir(browser, tmp_path):
     from tilecc.demo_stages.nki import load_example
     from tilecc.nki.driver import run_traced, trace_kernel
-    from tilecc.viz.kernel_positions import stamping_positions
     example = load_example(ROOT / "examples" / "kernels" / "softmax_row.py")
     inputs = example.make_inputs(np.random.default_rng(0))
-    with stamping_positions():
-        traced = trace_kernel(example.KERNEL, *inputs)
+    traced = trace_kernel(example.KERNEL, *inputs)
     got = run_traced(traced, {t.name: a for t, a in zip(traced.kernel.inputs, inputs)})[0]
     check = check_outputs([("out", got, example.reference(*inputs))], "numpy reference",
                           example.TOLERANCE)

@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
     traced = _trace(kernel, arrays)
     if args.keep_temps:
         keep_temps(traced, Path(args.keep_temps), split_target(args.target)[1])
-    outputs = run_traced(traced, {t.name: arrays[t.name] for t in traced.kernel.inputs},
-                         uninit=getattr(args, "uninit", "error"))
+    klr_inputs = {t.name: arrays[t.name] for t in traced.kernel.inputs}
+    outputs = run_traced(traced, klr_inputs, uninit=getattr(args, "uninit", "error"))
     named = list(zip((t.name for t in traced.kernel.outputs), outputs))
     write_results(args.out, named)
     if getattr(args, "stats", False) or getattr(args, "profile", None):
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     status = check_reference(module, traced, dict(named), arrays, kernel) if args.check else 0
     if (html := getattr(args, "html", None)):
         from tilecc.viz.kernel_report import report_kernel_run
-        status = max(status, report_kernel_run(kernel, arrays, outputs, html, args.check))
+        status = max(status, report_kernel_run(traced, klr_inputs, outputs, html, args.check))
     return status
 
 

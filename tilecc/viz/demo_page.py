@@ -25,7 +25,6 @@ from tilecc.hlo.printer import print_module
 from tilecc.nki.driver import run_traced, trace_kernel
 from tilecc.passes.pass_base import PASS_REGISTRY
 from tilecc.viz.hlo_views import pass_section
-from tilecc.viz.kernel_positions import stamping_positions
 from tilecc.viz.kernel_views import check_outputs, kernel_section
 from tilecc.viz.page import Section, write_page
 from tilecc.viz.pass_record import record_pass
@@ -56,8 +55,7 @@ def hlo_sections(examples: Path) -> list[Section]:
 def nki_section(examples: Path) -> Section:
     example = nki_stage.load_example(examples / nki_stage.KERNEL)
     inputs = example.make_inputs(np.random.default_rng(0))
-    with stamping_positions():
-        traced = trace_kernel(example.KERNEL, *inputs)
+    traced = trace_kernel(example.KERNEL, *inputs)
     arrays = {t.name: a for t, a in zip(traced.kernel.inputs, inputs)}
     got = run_traced(traced, arrays)[0]
     check = check_outputs([(traced.kernel.outputs[0].name, got, example.reference(*inputs))],

@@ -1,9 +1,8 @@
 """`tilecc run kernel.py:fn --html R.html [--check]` and `tilecc codegen K.klr.json --html R.html`.
 
-Contract: `report_kernel_run(kernel, arguments, outputs, html, check)` is called after a
-kernel ran on the BIR simulator with `arguments` (by parameter name). It traces the kernel
-again with source positions (tilecc.viz.kernel_positions); with `check` it runs that KLR
-on the KLR reference
+Contract: `report_kernel_run(traced, arrays, outputs, html, check)` is called after a traced
+kernel (its statements carry the tracer's source positions) ran on the BIR simulator with
+`arrays` (by KLR input name); with `check` it runs the same KLR on the KLR reference
 interpreter (an independent implementation) and prints one line per output on stderr
 (equal, or how many elements differ and by how much); with `html` it writes the kernel
 report page (tilecc.viz.kernel_views), the check and its picture included. Returns the exit
@@ -15,23 +14,17 @@ note on stderr.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
 from tilecc.klr import ast as k
-from tilecc.nki.driver import run_traced, trace_kernel
-from tilecc.viz.kernel_positions import stamping_positions
+from tilecc.nki.driver import TracedKernel, run_traced
 from tilecc.viz.kernel_views import Check, check_outputs, kernel_section
 from tilecc.viz.page import write_page
 
 
-def report_kernel_run(kernel: Callable[..., Any], arguments: dict[str, Any],
+def report_kernel_run(traced: TracedKernel, arrays: dict[str, np.ndarray],
                       outputs: list[np.ndarray], html: str | None, check: bool) -> int:
-    with stamping_positions():
-        traced = trace_kernel(kernel, **arguments)
-    arrays = {t.name: arguments[t.name] for t in traced.kernel.inputs}
     result: Check | None = None
     if check:
         reference = run_traced(traced, arrays, backend="klr")
