@@ -9,6 +9,7 @@ against the KLR reference interpreter on the same traced kernel.
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,7 +20,7 @@ from tilecc.bir.listing import format_instruction
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import codegen_kernel
 from tilecc.errors import TileccError
-from tilecc.nki.driver import run_traced, trace_kernel
+from tilecc.nki.driver import TracedKernel, run_traced, trace_kernel
 
 TITLE = "nki: a softmax kernel in Python -> KLR -> BIR -> simulator"
 KERNEL = Path("kernels") / "softmax_row.py"
@@ -33,6 +34,30 @@ def load_example(path: Path) -> Any:
     return module
 
 
+@dataclass
+class ExampleRun:
+    """A bundled kernel file run end to end on its make_inputs(rng seeded 0)."""
+    example: Any
+    inputs: tuple[Any, ...]
+    traced: TracedKernel
+    program: Program
+    simulated: np.ndarray   # the first output, on the BIR simulator
+    interpreted: np.ndarray   # the first output, on the KLR reference interpreter
+
+
+def run_example(path: Path) -> ExampleRun:
+    """Trace the file's KERNEL, lower and verify its BIR, and run it on both executors
+    (OSError / TileccError propagate, for the stage to report)."""
+    example = load_example(path)
+    inputs = tuple(example.make_inputs(np.random.default_rng(0)))
+    traced = trace_kernel(example.KERNEL, *inputs)
+    program = codegen_kernel(traced.kernel)
+    verify_program(program)
+    arrays = {t.name: a for t, a in zip(traced.kernel.inputs, inputs)}
+    return ExampleRun(example, inputs, traced, program, run_traced(traced, arrays)[0],
+                      run_traced(traced, arrays, backend="klr")[0])
+
+
 def print_listing(program: Program, out: TextIO) -> None:
     for inst in program.instructions:
         print("    " + format_instruction(inst), file=out)
@@ -41,17 +66,12 @@ def print_listing(program: Program, out: TextIO) -> None:
 def run_stage(examples: Path, out: TextIO) -> bool:
     path = examples / KERNEL
     try:
-        example = load_example(path)
-        inputs = example.make_inputs(np.random.default_rng(0))
-        traced = trace_kernel(example.KERNEL, *inputs)
-        program = codegen_kernel(traced.kernel)
-        verify_program(program)
-        arrays = {t.name: a for t, a in zip(traced.kernel.inputs, inputs)}
-        simulated = run_traced(traced, arrays)[0]
-        interpreted = run_traced(traced, arrays, backend="klr")[0]
+        run = run_example(path)
     except (OSError, TileccError) as err:
         print(f"  error: {err}", file=out)
         return False
+    example, inputs, traced, program = run.example, run.inputs, run.traced, run.program
+    simulated, interpreted = run.simulated, run.interpreted
     print(f"  kernel: {examples.name}/{KERNEL} ({len(traced.kernel.body)} KLR statements, "
           f"{len(program.instructions)} BIR instructions)", file=out)
     print_listing(program, out)

@@ -15,11 +15,8 @@ from typing import TextIO
 
 import numpy as np
 
-from tilecc.bir.verifier import verify_program
-from tilecc.codegen.klr_to_bir import codegen_kernel
-from tilecc.demo_stages.nki import load_example
+from tilecc.demo_stages.nki import run_example
 from tilecc.errors import TileccError
-from tilecc.nki.driver import run_traced, trace_kernel
 
 TITLE = "tensor engine: matmul, transpose and gather kernels -> KLR -> BIR -> simulator"
 KERNELS = [Path("kernels") / f"{name}.py" for name in
@@ -35,17 +32,12 @@ def run_stage(examples: Path, out: TextIO) -> bool:
 
 def _run_one(examples: Path, kernel: Path, out: TextIO) -> bool:
     try:
-        example = load_example(examples / kernel)
-        inputs = example.make_inputs(np.random.default_rng(0))
-        traced = trace_kernel(example.KERNEL, *inputs)
-        program = codegen_kernel(traced.kernel)
-        verify_program(program)
-        arrays = {t.name: a for t, a in zip(traced.kernel.inputs, inputs)}
-        simulated = run_traced(traced, arrays)[0]
-        interpreted = run_traced(traced, arrays, backend="klr")[0]
+        run = run_example(examples / kernel)
     except (OSError, TileccError) as err:
         print(f"  error: {kernel}: {err}", file=out)
         return False
+    example, inputs, program = run.example, run.inputs, run.program
+    simulated, interpreted = run.simulated, run.interpreted
     mix = Counter(type(inst).__name__[4:] for inst in program.instructions)
     print(f"  kernel: {examples.name}/{kernel} ({len(program.instructions)} BIR instructions: "
           + ", ".join(f"{n} {name}" for name, n in mix.most_common()) + ")", file=out)
