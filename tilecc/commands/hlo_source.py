@@ -6,9 +6,8 @@ its HLO text) per module, in order.
   read one after the other.
 - The format comes from the suffix -- `.pb` (HloModuleProto), `.mlir` / `.mlirbc`
   (StableHLO), `.pbtxt` / `.textproto` (HloModuleProto text) -- or, for other names and
-  stdin, from the first bytes. Protos and StableHLO go through jaxlib
-  (tilecc/hlo/xla_import.py); the proto text format has no reader in jaxlib, so it is an
-  error that says which forms to dump instead. Anything else is HLO text (UTF-8).
+  stdin, from the first bytes. Protos (binary and text) and StableHLO go through jaxlib
+  (tilecc/hlo/xla_import.py). Anything else is HLO text (UTF-8).
 - `split`: HLO text is cut at every `// -----` line (XLA's hlo-opt and mlir-opt
   `--split-input-file`); each piece is a module, labelled `FILE (module K)`. Without it, a
   separator line, or a second `HloModule` header, is an error at its line that names the
@@ -24,7 +23,7 @@ import sys
 from dataclasses import dataclass
 
 from tilecc.commands.stages import refuse_wrong_stage
-from tilecc.errors import ParseError, TileccError
+from tilecc.errors import ParseError
 from tilecc.fileio import decode_utf8, read_bytes
 from tilecc.hlo.xla_import import hlo_text_through_xla
 
@@ -66,10 +65,6 @@ def hlo_text_of(data: bytes, path: str) -> str:
     """HLO text of a file in any format read (see the module docstring)."""
     form = next((f for suffix, f in _BY_SUFFIX.items() if path.endswith(suffix)), None) \
         or _sniff(data)
-    if form == "prototext":
-        raise TileccError(f"{path}: an HloModuleProto in protobuf text format, which jaxlib "
-                          f"cannot read; give HLO text (XLA's --xla_dump_hlo_as_text) or the "
-                          f"binary proto (--xla_dump_hlo_as_proto, .pb)")
     if form is not None:
         return hlo_text_through_xla(data, form, path)
     text = decode_utf8(data, path)

@@ -1,8 +1,10 @@
-"""HLO text from the formats only XLA reads: HloModuleProto (.pb) and StableHLO (.mlir).
+"""HLO text from the formats only XLA reads: HloModuleProto (.pb, .pbtxt) and StableHLO (.mlir).
 
 Contract: `hlo_text_through_xla(data, form, path)` returns XLA's long-form text of the
 module in `data` -- `form` "proto" (a serialized HloModuleProto, as `--xla_dump_hlo_as_proto`
-writes it) or "stablehlo" (MLIR text or bytecode, as jax's `lowered.as_text()` or
+writes it), "prototext" (the same message in protobuf text format, read with the schema
+jaxlib carries: tilecc/hlo/xla_prototext.py) or "stablehlo" (MLIR text or bytecode, as jax's
+`lowered.as_text()` or
 `.compiler_ir()` gives it) -- by running jaxlib (pinned 0.10.x, the `[xla]` extra) in a
 child process (`python -m tilecc.hlo.xla_import FORM`), as tilecc.hlo.xla does: XLA aborts
 the whole process on some inputs. Without jax / jaxlib the error names the format and the
@@ -17,14 +19,19 @@ import sys
 
 from tilecc.errors import TileccError
 
-FORMS = {"proto": "an HloModuleProto (binary .pb)", "stablehlo": "a StableHLO module (.mlir)"}
+FORMS = {"proto": "an HloModuleProto (binary .pb)",
+         "prototext": "an HloModuleProto in protobuf text format (.pbtxt)",
+         "stablehlo": "a StableHLO module (.mlir)"}
+_NEEDS = {"proto": ("jax", "jaxlib"), "stablehlo": ("jax", "jaxlib"),
+          "prototext": ("jax", "jaxlib", "google.protobuf")}
 _TIMEOUT_S = 300
 
 
 def hlo_text_through_xla(data: bytes, form: str, path: str) -> str:
     what = FORMS[form]
-    if not all(_importable(name) for name in ("jax", "jaxlib")):
-        raise TileccError(f"{path}: {what}: reading it needs jaxlib 0.10.x, which is not "
+    if not all(_importable(name) for name in _NEEDS[form]):
+        needs = "jaxlib 0.10.x and protobuf" if form == "prototext" else "jaxlib 0.10.x"
+        raise TileccError(f"{path}: {what}: reading it needs {needs}, which is not "
                           f"installed (pip install 'tilecc[xla]'), or give HLO text")
     try:
         done = subprocess.run([sys.executable, "-m", "tilecc.hlo.xla_import", form], input=data,
@@ -51,7 +58,10 @@ def _child_main(form: str) -> int:
     from jax._src.lib import xla_client as xc
     data = sys.stdin.buffer.read()
     try:
-        if form == "proto":
+        if form in ("proto", "prototext"):
+            if form == "prototext":
+                from tilecc.hlo.xla_prototext import prototext_to_binary
+                data = prototext_to_binary(data.decode("utf-8"))
             text = xc.hlo.HloModule.from_serialized_hlo_module_proto(data).to_string()
         else:
             computation = xc._xla.mlir.mlir_module_to_xla_computation(
