@@ -186,6 +186,22 @@ def test_verify_on_the_interpreter(module_file: Path, tmp_path: Path, capsys) ->
     assert out.exists()
 
 
+def test_a_file_after_a_bare_verify_is_an_input_in_its_place(module_file: Path, tmp_path: Path,
+                                                              capsys) -> None:
+    """`--verify m.hlo` verifies m.hlo; `--verify 2 m.hlo` takes 2 as the replica count."""
+    other = tmp_path / "other.hlo"
+    other.write_text(module_file.read_text().replace("HloModule psum_and_max", "HloModule second"))
+    assert main(["hlo-opt", BOTH, "-o", str(tmp_path / "o.hlo"), "--verify",
+                 str(module_file), str(other)]) == 0
+    err = capsys.readouterr().err
+    assert "verify on interpreter: 4 replica(s)" in err
+    written = (tmp_path / "o.hlo").read_text()
+    assert written.index("HloModule psum_and_max") < written.index("HloModule second")
+    assert main(["hlo-opt", BOTH, "-o", str(tmp_path / "o.hlo"), "--verify", "2",
+                 str(module_file)]) == 1   # 2 replicas do not fit groups {{0,1,2,3}}
+    assert "error:" in capsys.readouterr().err
+
+
 def test_verify_with_a_replica_count(module_file: Path, tmp_path: Path, capsys) -> None:
     """8 replicas do not fit replica groups {{0,1,2,3}}: the interpreter says so (exit 1)."""
     assert main(["hlo-opt", str(module_file), BOTH, "-o", str(tmp_path / "o.hlo"),

@@ -56,7 +56,8 @@ _DEFAULT_N = -1  # `--verify` without a value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", nargs="*", metavar="IN",
+    # `extend`, so a file that followed a bare --verify (_VerifyCount) keeps its place
+    parser.add_argument("input", nargs="*", action="extend", metavar="IN",
                         help="HLO text, HloModuleProto .pb or StableHLO .mlir file(s); "
                         "- or none: stdin")
     parser.add_argument("--passes", help="comma-separated pass names, run in this order "
@@ -79,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dump-format", type=_dump_formats, default=frozenset({"text"}),
                         metavar="text,dot,html", help="with --dump-dir: also write Graphviz DOT "
                         "and a before / after HTML page per pass (text is always written)")
-    parser.add_argument("--verify", nargs="?", type=_replica_count, const=_DEFAULT_N,
+    parser.add_argument("--verify", nargs="?", action=_VerifyCount, const=_DEFAULT_N,
                         metavar="N", help="execute before and after on N replicas and compare "
                         "(default N: the module's replica_count, else 4); write it as --verify=N")
     parser.add_argument("--oracle", choices=["interpreter", "xla"], default=None,
@@ -101,14 +102,22 @@ def _dump_formats(text: str) -> frozenset[str]:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _replica_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a replica count, got '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"replica count must be >= 1, got {value}")
-    return value
+class _VerifyCount(argparse.Action):
+    """`--verify`, `--verify=N` or `--verify N`. A bare --verify takes the word after it as
+    N only when it is a number: `hlo-opt --verify m.hlo` verifies m.hlo, as a user means."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        if not isinstance(values, str):
+            setattr(namespace, self.dest, self.const)
+            return
+        if not values.lstrip("+-").isdigit():
+            namespace.input = [*(getattr(namespace, "input", None) or []), values]
+            setattr(namespace, self.dest, self.const)
+            return
+        if int(values) < 1:
+            parser.error(f"argument --verify: replica count must be >= 1, got {int(values)}")
+        setattr(namespace, self.dest, int(values))
 
 
 def list_passes() -> str:
