@@ -200,12 +200,18 @@ ENTRY e {
 
 def test_ctrl_c_ends_with_one_line_and_exit_130(tmp_path):
     hlo = write(tmp_path, "loop.hlo", LOOP % (2147483647, 1))
+    # SIGINT back to its default in the child: a parent that ignores it (a test runner's
+    # worker, nohup) would otherwise pass the ignoring on, and Python keeps it ignored
     proc = subprocess.Popen([sys.executable, "-m", "tilecc.cli", "run", hlo, "--max-steps",
                              "1000000000000", "--out", str(tmp_path / "o")],
-                            stderr=subprocess.PIPE, text=True)
-    time.sleep(3)   # imported and inside the loop (a kill before that also ends in 130)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(3)   # imported and inside the loop (a kill before that also ends in 130)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
     assert (proc.returncode, err) == (130, "tilecc: interrupted\n")
     assert not (tmp_path / "o").exists()
 
