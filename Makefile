@@ -22,7 +22,7 @@ run: $(VENV)/.installed
 	$(BIN)/tilecc demo
 
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 bench: $(VENV)/.installed-test
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
