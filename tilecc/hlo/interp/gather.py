@@ -20,7 +20,11 @@ Contract:
   to_apply on flat lanes with `combine`, in rounds: round k applies, at once, the k-th
   update of every target element, so the cost is vectorized per round and the number of
   rounds is the largest number of updates meeting one element. Integer add / multiply /
-  max / min / and / or / xor (order-independent with wrap-around) use numpy's ufunc.at.
+  max / min / and / or / xor (order-independent with wrap-around) and f32 / f64 add and
+  multiply use numpy's ufunc.at, which applies the updates one at a time in the order
+  given: XLA's sequential order, so float sums round as XLA's do. It runs on rows: the
+  trailing operand dims every window spans whole are contiguous in each window, so each
+  run of that many targets is one row of the operand, added as a unit.
 - indices_are_sorted / unique_indices are hints and do not change the result computed here.
 """
 
@@ -46,6 +50,7 @@ _INTS = re.compile(r"-?\d+")
 _INT_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply, Op.MAXIMUM: np.maximum,
                Op.MINIMUM: np.minimum, Op.AND: np.bitwise_and, Op.OR: np.bitwise_or,
                Op.XOR: np.bitwise_xor}
+_FLOAT_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply}
 
 
 def _dims(inst: HloInstruction, name: str, required: bool = False) -> list[int]:
@@ -120,29 +125,38 @@ def gather_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
                           f"{len(window)} uncollapsed slice dims")
     out_rank = inst.shape.rank
     batch_out = [d for d in range(out_rank) if d not in offset_dims]
-    # result axes as computed: lane, batch dims, window dims -> XLA's output order
+    # a window dim the slice spans whole starts at 0 (the clamp): a basic slice, so numpy
+    # copies whole rows instead of building an index per element
+    whole = [d for d in window if slice_sizes[d] == operand_dims[d]]
+    indexed = [d for d in window if d not in whole]
+    computed = indexed + whole  # numpy puts the sliced dims after the broadcast index dims
+    # result axes as computed: lane, batch dims, indexed then whole window dims -> XLA's order
     perm = [0] * (1 + out_rank)
     for pos, d in enumerate(batch_out):
         perm[1 + d] = 1 + pos
     for pos, d in enumerate(offset_dims):
-        perm[1 + d] = 1 + len(batch_out) + pos
+        perm[1 + d] = 1 + len(batch_out) + computed.index(window[pos])
     limits = [max(n - s, 0) for n, s in zip(operand_dims, slice_sizes)]
 
     def gather(operand: Array, indices: Array) -> Array:
         starts = _start_vectors(indices, ivd)
         nb = starts.ndim - 2
         per_dim = _starts(starts, rank, index_map, operand_batching, indices_batching, ivd)
-        tail = (1,) * len(window)
-        index: list[Array] = [np.arange(operand.shape[0]).reshape((-1,) + (1,) * nb + tail)]
+        tail = (1,) * len(indexed)
+        index: list[Array | slice] = [
+            np.arange(operand.shape[0]).reshape((-1,) + (1,) * nb + tail)]
         for d in range(rank):
+            if d in whole:
+                index.append(slice(None))
+                continue
             start = per_dim[d]
             if d in index_map:
                 start = np.clip(start, 0, limits[d])
             start = np.asarray(start).reshape(np.shape(start) + tail) if np.ndim(start) \
                 else np.asarray(start)
             if d in window:
-                shape = [1] * (1 + nb + len(window))
-                shape[1 + nb + window.index(d)] = slice_sizes[d]
+                shape = [1] * (1 + nb + len(indexed))
+                shape[1 + nb + indexed.index(d)] = slice_sizes[d]
                 start = start + np.arange(slice_sizes[d]).reshape(shape)
             index.append(start)
         return np.transpose(operand[tuple(index)], perm)
@@ -175,7 +189,12 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         window_size[d] = update_dims[u]
     element_type = inst.operands[0].shape.element_type
     fast = binary_op(opcode, element_type) if opcode is not None and n == 1 else None
-    at = order_free_ufunc(opcode, element_type) if n == 1 else None
+    at = in_order_ufunc(opcode, element_type) if n == 1 else None
+    row = 1  # elements of the trailing operand dims every window spans whole
+    for size, dim in zip(reversed(window_size), reversed(operand_dims)):
+        if size != dim or dim == 0:
+            break
+        row *= dim
     order = [0] + [1 + d for d in scatter_dims] + [1 + d for d in window_dims]
     # windows that span each operand dim whole or in one element never partly overlap
     disjoint = all(size in (1, dim) for size, dim in zip(window_size, operand_dims))
@@ -210,17 +229,24 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         if disjoint and at is None:  # rank whole windows: their elements arrive together
             corner = np.broadcast_to(flat, full)[(Ellipsis,) + (0,) * len(window)]
             ranks = np.repeat(arrival_ranks(corner[valid]), math.prod(full[1 + nb:]))
-        combine_in_order(results, targets, items, combine, fast, at, ranks)
+        if at is not None and targets.size:
+            at.at(results[0].reshape(-1, row), targets[::row] // row, items[0].reshape(-1, row))
+        else:
+            combine_in_order(results, targets, items, combine, fast, None, ranks)
         return [r.reshape(x.shape) for r, x in zip(results, operands)]
 
     return scatter
 
 
-def order_free_ufunc(opcode: Op | None, t: PrimitiveType) -> np.ufunc | None:
-    """The numpy ufunc of a reducer opcode whose result on integers `t` does not depend on
-    the order updates are applied in (wrap-around add / multiply, max, min, bit ops)."""
-    if opcode is None or is_floating(t) or t == PrimitiveType.PRED:
+def in_order_ufunc(opcode: Op | None, t: PrimitiveType) -> np.ufunc | None:
+    """The numpy ufunc whose ufunc.at gives a reducer opcode's scatter on `t` exactly:
+    integer ops whose result does not depend on the order (wrap-around add / multiply, max,
+    min, bit ops), and f32 / f64 add and multiply, which ufunc.at applies in XLA's order
+    (one IEEE operation per update; narrow floats and float max / min keep the rounds)."""
+    if opcode is None or t == PrimitiveType.PRED:
         return None
+    if is_floating(t):
+        return _FLOAT_UFUNCS.get(opcode) if t in (PrimitiveType.F32, PrimitiveType.F64) else None
     return _INT_UFUNCS.get(opcode)
 
 
