@@ -20,11 +20,10 @@ Contract:
   to_apply on flat lanes with `combine`, in rounds: round k applies, at once, the k-th
   update of every target element, so the cost is vectorized per round and the number of
   rounds is the largest number of updates meeting one element. Integer add / multiply /
-  max / min / and / or / xor (order-independent with wrap-around) and f32 / f64 add and
-  multiply use numpy's ufunc.at, which applies the updates one at a time in the order
-  given: XLA's sequential order, so float sums round as XLA's do. It runs on rows: the
-  trailing operand dims every window spans whole are contiguous in each window, so each
-  run of that many targets is one row of the operand, added as a unit.
+  max / min / and / or / xor (order-independent with wrap-around) use numpy's ufunc.at
+  on single elements. The trailing operand dims every window spans whole are contiguous
+  in each window: with a standard reducer the rounds move whole rows of them (one round
+  per update of a row, so the number of rounds is that of updates meeting one row).
 - indices_are_sorted / unique_indices are hints and do not change the result computed here.
 """
 
@@ -50,7 +49,6 @@ _INTS = re.compile(r"-?\d+")
 _INT_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply, Op.MAXIMUM: np.maximum,
                Op.MINIMUM: np.minimum, Op.AND: np.bitwise_and, Op.OR: np.bitwise_or,
                Op.XOR: np.bitwise_xor}
-_FLOAT_UFUNCS = {Op.ADD: np.add, Op.MULTIPLY: np.multiply}
 
 
 def _dims(inst: HloInstruction, name: str, required: bool = False) -> list[int]:
@@ -189,12 +187,16 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         window_size[d] = update_dims[u]
     element_type = inst.operands[0].shape.element_type
     fast = binary_op(opcode, element_type) if opcode is not None and n == 1 else None
-    at = in_order_ufunc(opcode, element_type) if n == 1 else None
-    row = 1  # elements of the trailing operand dims every window spans whole
-    for size, dim in zip(reversed(window_size), reversed(operand_dims)):
-        if size != dim or dim == 0:
+    at = order_free_ufunc(opcode, element_type) if n == 1 else None
+    # the trailing operand dims every window spans whole are contiguous in each window:
+    # their `row` elements are combined as one row (targets and ranks are per row)
+    row_dims: list[int] = []
+    for d in reversed(window):
+        if d != rank - 1 - len(row_dims) or window_size[d] != operand_dims[d]:
             break
-        row *= dim
+        row_dims.append(d)
+    row = math.prod(operand_dims[d] for d in row_dims)
+    indexed = [d for d in window if d not in row_dims]
     order = [0] + [1 + d for d in scatter_dims] + [1 + d for d in window_dims]
     # windows that span each operand dim whole or in one element never partly overlap
     disjoint = all(size in (1, dim) for size, dim in zip(window_size, operand_dims))
@@ -202,6 +204,9 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
     def scatter(values: list[Array]) -> list[Array]:
         operands, indices, updates = values[:n], values[n], values[n + 1:]
         lanes = operands[0].shape[0]
+        results = [np.array(x) for x in operands]
+        if row == 0:
+            return results
         starts = _start_vectors(indices, ivd)
         nb = starts.ndim - 2
         per_dim = _starts(starts, rank, index_map, operand_batching, indices_batching, ivd)
@@ -209,44 +214,46 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         for d in index_map:
             start = per_dim[d]
             valid &= (start >= 0) & (start <= operand_dims[d] - window_size[d])
-        tail = (1,) * len(window)
-        flat = np.arange(lanes).reshape((-1,) + (1,) * (nb + len(window)))
-        for d in range(rank):
+        tail = (1,) * len(indexed)
+        flat = np.arange(lanes).reshape((-1,) + (1,) * (nb + len(indexed)))
+        for d in range(rank - len(row_dims)):  # the row index of each window element
             start = per_dim[d]
             position = np.asarray(start).reshape(np.shape(start) + tail) if np.ndim(start) \
                 else np.asarray(start)
-            if d in window:
-                shape = [1] * (1 + nb + len(window))
-                shape[1 + nb + window.index(d)] = window_size[d]
+            if d in indexed:
+                shape = [1] * (1 + nb + len(indexed))
+                shape[1 + nb + indexed.index(d)] = window_size[d]
                 position = position + np.arange(window_size[d]).reshape(shape)
             flat = flat * operand_dims[d] + position
-        full = (lanes,) + starts.shape[1:-1] + tuple(window_size[d] for d in window)
+        full = (lanes,) + starts.shape[1:-1] + tuple(window_size[d] for d in indexed)
         keep = np.broadcast_to(valid.reshape(valid.shape + tail), full).reshape(-1)
         targets = np.broadcast_to(flat, full).reshape(-1)[keep]
-        items = [np.transpose(u, order).reshape(-1)[keep] for u in updates]
-        results = [np.array(x).reshape(-1) for x in operands]
+        items = [np.transpose(u, order).reshape(-1, row)[keep] for u in updates]
+        rows = [r.reshape(-1, row) for r in results]
         ranks = None
-        if disjoint and at is None:  # rank whole windows: their elements arrive together
-            corner = np.broadcast_to(flat, full)[(Ellipsis,) + (0,) * len(window)]
+        if disjoint and at is None:  # rank whole windows: their rows arrive together
+            corner = np.broadcast_to(flat, full)[(Ellipsis,) + (0,) * len(indexed)]
             ranks = np.repeat(arrival_ranks(corner[valid]), math.prod(full[1 + nb:]))
-        if at is not None and targets.size:
-            at.at(results[0].reshape(-1, row), targets[::row] // row, items[0].reshape(-1, row))
-        else:
-            combine_in_order(results, targets, items, combine, fast, None, ranks)
-        return [r.reshape(x.shape) for r, x in zip(results, operands)]
+        if at is not None and row == 1:
+            combine_in_order(rows, targets, items, combine, fast, at, ranks)
+        elif fast is not None:  # one op on whole rows per round
+            combine_in_order(rows, targets, items, combine, fast, None, ranks)
+        else:  # the to_apply runs on flat lanes: one element per lane
+            cells = (targets[:, None] * row + np.arange(row)).reshape(-1)
+            combine_in_order([r.reshape(-1) for r in results], cells,
+                             [item.reshape(-1) for item in items], combine, None, None,
+                             None if ranks is None else np.repeat(ranks, row))
+        return results
 
     return scatter
 
 
-def in_order_ufunc(opcode: Op | None, t: PrimitiveType) -> np.ufunc | None:
-    """The numpy ufunc whose ufunc.at gives a reducer opcode's scatter on `t` exactly:
-    integer ops whose result does not depend on the order (wrap-around add / multiply, max,
-    min, bit ops), and f32 / f64 add and multiply, which ufunc.at applies in XLA's order
-    (one IEEE operation per update; narrow floats and float max / min keep the rounds)."""
-    if opcode is None or t == PrimitiveType.PRED:
+def order_free_ufunc(opcode: Op | None, t: PrimitiveType) -> np.ufunc | None:
+    """The numpy ufunc of a reducer opcode whose result on integers `t` does not depend on
+    the order updates are applied in (wrap-around add / multiply, max, min, bit ops). Float
+    ops keep the rounds: XLA CPU flushes subnormal operands and results at every update."""
+    if opcode is None or is_floating(t) or t == PrimitiveType.PRED:
         return None
-    if is_floating(t):
-        return _FLOAT_UFUNCS.get(opcode) if t in (PrimitiveType.F32, PrimitiveType.F64) else None
     return _INT_UFUNCS.get(opcode)
 
 

@@ -21,7 +21,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from tilecc.errors import InterpError
 from tilecc.hlo.interp.elementwise import binary_op
-from tilecc.hlo.interp.gather import combine_in_order, in_order_ufunc
+from tilecc.hlo.interp.gather import combine_in_order, order_free_ufunc
 from tilecc.hlo.interp.reduce import parse_window, reducer_opcode
 from tilecc.hlo.interp.values import (Array, Lanes, Operands, Runner, Step, Value,
                                       lane_combiner)
@@ -58,7 +58,7 @@ def select_and_scatter_step(runner: Runner, inst: HloInstruction) -> Step:
     opcode = reducer_opcode(scatter_comp)
     t = inst.shape.element_type
     fast = binary_op(opcode, t) if opcode is not None else None
-    at = in_order_ufunc(opcode, t)
+    at = order_free_ufunc(opcode, t)
     size = math.prod(dims)
 
     def step(a: Operands, d: Lanes) -> Value:
