@@ -21,7 +21,8 @@ Contract: `verify_program(p)` returns None or raises VerifyError naming the inst
   write as many elements as they read;
 - checkScalarTensorTensor: [tensor0, scalar, tensor1] with a [P,1] or immediate scalar
   and tensor1 the size of tensor0; scalar operands of TensorScalarPtr / Cache are
-  immediates or [P,1] tiles and is_tensor_scalar_addr says which.
+  immediates or [P,1] tiles and is_tensor_scalar_addr says which; TensorScalarPtr's
+  flags and outputs select one variant (`bir.tensor_scalar_variant`, its refusals).
 """
 
 from __future__ import annotations
