@@ -216,7 +216,6 @@ class KlirToBirCodegen:
         func = m.codegen_activation_func(op.activation_func)
         bias = (self.act_bias_tensor(src.ap[0][1]) if op.bias is None
                 else self.tensor_ref(op.bias))
-
         ins: list[b.Argument] = [src, bias]
         scale: float | None
         if isinstance(op.scale, k.Immediate):
