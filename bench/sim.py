@@ -11,6 +11,16 @@ kernels that cycle through compute operators:
 The numpy peer computes exactly the values of the simulated operators (float32), with no
 access checks, no dtype conversion and no initialisation tracking: the ratio is the price
 of simulating the machine.
+
+Where the time goes (per-instruction timing, best of 30, on [128, 2048]): a two-stage
+tensor_scalar costs its two numpy passes plus ~20 us of operand handling (views, the
+definedness bookkeeping of begin / finish, the scalar slots); the second stage writes into
+the SBUF block, which is colder in the host cache than numpy's recycled temporary; an
+activation adds the zero-bias tile (a pass numpy's peer does not make, kept because
+-0.0 + 0.0 = +0.0); the DMA copies (HBM in and out) are work the peer does not do. On
+[128, 1] tiles the cost is all Python: the view cache lookup, the begin / finish calls and
+the per-operand checks of each instruction. The definedness shadow is checked once per
+access object while nothing becomes undefined (the generation counter).
 """
 
 from __future__ import annotations

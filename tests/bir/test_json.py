@@ -66,8 +66,8 @@ def every_inst() -> b.Program:
         b.InstReciprocal("Rc", EngineType.Unassigned, [AP], [AP]),
         b.InstTensorReduce("TR", EngineType.Pool, [AP], [AP], op=AluOpType.average,
                            axis=AxisListType.C, negate=True),
-        b.InstTensorScalarPtr("TS", EngineType.DVE, [AP, b.Immediate(BirDtype.int32, -7)], [AP],
-                              is_tensor_tensor_scan=True, negate_second_output=True),
+        b.InstTensorScalarPtr("TS", EngineType.DVE, [AP, b.Immediate(BirDtype.int32, -7)], [AP, AP],
+                              acc=EngineAccumulationType.ZeroAccumulate, negate_second_output=True),
         b.InstTensorScalarCache("TC", EngineType.DVE, [AP], [AP], mode=TSCMode.TensorScan),
         b.InstTensorTensor("TT", EngineType.SP, [AP, AP], [AP], op=AluOpType.pow),
         b.InstDveReadAccumulator("D", EngineType.DVE, [AP], []),
@@ -85,6 +85,8 @@ def every_inst() -> b.Program:
         InstIndirectDMACopy("IG", EngineType.DMA, [AP, AP], [AP], scatter=True, oob_skip=True,
                             accumulate=True),
         InstTensorCopyDynamic("CD", EngineType.Pool, [AP, AP], [AP], stride=-4, dynamic_src=False),
+        b.InstTensorScalarPtr("TSS", EngineType.DVE, [AP, AP, AP], [AP], is_tensor_scalar_addr=True,
+                              is_tensor_tensor_scan=True, is_scalar_tensor_tensor=True),
     ]
     insts += vector_insts()
     assert {type(i) for i in insts} == set(b.INST_CLASSES.values())

@@ -17,8 +17,7 @@ from tilecc.bir import inst as b
 from tilecc.bir.verifier import verify_program
 from tilecc.cli import main
 from tilecc.codegen.klr_to_bir import (ZERO_BIAS_MEMSET_PREFIX, ZERO_BIAS_NAME,
-                                       ZERO_BIAS_PREFIX, KlirToBirCodegen, codegen_kernel,
-                                       kernel_tensor_names)
+                                       ZERO_BIAS_PREFIX, KlirToBirCodegen, codegen_kernel)
 from tilecc.errors import CodegenError
 from tilecc.klr import ast as k
 from tilecc.klr.read import write_kernel_json
@@ -113,16 +112,23 @@ def test_cli_lowers_a_kernel_using_the_name(tmp_path: Path,
 
 
 @pytest.mark.parametrize("where", ["before", "after", "none"])
-def test_optimistic_name_gives_the_scanned_result(where: str) -> None:
-    """A fresh instance picks the zero-bias name before seeing every tensor and starts again
-    when a later tensor takes it: the program equals the one lowered with the names scanned
-    first (ids from 0, each location once, one memset)."""
+def test_name_is_fixed_once_every_tensor_is_seen(where: str) -> None:
+    """The zero-bias tensor is named after the whole body is lowered, wherever a kernel
+    tensor of the name appears: ids from 0, each location once and the zero-bias location
+    in its first use's place, one memset, every activation rewritten."""
     x, y, zb = sb("x"), sb("y"), sb(ZERO_BIAS_NAME if where != "none" else "w")
     copy, neg = k.NcCopy(zb, x), negate_twice(y, x)
     kern = golden.kernel(where, [copy, neg] if where == "before" else [neg, copy])
-    scanned = KlirToBirCodegen()
-    scanned.used_names = kernel_tensor_names(kern)
-    want = scanned.codegen_body(kern)
-    gen = KlirToBirCodegen()
-    assert gen.codegen_kernel(kern) == want and not gen.zero_bias_unchecked
-    assert zero_bias_of(want) == (ZERO_BIAS_NAME if where == "none" else ZERO_BIAS_PREFIX + "1")
+    program = KlirToBirCodegen().codegen_kernel(kern)
+    bias = ZERO_BIAS_NAME if where == "none" else ZERO_BIAS_PREFIX + "1"
+    assert zero_bias_of(program) == bias
+    names = [loc.name for loc in program.memory_locations]
+    assert len(names) == len(set(names))
+    kernel_order = [n for n in names if n != bias]
+    seen = {"x", "y"} | ({zb.name} if where == "before" else set())  # at the activation
+    assert names.index(bias) == 1 + max(kernel_order.index(n) for n in seen)
+    memsets = [i for i in program.instructions if isinstance(i, b.InstMemset)]
+    assert [(m.name, m.outs[0].memref) for m in memsets] == [
+        (ZERO_BIAS_MEMSET_PREFIX + bias[len(ZERO_BIAS_PREFIX):], bias)]
+    assert [i.name.rsplit("-", 1)[-1] for i in program.instructions
+            if not isinstance(i, b.InstMemset)][:1] == ["0"]

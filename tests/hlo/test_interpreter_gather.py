@@ -29,6 +29,7 @@ def _reducer(name: str, t: str, body: str) -> str:
 
 
 ADD_S32 = _reducer("add", "s32", "add(a, b)")
+ADD_F32 = _reducer("add", "f32", "add(a, b)")
 CASES: dict[str, str] = {
     "gather take rows, implicit index vector": """HloModule g
 ENTRY e {
@@ -275,3 +276,36 @@ def test_bad_dimension_numbers_are_refused(text: str, message: str) -> None:
     inputs = [np.zeros((1,) + p.shape.dims, np.int32) for p in module.entry.parameters]
     with pytest.raises(InterpError, match=re.escape(message)):
         evaluate_module(module, inputs, 1)
+
+
+def test_scatter_add_of_rows_flushes_subnormals_as_xla() -> None:
+    """Whole-row windows (rows combined per round) and single elements: every update adds
+    with XLA CPU's denormals-are-zero / flush-to-zero, so a ufunc.at shortcut would differ."""
+    text = "HloModule m\n" + ADD_F32 + """ENTRY e {
+  p = f32[4,3] parameter(0)
+  idx = s32[6] parameter(1)
+  u = f32[6,3] parameter(2)
+  rows = f32[4,3] scatter(p, idx, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  q = f32[12] reshape(p)
+  w = f32[18] reshape(u)
+  idx2 = s32[18] parameter(3)
+  cells = f32[12] scatter(q, idx2, w), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT t = (f32[4,3], f32[12]) tuple(rows, cells)
+}
+"""
+    tiny = np.float32(np.finfo(np.float32).tiny)
+    rng = np.random.default_rng(5)
+    p = (rng.integers(-3, 4, (REPLICAS, 4, 3)) * tiny / 4).astype(np.float32)
+    u = (rng.integers(-3, 4, (REPLICAS, 6, 3)) * tiny / 2).astype(np.float32)
+    idx = rng.integers(0, 4, (REPLICAS, 6)).astype(np.int32)
+    idx2 = rng.integers(0, 12, (REPLICAS, 18)).astype(np.int32)
+    inputs = [p, idx, u, idx2]
+    module = parse_module(text, "subnormal_scatter")
+    want = run_on_xla(text, inputs, REPLICAS)
+    got = evaluate_module(module, inputs, REPLICAS)
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes()
+    naive = p.reshape(REPLICAS, -1).copy()
+    for lane in range(REPLICAS):
+        np.add.at(naive[lane], idx2[lane], u[lane].reshape(-1))
+    assert naive.tobytes() != got[1].tobytes()  # the inputs do reach the flush

@@ -12,7 +12,6 @@ import pytest
 
 from tilecc.errors import CodegenError, ParseError
 from tilecc.klr import ast as k
-from tilecc.klr.json_text import share_tensor_texts
 from tilecc.klr.read import (kernel_to_doc, read_kernel_doc, read_kernel_file, read_kernel_json,
                              write_kernel_json)
 
@@ -295,23 +294,18 @@ def test_invalid_json_has_line_and_column() -> None:
     assert info.value.render().endswith("^")
 
 
-def test_shared_tensor_texts_edge_cases() -> None:
+def test_odd_texts_read_as_written() -> None:
     kern = read_kernel_doc(_head_doc())
     compact = write_kernel_json(kern)
-    shared = share_tensor_texts(compact)
-    assert shared is not None and len(shared[1]) == 2  # a and x
-    assert len(shared[0]) < len(compact) and read_kernel_json(compact) == kern
-    # a name holding "}}" and an escaped `"simple":` in a name: the plain path, same kernel
+    assert read_kernel_json(compact) == kern
+    # a name holding "}}" and an escaped `"simple":`, a name holding NUL: the same kernel
     odd = k.make_tensor('q}}\\"simple":{', k.Dtype.float32, (4, 2), k.Memory.sbuf)
     body: list[k.Operator] = [k.Reciprocal(odd, odd)]
     odd_kernel = k.Kernel("o", [], [], body)
-    text = write_kernel_json(odd_kernel)
-    assert share_tensor_texts(text) is None and read_kernel_json(text) == odd_kernel
-    # a text that already holds the marker escape is decoded as it is
+    assert read_kernel_json(write_kernel_json(odd_kernel)) == odd_kernel
     nul = k.Kernel("n\x00", kern.inputs, kern.outputs, kern.body)
-    assert share_tensor_texts(write_kernel_json(nul)) is None
     assert read_kernel_json(write_kernel_json(nul)) == nul
-    # invalid JSON inside a shared definition: the line and column of the original text
+    # invalid JSON inside a tensor definition: the line and column of the text
     broken = compact.replace('"parDim":128', '"parDim":12 8', 1)
     with pytest.raises(ParseError) as info:
         read_kernel_json(broken, "b.json")

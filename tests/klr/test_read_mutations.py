@@ -17,7 +17,6 @@ from tilecc.errors import ParseError, TileccError
 from tilecc.klr import ast as k
 from tilecc.klr import read as read_module
 from tilecc.klr.json_fast import NotFast
-from tilecc.klr.json_text import share_tensor_texts
 from tilecc.klr.read import read_kernel_json
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "klr"
@@ -92,18 +91,10 @@ def declined(text: str | bytes) -> k.Kernel:
     raise NotFast
 
 
-def shared_outcome(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The same, without the msgspec fast path (shared tensor definitions, then plain)."""
-    with monkeypatch.context() as m:
-        m.setattr(read_module, "fast_head_kernel", declined)
-        return outcome(text)
-
-
 def plain_outcome(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The same, decoding the text as it is (no fast path, no shared tensor definitions)."""
+    """The same, decoding the text with the checked reader (no fast path)."""
     with monkeypatch.context() as m:
         m.setattr(read_module, "fast_head_kernel", declined)
-        m.setattr(read_module, "share_tensor_texts", lambda text: None)
         return outcome(text)
 
 
@@ -112,15 +103,14 @@ TEXT_EDITS = ['"', "\\", "}", "}}", "{", '"simple":', '"simple":{"name":"x"}}', 
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
-def test_fast_and_shared_paths_read_as_the_plain_text(source: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Compact documents take the msgspec fast path (HEAD) or the shared-definition path:
-    documents damaged as JSON values and as raw text read to the same kernel or fail with
-    the same error on every path."""
+def test_fast_path_reads_as_the_checked_reader(source: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compact documents take the msgspec fast path (HEAD) or the checked reader: documents
+    damaged as JSON values and as raw text read to the same kernel or fail with the same
+    error on both paths."""
     rng = random.Random("shared" + source.stem)
     original = json.loads(source.read_text())
     compact = json.dumps(original, separators=(",", ":"))
-    assert share_tensor_texts(compact) is not None
     kinds = {"same kernel": 0, "same error": 0}
     texts = [json.dumps(mutate(original, rng), separators=(",", ":")) for _ in range(60)]
     for _ in range(120):
@@ -129,6 +119,6 @@ def test_fast_and_shared_paths_read_as_the_plain_text(source: Path,
         texts.append(compact[:at_] + rng.choice(TEXT_EDITS) + compact[at_ + cut:])
     for text in texts:
         got, want = outcome(text), plain_outcome(text, monkeypatch)
-        assert got == want == shared_outcome(text, monkeypatch)
+        assert got == want
         kinds["same error" if isinstance(want, str) else "same kernel"] += 1
     assert kinds["same kernel"] >= 5 and kinds["same error"] > 50

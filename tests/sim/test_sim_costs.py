@@ -63,7 +63,8 @@ def test_tensor_reduce_scan_and_scalar_tensor_tensor():
     assert estimate(InstTensorReduce("red", DVE, [bf16.ap("a")], [bf16.ap("r")], op=Op.max))[0] == n / 2
     assert estimate(InstTensorReduce("red", DVE, [bf16.ap("a")], [bf16.ap("r")], op=Op.mult))[0] == n
     scan = InstTensorScalarPtr("scan", DVE, [f32.ap("a"), imm(0.0), f32.ap("b")], [f32.ap("c")],
-                               op0=Op.add, op1=Op.mult, is_tensor_tensor_scan=True)
+                               op0=Op.add, op1=Op.mult, is_tensor_tensor_scan=True,
+                               is_scalar_tensor_tensor=True)
     assert estimate(scan)[0] == 2 * n
     stt = InstTensorScalarPtr("stt", DVE, [bf16.ap("a"), imm(1.0), bf16.ap("b")], [bf16.ap("c")],
                               op0=Op.subtract, op1=Op.mult, is_scalar_tensor_tensor=True)

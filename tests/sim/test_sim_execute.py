@@ -116,7 +116,8 @@ def test_tensor_reduce_negate_and_errors():
                       out_shape=(4, 1)).run(a=a)
 
 
-def test_tensor_scalar_reduce_two_outputs():
+@pytest.mark.parametrize("negate", [False, True])
+def test_tensor_scalar_reduce_two_outputs(negate):
     pb = ProgramBuilder()
     pb.arg_in("a", (8, 10))
     for name, shape in [("x", (8, 10)), ("y", (8, 10)), ("r", (8, 1))]:
@@ -125,13 +126,14 @@ def test_tensor_scalar_reduce_two_outputs():
     pb.arg_out("red", (8, 1))
     pb.load("x", "a")
     pb.add(InstTensorScalarPtr("tsr", DVE, [pb.ap("x"), imm(2.0)], [pb.ap("y"), pb.ap("r")],
-                               op0=Op.mult, op1=Op.max, acc=Acc.ZeroAccumulate))
+                               op0=Op.mult, op1=Op.max, acc=Acc.ZeroAccumulate,
+                               negate_second_output=negate))
     pb.store("out", "y")
     pb.store("red", "r")
     a = RNG.standard_normal((8, 10)).astype(np.float32)
     got = pb.run(a=a)
-    np.testing.assert_array_equal(got["out"], a * 2)
-    np.testing.assert_array_equal(got["red"][:, 0], (a * 2).max(axis=1))
+    np.testing.assert_array_equal(got["out"], a * 2)  # the first output is never negated
+    np.testing.assert_array_equal(got["red"][:, 0], (-1 if negate else 1) * (a * 2).max(axis=1))
 
 
 def test_cumulative_modes():

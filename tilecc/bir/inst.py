@@ -33,10 +33,10 @@ Operand order per opcode, as spec 003's leaves bind them:
 - Reciprocal (IT21): ins [src], outs [dst]: dst = 1 / src.
 - TensorReduce (IT27): ins [src], outs [dst]; axis X..XYZW folds the last axis+1 free
   pairs of src with op; C folds the partitions; negate multiplies the result by -1.
-- TensorScalarPtr (IT29), selected by flags:
+- TensorScalarPtr (IT29), selected by flags and outputs (`bir.tensor_scalar_variant`):
   plain: ins [src, s0, s1?], dst = (src op0 s0) op1 s1 (op1 bypass and no s1 = one stage);
   reduce (two outs [dst, red], acc ZeroAccumulate): dst = src op0 s0,
-  red[P,1] = op1 folded over each dst row;
+  red[P,1] = op1 folded over each dst row, negated when negate_second_output;
   is_scalar_tensor_tensor only: ins [data, s0, tensor1], dst = (data op0 s0) op1 tensor1;
   is_tensor_tensor_scan: ins [src0, init, src1], r_i = (src0_i op0 r_{i-1}) op1 src1_i with
   r_{-1} = init, per partition in access order.
@@ -245,12 +245,6 @@ class Program:
     inputs: list[IOTensor] = field(default_factory=list)
     outputs: list[IOTensor] = field(default_factory=list)
     instructions: list[Inst] = field(default_factory=list)
-
-    def memory_location(self, name: str) -> MemoryLocation | None:
-        for loc in self.memory_locations:
-            if loc.name == name:
-                return loc
-        return None
 
 
 # Instruction families beyond spec 003 register their classes into INST_CLASSES on import.

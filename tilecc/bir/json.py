@@ -6,7 +6,8 @@ Contract: read(write(p)) == p. Document:
 An instruction is {"opcode": <class name without "Inst">, "name", "engine", "ins", "outs"},
 then "pos": {"file", "line", "column"} when it has a kernel source position, plus its op-specific keys (reference/klr-bir.md), enums by NAME. An access pattern argument
 is {"memref", "dtype", "offset", "ap": [[step, num], ...]}, an immediate {"dtype", "value"}
-(non-finite floats as "inf" / "-inf" / "nan"). Unknown keys are errors here (BIR JSON is
+(non-finite floats as "inf" / "-inf" / "nan"). A TensorScalarPtr whose flags select no
+variant (`bir.tensor_scalar_variant`) is refused. Unknown keys are errors here (BIR JSON is
 tilecc's own format). Malformed input -> ParseError with the field path
 (`instructions[3].op0: unknown AluOpType 'mul'`).
 """
@@ -21,8 +22,9 @@ from json.encoder import encode_basestring_ascii
 from typing import Any, Callable
 
 from tilecc.bir import enums as e
-from tilecc.bir.inst import (INST_CLASSES, AccessPattern, Argument, Immediate, Inst, IOTensor,
-                             MemoryLocation, Program, SourcePos)
+from tilecc.bir.inst import (INST_CLASSES, AccessPattern, Argument, Immediate, Inst,
+                             InstTensorScalarPtr, IOTensor, MemoryLocation, Program, SourcePos)
+from tilecc.bir.tensor_scalar_variant import TensorScalarVariantError, tensor_scalar_variant
 from tilecc.errors import ParseError
 from tilecc.fileio import parse_json_text
 from tilecc.klr.json_fields import (Bad, at, bad_at, enum_reader, expect_obj, field, json_type,
@@ -338,9 +340,15 @@ def _inst(value: Any) -> Inst:
     _only_keys(obj, {"opcode", *_HEADER, *(attr for attr, _ in spec)})
     args = {attr: field(obj, attr, _FIELD_READERS[kind]) for attr, kind in spec}
     pos = field(obj, "pos", _pos) if "pos" in obj else None
-    return cls(field(obj, "name", read_str), field(obj, "engine", enum_reader(e.EngineType)),
+    inst = cls(field(obj, "name", read_str), field(obj, "engine", enum_reader(e.EngineType)),
                field(obj, "ins", lambda v: _list(v, _arg)),
                field(obj, "outs", lambda v: _list(v, _ap)), pos=pos, **args)
+    if isinstance(inst, InstTensorScalarPtr):  # its flags must name one datapath
+        try:
+            tensor_scalar_variant(inst)
+        except TensorScalarVariantError as err:
+            raise Bad(f"TensorScalarPtr: {err}") from None
+    return inst
 
 
 def _pos(value: Any) -> SourcePos:

@@ -21,7 +21,8 @@ Contract: `verify_program(p)` returns None or raises VerifyError naming the inst
   write as many elements as they read;
 - checkScalarTensorTensor: [tensor0, scalar, tensor1] with a [P,1] or immediate scalar
   and tensor1 the size of tensor0; scalar operands of TensorScalarPtr / Cache are
-  immediates or [P,1] tiles and is_tensor_scalar_addr says which.
+  immediates or [P,1] tiles and is_tensor_scalar_addr says which; TensorScalarPtr's
+  flags and outputs select one variant (`bir.tensor_scalar_variant`, its refusals).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from __future__ import annotations
 from tilecc.bir import inst as b
 from tilecc.bir.enums import (BIR_DTYPE_SIZE, CROSS_LANE_AXES, BirDtype,
                               EngineAccumulationType, EngineType, MemoryKind)
+from tilecc.bir.tensor_scalar_variant import TensorScalarVariant as Variant
+from tilecc.bir.tensor_scalar_variant import TensorScalarVariantError, tensor_scalar_variant
 from tilecc.bir.inst_tensor_engine import InstDmaTranspose, InstIndirectDMACopy
 from tilecc.bir.verify_tensor_engine import TENSOR_ENGINE_CHECKS
 from tilecc.bir.inst_random import NO_OUTPUT, InstDevicePrint
@@ -227,17 +230,21 @@ class InstChecker:
     def check_tensor_scalar_ptr(self) -> None:
         inst = self.inst
         assert isinstance(inst, b.InstTensorScalarPtr)
-        if inst.is_tensor_tensor_scan or inst.is_scalar_tensor_tensor:
+        try:
+            variant = tensor_scalar_variant(inst)
+        except TensorScalarVariantError as err:
+            raise self.fail(str(err)) from None
+        if variant in (Variant.TENSOR_TENSOR_SCAN, Variant.SCALAR_TENSOR_TENSOR):
             self.count((3,), 1)
             t0, t1 = self.tile(inst.ins[0], "tensor0"), self.tile(inst.ins[2], "tensor1")
-            if not inst.is_tensor_tensor_scan:
+            if variant == Variant.SCALAR_TENSOR_TENSOR:
                 self.scalar(inst.ins[1], "scalar")
                 if inst.acc != EngineAccumulationType.Idle:
                     raise self.fail(f"acc must be Idle, found {inst.acc.name}")
             if elements(t0) != elements(t1):
                 raise self.fail("tensor0 and tensor1 differ in element count")
             return
-        reduce = inst.acc == EngineAccumulationType.ZeroAccumulate
+        reduce = variant == Variant.REDUCE
         self.count((2, 3), 2 if reduce else 1)
         self.same_size(self.tile(inst.ins[0], "input"), inst.outs[0])
         for i, arg in enumerate(inst.ins[1:]):

@@ -14,8 +14,11 @@ Choices the spec leaves open (documented, tested): the zero-bias tensor is
 `COMPILER-GENERATED-memset_zero_bias_<n>`, both created on the first bias-less activation
 of the codegen instance and shared by all later ones; <n> is the smallest number whose
 tensor name no tensor of the kernel uses (inputs, outputs and every operator access), and
-the zero-bias tensor is registered like a kernel tensor, so a clash of names can only be
-the CodegenError "used with two different definitions", never a replaced location;
+the name is fixed when the body is lowered (every kernel tensor seen; until then the
+activations and the memset hold a provisional access, rewritten in place), and the
+location takes its place in the program's list at the first use. Once named, the
+zero-bias tensor is registered like a kernel tensor, so on a reused instance a clash of
+names can only be the CodegenError "used with two different definitions";
 leaves without an engine rule keep Unassigned; an operator `dtype` must be None or dst's
 dtype (BIR carries dtypes on the accesses only); a reduce_res without reduce_op,
 TensorScalarReduce without reduce_op or with another reduce_cmd than ZeroAccumulate, and a
@@ -26,7 +29,6 @@ silently dropped. Each instruction a leaf emits carries its operator's source po
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 from typing import Any, Callable
 
@@ -45,10 +47,6 @@ ZERO_BIAS_PREFIX = "COMPILER-GENERATED-zero_bias_act_"
 ZERO_BIAS_MEMSET_PREFIX = "COMPILER-GENERATED-memset_zero_bias_"
 ZERO_BIAS_NAME = ZERO_BIAS_PREFIX + "0"  # the names when the kernel does not use them
 ZERO_BIAS_MEMSET_NAME = ZERO_BIAS_MEMSET_PREFIX + "0"
-
-
-class _ZeroBiasNameTaken(Exception):
-    """A kernel tensor turned out to have the zero-bias name chosen before it was seen."""
 
 
 class KlirToBirCodegen:
@@ -78,29 +76,14 @@ class KlirToBirCodegen:
         self.tensors: dict[str, k.TensorName] = {}
         self.insts: list[b.Inst] = []
         self.zero_bias: b.MemoryLocation | None = None
+        # a zero-bias tensor used but not named yet: its slot in `locations`, its memset and
+        # the activations whose ins[1] is its provisional access
+        self.pending_bias: tuple[int, b.Inst, list[b.InstActivation]] | None = None
         self.refs: dict[int, tuple[k.Access, b.AccessPattern]] = {}
         self.imms: dict[int, tuple[k.Immediate, b.Immediate]] = {}
-        # the tensor names of the kernel being lowered, when scanned (None: not scanned);
-        # and whether the zero-bias name was chosen before every kernel tensor was seen
-        self.used_names: set[str] | None = None
-        self.zero_bias_unchecked = False
 
     # ------------------------------------------------------------ driver
     def codegen_kernel(self, kernel: k.Kernel) -> b.Program:
-        """A fresh instance chooses the zero-bias name among the tensors seen so far and
-        starts again with the kernel's names scanned if a later tensor takes that name
-        (rare; the scan costs a walk over every operator); a reused instance scans first."""
-        if self.next_id == 0 and not self.insts and not self.locations:
-            try:
-                program = self.codegen_body(kernel)
-                self.zero_bias_unchecked = False  # every kernel tensor has been seen
-                return program
-            except _ZeroBiasNameTaken:
-                self._reset()
-        self.used_names = kernel_tensor_names(kernel)
-        return self.codegen_body(kernel)
-
-    def codegen_body(self, kernel: k.Kernel) -> b.Program:
         inputs = [self.kernel_arg(t) for t in kernel.inputs]
         outputs = [self.kernel_arg(t) for t in kernel.outputs]
         for index, op in enumerate(kernel.body):
@@ -117,6 +100,7 @@ class KlirToBirCodegen:
                 source = b.SourcePos(pos.filename, pos.line, pos.column)
                 for inst in self.insts[first:]:
                     inst.pos = source
+        self.name_zero_bias()
         return b.Program(kernel.name, list(self.locations.values()), inputs, outputs,
                          self.insts)
 
@@ -152,8 +136,6 @@ class KlirToBirCodegen:
         loc = self.locations.get(t.name)
         if loc is not None:
             known = self.tensors[t.name]
-            if known is not t and loc is self.zero_bias and self.zero_bias_unchecked:
-                raise _ZeroBiasNameTaken
             if known is not t and known != t:
                 raise CodegenError(f"tensor '{t.name}' is used with two different definitions")
             return loc
@@ -194,21 +176,39 @@ class KlirToBirCodegen:
         return self.tensor_ref(operand)
 
     def act_bias_tensor(self, partitions: int) -> b.AccessPattern:
-        """getActBiasTensor: the lazily created, shared zero-bias SB tensor (unit AP)."""
-        if self.zero_bias is None:
-            n = 0
-            used = self.used_names or ()
-            while f"{ZERO_BIAS_PREFIX}{n}" in used or f"{ZERO_BIAS_PREFIX}{n}" in self.locations:
-                n += 1
-            self.zero_bias_unchecked = self.used_names is None
-            tensor = k.make_tensor(f"{ZERO_BIAS_PREFIX}{n}", k.Dtype.float32, (128, 1),
-                                   k.Memory.sbuf)
-            self.zero_bias = self.location(tensor)
-            whole = b.AccessPattern(tensor.name, BirDtype.float32, 0, ((1, 128), (1, 1)))
-            self.emit(b.InstMemset(f"{ZERO_BIAS_MEMSET_PREFIX}{n}", EngineType.Unassigned,
-                                   [b.Immediate(BirDtype.float32, 0.0)], [whole]))
-        return b.AccessPattern(self.zero_bias.name, BirDtype.float32, 0,
-                               ((1, partitions), (1, 1)))
+        """getActBiasTensor: the lazily created, shared zero-bias SB tensor (unit AP); while
+        it is unnamed, a provisional access that `name_zero_bias` rewrites."""
+        if self.zero_bias is not None:
+            return b.AccessPattern(self.zero_bias.name, BirDtype.float32, 0,
+                                   ((1, partitions), (1, 1)))
+        if self.pending_bias is None:
+            memset = self.emit(b.InstMemset("", EngineType.Unassigned,
+                                            [b.Immediate(BirDtype.float32, 0.0)], []))
+            self.pending_bias = (len(self.locations), memset, [])
+        return b.AccessPattern("", BirDtype.float32, 0, ((1, partitions), (1, 1)))
+
+    def name_zero_bias(self) -> None:
+        """Every kernel tensor has been seen: the zero-bias tensor takes the first free
+        number, its location its slot, the memset and the activations their accesses."""
+        if self.pending_bias is None:
+            return
+        slot, memset, users = self.pending_bias
+        self.pending_bias = None
+        n = 0
+        while f"{ZERO_BIAS_PREFIX}{n}" in self.locations:
+            n += 1
+        tensor = k.make_tensor(f"{ZERO_BIAS_PREFIX}{n}", k.Dtype.float32, (128, 1),
+                               k.Memory.sbuf)
+        names = list(self.locations)
+        self.zero_bias = self.location(tensor)
+        names.insert(slot, tensor.name)
+        self.locations = {name: self.locations[name] for name in names}
+        memset.name = f"{ZERO_BIAS_MEMSET_PREFIX}{n}"
+        memset.outs.append(b.AccessPattern(tensor.name, BirDtype.float32, 0, ((1, 128), (1, 1))))
+        for act in users:
+            bias = act.ins[1]
+            assert isinstance(bias, b.AccessPattern)
+            act.ins[1] = b.AccessPattern(tensor.name, bias.dtype, bias.offset, bias.ap)
 
     # ------------------------------------------------------------ activation engine
     def codegen_activation(self, op: k.NcActivate) -> None:
@@ -235,6 +235,8 @@ class KlirToBirCodegen:
         elif op.reduce_res is not None:
             raise CodegenError("reduce_res is given without a reduce_op")
         self.emit(inst)
+        if op.bias is None and self.pending_bias is not None:
+            self.pending_bias[2].append(inst)  # ins[1] is the provisional zero-bias access
 
     def codegen_activate2(self, op: k.Activate2) -> None:
         inst = b.InstActivation(self.name(op), EngineType.Activation, [], [],
@@ -376,22 +378,6 @@ class KlirToBirCodegen:
                              channel_multiplier=op.pattern.channel_multiplier))
 
 
-_ACCESS_TYPES = (k.TensorName, k.AccessBasic, k.AccessPattern)
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def kernel_tensor_names(kernel: k.Kernel) -> set[str]:
-    """Every tensor name the kernel uses: its arguments and each operator's accesses."""
-    names = {t.name for t in kernel.inputs + kernel.outputs}
-    for op in kernel.body:
-        fields = _FIELD_NAMES.get(type(op))
-        if fields is None:
-            fields = _FIELD_NAMES[type(op)] = tuple(f.name for f in dataclasses.fields(op))
-        for f in fields:
-            value = getattr(op, f)
-            if isinstance(value, _ACCESS_TYPES):
-                names.add(k.access_tensor(value).name)
-    return names
 
 
 def immediate(imm: k.Immediate) -> b.Immediate:

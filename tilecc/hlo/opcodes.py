@@ -163,10 +163,6 @@ class HloOpcode(Enum):
         self.mnemonic = mnemonic
         self.arity = arity
 
-    @property
-    def is_variadic(self) -> bool:
-        return self.arity is None
-
     def __str__(self) -> str:
         return self.mnemonic
 

@@ -8,8 +8,7 @@ the dataclass annotations of `klr.ast` (`AluOp | None` = Lean `Option AluOp`); t
 is the snake_case field name in camelCase, except the spellings in KEY_OVERRIDES.
 Tensor definitions are cached by name: a repeated definition is compared as raw JSON
 (cheap) and must be identical. Fast paths (a statement decoded by its generated
-`operator_readers` function, a TensorRef found in the cache, a shared-definition marker of
-`klr.json_text`, a position seen before) only ever return what the checked path would;
+`operator_readers` function, a TensorRef found in the cache, a position seen before) only ever return what the checked path would;
 anything else falls through to the checked path, which locates the failure. A statement's
 `pos` becomes the operator's `pos` (`klr.ast`).
 """
@@ -44,11 +43,8 @@ class HeadReader:
     # class -> [(attribute, json key, reader kind, is Option)], built once below
     OPERATORS: dict[type, list[tuple[str, str, str, bool]]] = {}
 
-    def __init__(self, shared: dict[str, Any] | None = None) -> None:
-        """`shared`: marker string -> the tensor object it stands for (`klr.json_text`)."""
+    def __init__(self) -> None:
         self.tensors: dict[str, tuple[Any, k.TensorName]] = {}
-        self.shared = shared or {}
-        self.shared_tensors: dict[str, k.TensorName] = {}
         self.positions: dict[tuple[int, int], k.Pos] = {}  # (line, column) -> Pos
         self.float_immediates: dict[float, k.Immediate] = {}
         self.ctor_class = {name: cls for cls, name in k.OPERATOR_CTOR.items()}
@@ -230,8 +226,6 @@ class HeadReader:
         try:
             inner = value["abstract"]
             raw = inner["simple"]
-            if type(raw) is str and len(value) == 1 and len(inner) == 1:
-                return self.shared_tensors[raw]
             cached = self.tensors[raw["name"]]
         except (KeyError, TypeError, IndexError):
             cached = None
@@ -246,13 +240,6 @@ class HeadReader:
     def access(self, value: Any) -> k.Access:
         ctor, payload = one_ctor(value, "an Access")
         if ctor == "simple":
-            if type(payload) is str and payload in self.shared:
-                # decoded as the object the marker stands for, once per marker
-                tensor = self.shared_tensors.get(payload)
-                if tensor is None:
-                    tensor = at(ctor, self.tensor_name, self.shared[payload])
-                    self.shared_tensors[payload] = tensor
-                return tensor
             return at(ctor, self.tensor_name, payload)
         if ctor == "basic":
             return at(ctor, self.access_basic, payload)

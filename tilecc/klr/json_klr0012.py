@@ -29,8 +29,8 @@ _REVERSE = {(False, False): k.TensorScalarReverseOps.none,
 
 
 class Klr0012Reader(HeadReader):
-    def __init__(self, shared: dict[str, Any] | None = None) -> None:
-        super().__init__(shared)
+    def __init__(self) -> None:
+        super().__init__()
         self.arg_names: set[str] = set()
         self.saved: list[str] = []
         self.loaded: set[str] = set()

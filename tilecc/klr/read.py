@@ -27,9 +27,9 @@ Contract:
   SBUF / PSUM tensors have at most 128 partitions; kernel arguments are in HBM.
 - Malformed input -> ParseError(path, 0, 0, message, field=<path inside the document>),
   e.g. `body[3].store.op.tensorScalar.op0: unknown AluOp 'mul'`; invalid JSON ->
-  ParseError(path, line, col, ...). Both the same whichever path decoded the text
-  (`klr.json_fast` for HEAD documents, `klr.json_text` sharing repeated tensor definitions,
-  or the plain decoder that locates errors).
+  ParseError(path, line, col, ...). Both the same whichever path decoded the text: one
+  fast path (`klr.json_fast`, HEAD documents in blocks) and the checked decoder of the
+  whole text, which takes everything else and locates every error.
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ from tilecc.klr.json_fast import NotFast, fast_head_kernel
 from tilecc.klr.json_fields import Bad
 from tilecc.klr.json_head import HeadReader
 from tilecc.klr.json_klr0012 import Klr0012Reader
-from tilecc.klr.json_text import share_tensor_texts
 
 
 def read_kernel_file(path: str) -> k.Kernel:
@@ -69,19 +68,13 @@ _LEAN_PRETTY = re.compile(r"\s*\{\s*\w+ :=")
 
 
 def read_kernel_json(text: str, path: str = "<string>") -> k.Kernel:
-    """HEAD documents take `klr.json_fast`; what it declines is decoded with repeated tensor
-    definitions shared (`klr.json_text`) when the text allows it; any failure there decodes
-    the original text, so errors are the same on every path."""
+    """HEAD documents take `klr.json_fast`; what it declines (the 0.0.12 form, a plain list
+    of statements, any error) is decoded by the checked reader, so errors are located the
+    same way whatever the document."""
     try:
         return fast_head_kernel(text)
     except NotFast:
         pass
-    shared = share_tensor_texts(text)
-    if shared is not None:
-        try:
-            return decode_kernel(json.loads(shared[0]), shared[1])
-        except (ValueError, RecursionError, Bad):
-            pass  # decode the original text below, to report the error where it is
     if _LEAN_PRETTY.match(text):
         raise ParseError(path, 1, 1, "the klr tool's human-readable (--pretty) output, not JSON: "
                          "trace with `klr nki-to-klr -j FILE.py KERNEL`",
@@ -99,11 +92,11 @@ def read_kernel_doc(doc: Any, path: str = "<string>") -> k.Kernel:
         raise ParseError(path, 0, 0, "document nested too deeply", field="$") from None
 
 
-def decode_kernel(doc: Any, shared: dict[str, Any] | None = None) -> k.Kernel:
-    """The kernel of a decoded document, or Bad; `shared`: see `klr.json_text`."""
+def decode_kernel(doc: Any) -> k.Kernel:
+    """The kernel of a decoded document, or Bad."""
     if is_klr0012_doc(doc):
-        return Klr0012Reader(shared).kernel(doc)
-    return HeadReader(shared).kernel(doc)
+        return Klr0012Reader().kernel(doc)
+    return HeadReader().kernel(doc)
 
 
 def is_klr0012_doc(doc: Any) -> bool:

@@ -39,6 +39,8 @@ from tilecc.bir.enums import AluOpType, BirDtype, EngineAccumulationType as Acc
 from tilecc.bir.inst import (AccessPattern, Immediate, Inst, InstActivation, InstIota, InstMemset,
                              InstReciprocal, InstTensorCopy, InstTensorReduce, InstTensorScalarPtr,
                              InstTensorTensor)
+from tilecc.bir.tensor_scalar_variant import TensorScalarVariant as Variant
+from tilecc.bir.tensor_scalar_variant import tensor_scalar_variant
 
 MIN_II = 64          # "MIN_II is roughly 64 engine cycles"
 GPSIMD_START = 150   # iota: "150 + N GpSimd Engine cycles"
@@ -75,16 +77,16 @@ def activation_cycles(inst: InstActivation) -> float:
 
 def tensor_scalar_cycles(inst: InstTensorScalarPtr) -> float:
     """tensor_scalar, tensor_scalar_reduce, scalar_tensor_tensor or tensor_tensor_scan."""
-    n = _n(inst)
-    if inst.is_tensor_tensor_scan:
+    n, variant = _n(inst), tensor_scalar_variant(inst)
+    if variant == Variant.TENSOR_TENSOR_SCAN:
         return max(MIN_II, 2 * n)
-    if inst.is_scalar_tensor_tensor:
+    if variant == Variant.SCALAR_TENSOR_TENSOR:
         data, other = inst.ins[0], inst.ins[2]
         fast = (isinstance(data, AccessPattern) and isinstance(other, AccessPattern)
                 and data.dtype == other.dtype == BirDtype.bfloat16 and inst.op0 == AluOpType.subtract
                 and inst.op1 == AluOpType.mult and n % 2 == 0)
         return n if fast else 2 * n
-    return max(MIN_II, n) + (MIN_II if len(inst.outs) == 2 else 0)
+    return max(MIN_II, n) + (MIN_II if variant == Variant.REDUCE else 0)
 
 
 _FAST_TENSOR_TENSOR = frozenset({AluOpType.add, AluOpType.mult, AluOpType.subtract})

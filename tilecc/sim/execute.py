@@ -36,6 +36,8 @@ from tilecc.bir.inst import (AccessPattern, Immediate, Inst, InstActivation,
                              InstMemset, InstReadActivationAccumulator, InstReciprocal,
                              InstTensorCopy, InstTensorReduce, InstTensorScalarCache,
                              InstTensorScalarPtr, InstTensorTensor, Program)
+from tilecc.bir.tensor_scalar_variant import TensorScalarVariant as Variant
+from tilecc.bir.tensor_scalar_variant import TensorScalarVariantError, tensor_scalar_variant
 from tilecc.errors import SimError
 from tilecc.sim.inst_label import describe_inst
 from tilecc.sim.activation import apply_activation
@@ -145,36 +147,38 @@ def exec_tensor_reduce(m: Machine, inst: InstTensorReduce) -> None:
 
 
 def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
-    if inst.is_tensor_tensor_scan:
+    try:
+        variant = tensor_scalar_variant(inst)
+    except TensorScalarVariantError as err:
+        raise SimError(f"TensorScalarPtr: {err}") from None
+    if variant == Variant.TENSOR_TENSOR_SCAN:
         return tensor_tensor_scan(m, inst)
     data = read(m, inst.ins[0], "tensor-scalar input")
     op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
     s0 = scalar(m, inst.ins[1], data)
-    if (not inst.is_scalar_tensor_tensor and len(inst.outs) == 1 and len(inst.ins) == 2
-            and op1.name == "bypass"):  # one stage: straight into the destination
-        write_stage(m, inst.outs[0], op0, data, s0, inst.reverse0)
-        return None
-    tmp = stage(op0, data, s0, inst.reverse0)
-    if inst.is_scalar_tensor_tensor:
+    if variant == Variant.SCALAR_TENSOR_TENSOR:
         other = read(m, inst.ins[2], "scalar-tensor-tensor second tensor")
         if other.shape != data.shape:
             raise SimError(f"scalar-tensor-tensor tensors differ in shape: {data.shape} "
                            f"vs {other.shape}")
-        write_stage(m, inst.outs[0], op1, tmp, other, inst.reverse1)
+        write_stage(m, inst.outs[0], op1, stage(op0, data, s0, inst.reverse0), other,
+                    inst.reverse1)
         return None
-    if len(inst.outs) == 2:  # tensor_scalar_reduce: dst, then the [P,1] fold of each row
+    if variant == Variant.REDUCE:  # dst, then the [P,1] fold of each row
+        tmp = stage(op0, data, s0, inst.reverse0)
         write(m, inst.outs[0], tmp)
         regs, lane = m.dve_acc, lanes(m, inst.outs[0])
         accumulate(m, regs, lane, inst.acc, op1, rows_of(to_f32(tmp)))
         red = read_registers(m, regs, lane).reshape(-1, 1)
         write(m, inst.outs[1], -red if inst.negate_second_output else red)
         return None
-    if len(inst.ins) > 2:
-        write_stage(m, inst.outs[0], op1, tmp, scalar(m, inst.ins[2], data), inst.reverse1)
+    if len(inst.ins) == 2:  # one stage: straight into the destination
+        if op1.name != "bypass":
+            raise SimError(f"op1 {op1.name} has no second scalar operand")
+        write_stage(m, inst.outs[0], op0, data, s0, inst.reverse0)
         return None
-    if op1.name != "bypass":
-        raise SimError(f"op1 {op1.name} has no second scalar operand")
-    write(m, inst.outs[0], tmp)
+    write_stage(m, inst.outs[0], op1, stage(op0, data, s0, inst.reverse0),
+                scalar(m, inst.ins[2], data), inst.reverse1)
     return None
 
 

@@ -47,9 +47,9 @@ class _OriginCodegen(KlirToBirCodegen):
         self.origins: list[int] = []
         self.op_index: dict[int, int] = {}
 
-    def codegen_body(self, kernel: k.Kernel) -> Any:
+    def codegen_kernel(self, kernel: k.Kernel) -> Any:
         self.op_index = {id(op): i for i, op in enumerate(kernel.body)}
-        return super().codegen_body(kernel)
+        return super().codegen_kernel(kernel)
 
     def _recorded(self, leaf: Callable[[Any], None]) -> Callable[[Any], None]:
         def run(op: Any) -> None:

@@ -20,7 +20,10 @@ Contract:
   to_apply on flat lanes with `combine`, in rounds: round k applies, at once, the k-th
   update of every target element, so the cost is vectorized per round and the number of
   rounds is the largest number of updates meeting one element. Integer add / multiply /
-  max / min / and / or / xor (order-independent with wrap-around) use numpy's ufunc.at.
+  max / min / and / or / xor (order-independent with wrap-around) use numpy's ufunc.at
+  on single elements. The trailing operand dims every window spans whole are contiguous
+  in each window: with a standard reducer the rounds move whole rows of them (one round
+  per update of a row, so the number of rounds is that of updates meeting one row).
 - indices_are_sorted / unique_indices are hints and do not change the result computed here.
 """
 
@@ -120,29 +123,38 @@ def gather_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
                           f"{len(window)} uncollapsed slice dims")
     out_rank = inst.shape.rank
     batch_out = [d for d in range(out_rank) if d not in offset_dims]
-    # result axes as computed: lane, batch dims, window dims -> XLA's output order
+    # a window dim the slice spans whole starts at 0 (the clamp): a basic slice, so numpy
+    # copies whole rows instead of building an index per element
+    whole = [d for d in window if slice_sizes[d] == operand_dims[d]]
+    indexed = [d for d in window if d not in whole]
+    computed = indexed + whole  # numpy puts the sliced dims after the broadcast index dims
+    # result axes as computed: lane, batch dims, indexed then whole window dims -> XLA's order
     perm = [0] * (1 + out_rank)
     for pos, d in enumerate(batch_out):
         perm[1 + d] = 1 + pos
     for pos, d in enumerate(offset_dims):
-        perm[1 + d] = 1 + len(batch_out) + pos
+        perm[1 + d] = 1 + len(batch_out) + computed.index(window[pos])
     limits = [max(n - s, 0) for n, s in zip(operand_dims, slice_sizes)]
 
     def gather(operand: Array, indices: Array) -> Array:
         starts = _start_vectors(indices, ivd)
         nb = starts.ndim - 2
         per_dim = _starts(starts, rank, index_map, operand_batching, indices_batching, ivd)
-        tail = (1,) * len(window)
-        index: list[Array] = [np.arange(operand.shape[0]).reshape((-1,) + (1,) * nb + tail)]
+        tail = (1,) * len(indexed)
+        index: list[Array | slice] = [
+            np.arange(operand.shape[0]).reshape((-1,) + (1,) * nb + tail)]
         for d in range(rank):
+            if d in whole:
+                index.append(slice(None))
+                continue
             start = per_dim[d]
             if d in index_map:
                 start = np.clip(start, 0, limits[d])
             start = np.asarray(start).reshape(np.shape(start) + tail) if np.ndim(start) \
                 else np.asarray(start)
             if d in window:
-                shape = [1] * (1 + nb + len(window))
-                shape[1 + nb + window.index(d)] = slice_sizes[d]
+                shape = [1] * (1 + nb + len(indexed))
+                shape[1 + nb + indexed.index(d)] = slice_sizes[d]
                 start = start + np.arange(slice_sizes[d]).reshape(shape)
             index.append(start)
         return np.transpose(operand[tuple(index)], perm)
@@ -176,6 +188,15 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
     element_type = inst.operands[0].shape.element_type
     fast = binary_op(opcode, element_type) if opcode is not None and n == 1 else None
     at = order_free_ufunc(opcode, element_type) if n == 1 else None
+    # the trailing operand dims every window spans whole are contiguous in each window:
+    # their `row` elements are combined as one row (targets and ranks are per row)
+    row_dims: list[int] = []
+    for d in reversed(window):
+        if d != rank - 1 - len(row_dims) or window_size[d] != operand_dims[d]:
+            break
+        row_dims.append(d)
+    row = math.prod(operand_dims[d] for d in row_dims)
+    indexed = [d for d in window if d not in row_dims]
     order = [0] + [1 + d for d in scatter_dims] + [1 + d for d in window_dims]
     # windows that span each operand dim whole or in one element never partly overlap
     disjoint = all(size in (1, dim) for size, dim in zip(window_size, operand_dims))
@@ -183,6 +204,9 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
     def scatter(values: list[Array]) -> list[Array]:
         operands, indices, updates = values[:n], values[n], values[n + 1:]
         lanes = operands[0].shape[0]
+        results = [np.array(x) for x in operands]
+        if row == 0:
+            return results
         starts = _start_vectors(indices, ivd)
         nb = starts.ndim - 2
         per_dim = _starts(starts, rank, index_map, operand_batching, indices_batching, ivd)
@@ -190,35 +214,44 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         for d in index_map:
             start = per_dim[d]
             valid &= (start >= 0) & (start <= operand_dims[d] - window_size[d])
-        tail = (1,) * len(window)
-        flat = np.arange(lanes).reshape((-1,) + (1,) * (nb + len(window)))
-        for d in range(rank):
+        tail = (1,) * len(indexed)
+        flat = np.arange(lanes).reshape((-1,) + (1,) * (nb + len(indexed)))
+        for d in range(rank - len(row_dims)):  # the row index of each window element
             start = per_dim[d]
             position = np.asarray(start).reshape(np.shape(start) + tail) if np.ndim(start) \
                 else np.asarray(start)
-            if d in window:
-                shape = [1] * (1 + nb + len(window))
-                shape[1 + nb + window.index(d)] = window_size[d]
+            if d in indexed:
+                shape = [1] * (1 + nb + len(indexed))
+                shape[1 + nb + indexed.index(d)] = window_size[d]
                 position = position + np.arange(window_size[d]).reshape(shape)
             flat = flat * operand_dims[d] + position
-        full = (lanes,) + starts.shape[1:-1] + tuple(window_size[d] for d in window)
+        full = (lanes,) + starts.shape[1:-1] + tuple(window_size[d] for d in indexed)
         keep = np.broadcast_to(valid.reshape(valid.shape + tail), full).reshape(-1)
         targets = np.broadcast_to(flat, full).reshape(-1)[keep]
-        items = [np.transpose(u, order).reshape(-1)[keep] for u in updates]
-        results = [np.array(x).reshape(-1) for x in operands]
+        items = [np.transpose(u, order).reshape(-1, row)[keep] for u in updates]
+        rows = [r.reshape(-1, row) for r in results]
         ranks = None
-        if disjoint and at is None:  # rank whole windows: their elements arrive together
-            corner = np.broadcast_to(flat, full)[(Ellipsis,) + (0,) * len(window)]
+        if disjoint and at is None:  # rank whole windows: their rows arrive together
+            corner = np.broadcast_to(flat, full)[(Ellipsis,) + (0,) * len(indexed)]
             ranks = np.repeat(arrival_ranks(corner[valid]), math.prod(full[1 + nb:]))
-        combine_in_order(results, targets, items, combine, fast, at, ranks)
-        return [r.reshape(x.shape) for r, x in zip(results, operands)]
+        if at is not None and row == 1:
+            combine_in_order(rows, targets, items, combine, fast, at, ranks)
+        elif fast is not None:  # one op on whole rows per round
+            combine_in_order(rows, targets, items, combine, fast, None, ranks)
+        else:  # the to_apply runs on flat lanes: one element per lane
+            cells = (targets[:, None] * row + np.arange(row)).reshape(-1)
+            combine_in_order([r.reshape(-1) for r in results], cells,
+                             [item.reshape(-1) for item in items], combine, None, None,
+                             None if ranks is None else np.repeat(ranks, row))
+        return results
 
     return scatter
 
 
 def order_free_ufunc(opcode: Op | None, t: PrimitiveType) -> np.ufunc | None:
     """The numpy ufunc of a reducer opcode whose result on integers `t` does not depend on
-    the order updates are applied in (wrap-around add / multiply, max, min, bit ops)."""
+    the order updates are applied in (wrap-around add / multiply, max, min, bit ops). Float
+    ops keep the rounds: XLA CPU flushes subnormal operands and results at every update."""
     if opcode is None or is_floating(t) or t == PrimitiveType.PRED:
         return None
     return _INT_UFUNCS.get(opcode)
