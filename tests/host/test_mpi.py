@@ -83,6 +83,16 @@ def test_a_failing_or_hanging_rank_stops_every_rank_with_one_line(tmp_path, sour
         assert result.stdout == ""
 
 
+def test_the_two_rank_mesh_example_on_four_ranks_is_a_located_line():
+    """The example's host tensors are [NR = 2, ...]; rank 0 indexes inputs[2] for device 2."""
+    mesh = EXAMPLES / "allreduce_mesh.py"
+    expected = (f"error: rank 0: {mesh}:55:31: `inputs[2]`: index 2 is out of bounds for axis 0 "
+                "with size 2 (inputs is float32[2, 1, 64])\n")
+    for result in (threaded(["host-run", str(mesh), "--ranks", "4"]),
+                   run_mpi(4, [*TILECC, "host-run", str(mesh)], LIMIT)):
+        assert (result.returncode, result.stdout, result.stderr) == (1, "", expected)
+
+
 def test_ranks_must_match_the_process_count():
     procs = run_mpi(2, [*TILECC, "host-run", str(EXAMPLES / "allreduce_mesh.py"), "--ranks", "3"], LIMIT)
     assert procs.returncode == 1

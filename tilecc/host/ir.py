@@ -183,8 +183,11 @@ class ListComp:
 
 @dataclass(frozen=True, slots=True)
 class Subscript:
+    """`value[index]`; the position (1-based) locates an index a rank cannot apply."""
     value: Expr
     index: Expr
+    line: int = field(default=0, compare=False, repr=False)
+    col: int = field(default=0, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
