@@ -66,6 +66,7 @@ class MpiWorld:
         self._memory: list[np.ndarray] = []
         self._names: list[str] = []
         self._rendezvous = 0
+        self._scratch = np.empty(0, np.uint8)   # read_all's landing buffer, grown on demand
         self._control = self._allocate(16)          # int64 [failures, rendezvous arrivals]
         self._messages = self._allocate(MESSAGE_BYTES * self.world_size)
         self._one64 = np.ones(1, np.int64)
@@ -140,20 +141,27 @@ class MpiWorld:
         return out
 
     def read_all(self, window: Window, rank: int, lo: int, hi: int) -> list[np.ndarray]:
-        """Every rank's elements lo:hi: the peers' Gets are all issued, then flushed once,
-        so the transfers overlap."""
+        """Every rank's elements lo:hi: the own ones are a view of this rank's window, the
+        peers' are Gets into one reused scratch buffer (valid until the next read_all), all
+        issued, then flushed once, so the transfers overlap."""
         count = max(hi - lo, 0)
-        out = np.empty((self.world_size, count), window.dtype)
+        size = window.dtype.itemsize
+        nbytes = count * size
+        if self._scratch.size < nbytes * self.world_size:
+            self._scratch = np.empty(nbytes * self.world_size, np.uint8)
         win = self._windows[window.buffer]
+        out = []
         for peer in range(self.world_size):
             if peer == self.rank:
-                out[peer] = window.local(self, peer).reshape(-1)[lo:hi]
-            elif count:
-                win.Get([out[peer].view(np.uint8), self.MPI.BYTE], peer,
-                        target=(lo * window.dtype.itemsize, out[peer].nbytes, self.MPI.BYTE))
-        if count:
+                out.append(self._memory[window.buffer][lo * size:hi * size].view(window.dtype))
+                continue
+            into = self._scratch[peer * nbytes:(peer + 1) * nbytes]
+            if count:
+                win.Get([into, self.MPI.BYTE], peer, target=(lo * size, nbytes, self.MPI.BYTE))
+            out.append(into.view(window.dtype))
+        if count and self.world_size > 1:
             win.Flush_all()
-        return list(out)
+        return out
 
     def write(self, window: Window, rank: int, peer: int, lo: int, values: np.ndarray) -> None:
         flat = np.ascontiguousarray(values.reshape(-1), dtype=window.dtype)
