@@ -53,7 +53,7 @@ from collections.abc import Hashable, Iterator
 from typing import TypeGuard
 
 from tilecc.host import ir
-from tilecc.host.constants import Scope, program_scopes
+from tilecc.host.constants import Scope
 from tilecc.host.ops import LINEAGE_ARGUMENT
 from tilecc.host.parser import ALLOC_WINDOW_BUFFER, ALLREDUCE
 from tilecc.host.printer import expr_node
@@ -371,11 +371,5 @@ class SynthesizeAllReduceSignals(HostPass):
     summary = "give every host pld.tensor.allreduce without a signal a shared per-buffer signal"
     properties = PassProperties()   # spec 002: required {}, produced {}, invalidated {}
 
-    def run_program(self, program: ir.Program) -> ir.Program:
-        return synthesize_allreduce_signals(program)
-
-    def run_module(self, module: ir.Module) -> ir.Module:
-        """Every program of the module, with the constants and names it can see; a
-        module-level @pl.function is left alone (pypto's pass only sees program functions)."""
-        return module.replace_programs([synthesize_allreduce_signals(p, scope) for p, scope
-                                        in zip(module.programs, program_scopes(module))])
+    def run_program(self, program: ir.Program, scope: Scope) -> ir.Program:
+        return synthesize_allreduce_signals(program, scope)
