@@ -122,7 +122,7 @@ class _Parser(ExprParser):
 
     def module(self) -> ir.Module:
         tree = parse_source(self.text, self.path, self.lines)
-        self.program_calls = program_call_names(tree)
+        self.program_calls = program_call_names(tree, self.text)
         items: list[ir.Program | ir.Function | ir.Verbatim] = []
         prev_end = 0
         for node in tree.body:

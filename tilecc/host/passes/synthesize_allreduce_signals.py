@@ -85,14 +85,13 @@ def local_names(func: ir.Function) -> set[str]:
     return names
 
 
-def check_function(func: ir.Function, scope: Scope) -> None:
-    """pypto's argument checks on every allreduce call of `func` (allreduce_checks.py)."""
-    local = local_names(func)
-    for stmt in ir.walk_stmts(func.body):
-        for top in ir.stmt_exprs(stmt):
-            for expr in ir.walk_expr(top):
-                if is_allreduce(expr):
-                    check_call(expr, scope, local)
+def check_function(func: ir.Function, scope: Scope, calls: list[ir.OpCall]) -> None:
+    """pypto's argument checks (allreduce_checks.py) on `calls`, every allreduce call of
+    `func` in visit order (collected by the program's one name walk, reserved_names)."""
+    if calls:
+        local = local_names(func)
+        for call in calls:
+            check_call(call, scope, local)
 
 
 def widest_core_num(a: int | ir.Expr, b: int | ir.Expr, call: ir.OpCall) -> int | ir.Expr:
@@ -334,8 +333,9 @@ def hoist_index(body: tuple[ir.Stmt, ...]) -> int:
     return 0
 
 
-def synthesize_function(func: ir.Function, names: NameSource, scope: Scope) -> ir.Function:
-    check_function(func, scope)
+def synthesize_function(func: ir.Function, names: NameSource, scope: Scope,
+                        calls: list[ir.OpCall]) -> ir.Function:
+    check_function(func, scope, calls)
     if not func.is_host_orchestrator:
         return func
     scan = _LineageScan(scope, local_names(func))
@@ -356,8 +356,9 @@ def synthesize_function(func: ir.Function, names: NameSource, scope: Scope) -> i
 def synthesize_allreduce_signals(program: ir.Program, scope: Scope | None = None) -> ir.Program:
     """The pass on one program; `scope` holds the module-level int constants and names
     visible in it (tilecc/host/constants.py), none when the program is run on its own."""
-    names = NameSource(reserved_names(program))
-    rewritten = {f.name: synthesize_function(f, names, scope or Scope())
+    allreduces: dict[str, list[ir.OpCall]] = {}
+    names = NameSource(reserved_names(program, allreduces))
+    rewritten = {f.name: synthesize_function(f, names, scope or Scope(), allreduces[f.name])
                  for f in sorted(program.functions, key=lambda f: f.name)}
     functions = tuple(rewritten[f.name] for f in program.functions)
     if all(a is b for a, b in zip(functions, program.functions)):
