@@ -85,13 +85,22 @@ def local_names(func: ir.Function) -> set[str]:
     return names
 
 
-def check_function(func: ir.Function, scope: Scope, calls: list[ir.OpCall]) -> None:
-    """pypto's argument checks (allreduce_checks.py) on `calls`, every allreduce call of
-    `func` in visit order (collected by the program's one name walk, reserved_names)."""
-    if calls:
-        local = local_names(func)
-        for call in calls:
-            check_call(call, scope, local)
+def check_function(scope: Scope, local: set[str], calls: list[ir.OpCall]) -> None:
+    """pypto's argument checks (allreduce_checks.py) on `calls`, every allreduce call of a
+    function in visit order (collected by the program's one name walk, reserved_names)."""
+    for call in calls:
+        check_call(call, scope, local)
+
+
+def statement_allreduces(body: tuple[ir.Stmt, ...]) -> int:
+    """How many allreduces are a whole statement's value (assigned, expression statement,
+    returned): when that is every allreduce of the function, none is nested."""
+    count = 0
+    for stmt in ir.walk_stmts(body):
+        values = ((stmt.value,) if isinstance(stmt, ir.Assign) else (stmt.expr,) if isinstance(stmt, ir.ExprStmt)
+                  else stmt.values if isinstance(stmt, ir.Return) else ())
+        count += sum(1 for value in values if is_allreduce(value))
+    return count
 
 
 def widest_core_num(a: int | ir.Expr, b: int | ir.Expr, call: ir.OpCall) -> int | ir.Expr:
@@ -123,6 +132,7 @@ class _LineageScan:
         self.group_core_num: list[int | ir.Expr] = []
         self.call_groups: list[int] = []     # group of each implicit call, in visit order
         self.lifted_returns = 0
+        self.any_nested = True   # False: no allreduce inside another expression, nothing to look for
 
     def key_of(self, expr: ir.Expr) -> Hashable | None:
         if isinstance(expr, ir.Var):
@@ -144,6 +154,8 @@ class _LineageScan:
         self.env[var.name] = key if key is not None else ("def", next(self.fresh), var.name)
 
     def check_nested(self, expr: ir.Expr, allowed_top: bool) -> None:
+        if not self.any_nested:   # every allreduce is a statement's value (statement_allreduces)
+            return
         for node in ir.walk_expr(expr):
             if is_allreduce(node):
                 check_arg_count(node)
@@ -335,10 +347,14 @@ def hoist_index(body: tuple[ir.Stmt, ...]) -> int:
 
 def synthesize_function(func: ir.Function, names: NameSource, scope: Scope,
                         calls: list[ir.OpCall]) -> ir.Function:
-    check_function(func, scope, calls)
+    if not calls:   # nothing to check or rewrite
+        return func
+    local = local_names(func)
+    check_function(scope, local, calls)
     if not func.is_host_orchestrator:
         return func
-    scan = _LineageScan(scope, local_names(func))
+    scan = _LineageScan(scope, local)
+    scan.any_nested = len(calls) > statement_allreduces(func.body)
     scan.visit_body(func.body)
     if not scan.call_groups and not scan.lifted_returns:
         return func
