@@ -99,9 +99,12 @@ def test_ranks_must_match_the_process_count():
     assert procs.stderr == "error: --ranks 3 but mpiexec started 2 processes\n"
 
 
-@pytest.mark.parametrize("ranks, iterations", [(2, 40), (4, 12), (8, 4)])
-def test_stress_reused_signals_on_mpi_processes(ranks, iterations):
-    result = run_mpi(ranks, [sys.executable, STRESS, str(iterations), "0.002"], LIMIT)
+@pytest.mark.parametrize("ranks, iterations, reads", [(2, 40, "direct"), (4, 12, "direct"), (8, 4, "direct"),
+                                                      (3, 12, "get")])
+def test_stress_reused_signals_on_mpi_processes(ranks, iterations, reads):
+    """reads: loads from the peers' shared-memory segments (one node), or MPI_Get (the
+    path of ranks on several nodes), forced here on one."""
+    result = run_mpi(ranks, [sys.executable, STRESS, str(iterations), "0.002", reads], LIMIT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == f"stress ok: {ranks} ranks, {iterations} iterations, {4 * iterations} allreduces\n"
 
