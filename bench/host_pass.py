@@ -32,9 +32,9 @@ After: 9.1 s profiled, of which print 4.5 s (ast.unparse 3.5, IR -> ast 0.9), pa
 walk 0.8). What is left above the peer is the IR itself: building it from the ast, one walk
 of it for names, one for pypto's checks, and turning it back into an ast to unparse.
 Ratio at 10k statements on the shared 2-core machine at load averages of 12-22: 3.5-3.7x
-before, 1.9-2.2x after in four runs of five (one 1.2x; the 1.5x target is not met reliably; next: one walk of the IR
-that serves both the parse-time checks and the pass, and a printer that writes text
-directly instead of building an ast for ast.unparse).
+before, 1.9-2.2x after in four runs of five (one 1.2x): the 1.5x target is not met
+reliably. Next: one walk of the IR that serves both the parse-time checks and the pass,
+and a printer that writes text directly instead of building an ast for ast.unparse.
 """
 
 from __future__ import annotations
