@@ -1,8 +1,9 @@
 """Stress driver (run by tests/host/test_mpi.py and bench/host_mpi.py, not collected by pytest).
 
-`python mpi_stress.py ITERATIONS JITTER [RANKS]`: runs STRESS below after
-SynthesizeAllReduceSignals; under mpiexec every process is a rank (MPI backend), otherwise
-RANKS threads. Each iteration: every rank adds r + 1 to `a`, then a Max and a Min
+`python mpi_stress.py ITERATIONS JITTER [RANKS | direct | get]`: runs STRESS below after
+SynthesizeAllReduceSignals; under mpiexec every process is a rank (MPI backend; `get`
+makes it read peers by MPI_Get instead of loads from their shared-memory segments),
+otherwise RANKS threads. Each iteration: every rank adds r + 1 to `a`, then a Max and a Min
 allreduce back to back on a's signal; every rank adds 1 to `b` (another buffer and lineage)
 and a 3-lane Min allreduce; every rank sets `c` to r + 1 and a ring allreduce on an
 explicit [2 * (NR - 1), NR] signal sums it. Ranks are delayed at random before notifies
@@ -82,7 +83,7 @@ def main(argv: list[str]) -> int:
     if any(v in os.environ for v in ("PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")):
         from tilecc.host.runtime.mpi_run import run_host_mpi
         from tilecc.host.runtime.mpi_world import MpiWorld
-        world = MpiWorld(timeout=60, jitter=jitter)
+        world = MpiWorld(timeout=60, jitter=jitter, direct_reads=argv[2:3] != ["get"])
         outcome = run_host_mpi(module, "Stress", "host_orch", [iterations], world=world)
         problem = str(outcome.error) if outcome.error else check_rank(world, world.rank, iterations)
         problems = world.comm.gather(problem, root=0)

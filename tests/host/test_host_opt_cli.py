@@ -10,9 +10,10 @@ from tilecc.cli import main
 from tilecc.demo_stages import host as host_stage
 from tilecc.errors import PassError
 from tilecc.host import ir
+from tilecc.host.constants import Scope
 from tilecc.host.parser import parse_module
 from tilecc.host.pass_manager import HostPass, PassPipeline, PassProperties, check_round_trip
-from tilecc.host.passes import get_pass
+from tilecc.host.passes import HOST_PASS_REGISTRY, build_pipeline, get_pass, list_passes
 from tilecc.host.printer import print_module
 
 from .conftest import EXAMPLES, assert_same_source, host_program, sig
@@ -86,7 +87,7 @@ class _NeedsProperty(HostPass):
     name = "needs-property"
     properties = PassProperties(required=frozenset({"SSAForm"}))
 
-    def run_program(self, program: ir.Program) -> ir.Program:
+    def run_program(self, program: ir.Program, scope: Scope) -> ir.Program:
         return program
 
 
@@ -94,7 +95,7 @@ class _DropsAllocName(HostPass):
     """Builds an alloc_window_buffer without its internal name: not printable faithfully."""
     name = "drops-alloc-name"
 
-    def run_program(self, program: ir.Program) -> ir.Program:
+    def run_program(self, program: ir.Program, scope: Scope) -> ir.Program:
         alloc = ir.OpCall("pld.tensor.alloc_window_buffer", (ir.Const(16),))
         func = program.functions[-1]
         body = (ir.Assign(ir.Var("extra_buf"), alloc),) + func.body
@@ -124,3 +125,39 @@ def test_demo_stage_reports_a_missing_example(tmp_path):
     out = io.StringIO()
     assert not host_stage.run_stage(tmp_path, out)
     assert "error:" in out.getvalue()
+
+
+def test_one_driver_reports_changes_and_dumps(tmp_path):
+    module = parse_module(BEFORE)
+    seen: list[tuple[str, bool]] = []
+    pipeline = build_pipeline(["synthesize-allreduce-signals", "SynthesizeAllReduceSignals"],
+                              dump_dir=tmp_path / "d")
+    result = pipeline.run(module, lambda name, changed: seen.append((name, changed)))
+    # the second run finds every allreduce explicit: the same object, "no change"
+    assert seen == pipeline.results == [("synthesize-allreduce-signals", True),
+                                        ("synthesize-allreduce-signals", False)]
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == [
+        "01-synthesize-allreduce-signals.after.py", "01-synthesize-allreduce-signals.before.py",
+        "02-synthesize-allreduce-signals.after.py", "02-synthesize-allreduce-signals.before.py"]
+    assert (tmp_path / "d" / "01-synthesize-allreduce-signals.before.py").read_text() == print_module(module)
+    assert (tmp_path / "d" / "02-synthesize-allreduce-signals.after.py").read_text() == print_module(result)
+    assert build_pipeline([]).run(module) is module
+
+
+def test_host_opt_reports_each_pass_and_dumps(tmp_path, capsys):
+    (src := tmp_path / "p.py").write_text(BEFORE)
+    argv = ["host-opt", str(src), "--passes", "synthesize-allreduce-signals,synthesize-allreduce-signals",
+            "--dump-dir", str(tmp_path / "d"), "-o", str(tmp_path / "o.py")]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == "synthesize-allreduce-signals: changed\nsynthesize-allreduce-signals: no change\n"
+    assert len(list((tmp_path / "d").iterdir())) == 4
+
+
+def test_registry_rows_name_their_classes():
+    for info in HOST_PASS_REGISTRY:
+        host_pass = info.create()
+        assert (host_pass.name, host_pass.display_name) == (info.cli_name, info.display_name)
+        assert get_pass(info.display_name).name == info.cli_name
+        assert list_passes().count(f"{info.cli_name} ") == 1
+    with pytest.raises(PassError, match="unknown host pass `nope` \\(known: synthesize-allreduce-signals\\)"):
+        build_pipeline(["nope"])

@@ -83,15 +83,28 @@ def test_a_failing_or_hanging_rank_stops_every_rank_with_one_line(tmp_path, sour
         assert result.stdout == ""
 
 
+def test_the_two_rank_mesh_example_on_four_ranks_is_a_located_line():
+    """The example's host tensors are [NR = 2, ...]; rank 0 indexes inputs[2] for device 2."""
+    mesh = EXAMPLES / "allreduce_mesh.py"
+    expected = (f"error: rank 0: {mesh}:55:31: `inputs[2]`: index 2 is out of bounds for axis 0 "
+                "with size 2 (inputs is float32[2, 1, 64])\n")
+    for result in (threaded(["host-run", str(mesh), "--ranks", "4"]),
+                   run_mpi(4, [*TILECC, "host-run", str(mesh)], LIMIT)):
+        assert (result.returncode, result.stdout, result.stderr) == (1, "", expected)
+
+
 def test_ranks_must_match_the_process_count():
     procs = run_mpi(2, [*TILECC, "host-run", str(EXAMPLES / "allreduce_mesh.py"), "--ranks", "3"], LIMIT)
     assert procs.returncode == 1
     assert procs.stderr == "error: --ranks 3 but mpiexec started 2 processes\n"
 
 
-@pytest.mark.parametrize("ranks, iterations", [(2, 40), (4, 12), (8, 4)])
-def test_stress_reused_signals_on_mpi_processes(ranks, iterations):
-    result = run_mpi(ranks, [sys.executable, STRESS, str(iterations), "0.002"], LIMIT)
+@pytest.mark.parametrize("ranks, iterations, reads", [(2, 40, "direct"), (4, 12, "direct"), (8, 4, "direct"),
+                                                      (3, 12, "get")])
+def test_stress_reused_signals_on_mpi_processes(ranks, iterations, reads):
+    """reads: loads from the peers' shared-memory segments (one node), or MPI_Get (the
+    path of ranks on several nodes), forced here on one."""
+    result = run_mpi(ranks, [sys.executable, STRESS, str(iterations), "0.002", reads], LIMIT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == f"stress ok: {ranks} ranks, {iterations} iterations, {4 * iterations} allreduces\n"
 

@@ -36,6 +36,18 @@ def test_deep_host_programs_are_located_errors(expr, line, col, message, tmp_pat
     assert info.value.message.startswith(message)
 
 
+@pytest.mark.parametrize("minus, deep", [(98, False), (99, True)])
+def test_the_bound_holds_at_its_edge_for_one_line_statements(minus, deep):
+    """`X = ---...-1` at module level: Module > Assign > minus x UnaryOp > Constant, so 99
+    minus signs reach depth 101 (98: 100); the walk skips only statements too short to get there."""
+    text = "import pypto.language as pl\nX = " + "-" * minus + "1\n"
+    if not deep:
+        parse_host(text, "p.py")
+        return
+    with pytest.raises(ParseError, match="the program nests more than 100 levels deep"):
+        parse_host(text, "p.py")
+
+
 def test_host_nesting_within_the_bound_prints_and_parses_back():
     text = HOST.read_text().replace("[1, SIZE], dtype=pl.FP32)\n", "[1, " + "-" * 80 + "SIZE], "
                                     "dtype=pl.FP32)\n", 1)

@@ -211,3 +211,34 @@ def test_asymmetric_allocation_is_an_error():
     world.alloc(0, "a", 16)
     with pytest.raises(InterpError, match="must allocate symmetrically"):
         world.alloc(1, "b", 16)
+
+
+LOCATED = HEADER + """\
+@pl.program
+class Bad:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip_orch(self, data: pl.Tensor[[4], pl.FP32]):
+        return data
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, a: pl.Tensor[[4], pl.FP32], b: pl.Tensor[[3], pl.FP32]):
+        STMT
+        return a
+"""
+
+
+@pytest.mark.parametrize("stmt, message", [
+    ("a[7] = b[0]", "rank 0: <program>:12:9: `a[7]`: index 7 is out of bounds for axis 0 with size 4 "
+                    "(a is float32[4])"),
+    ("a[0:2] = b", "rank 0: <program>:12:9: writing [3] into a region of shape [2]"),
+    ("x = b[-4]", "rank 0: <program>:12:13: `b[-4]`: index -4 is out of bounds for axis 0 with size 3 "
+                  "(b is float32[3])"),
+    ("x = self.chip_orch(a + b)", "rank 0: <program>:12:13: `chip_orch`: ValueError: operands could not be "
+                                  "broadcast together with shapes (4,) (3,)"),
+])
+def test_a_value_a_rank_cannot_index_or_compute_is_located(stmt, message):
+    module = parse_module(LOCATED.replace("STMT", stmt))
+    args = [np.zeros(4, np.float32), np.zeros(3, np.float32)]
+    with pytest.raises(InterpError) as caught:
+        run_host(module, "Bad", "host_orch", 2, args)
+    assert str(caught.value) == message   # every rank fails; the lowest is reported

@@ -27,6 +27,9 @@ Contract:
 - `--input NAME=FILE.npy` (with --verify) gives a parameter's values instead of random ones,
   by `tilecc run`'s rules -- e.g. the trip count of a while loop, which random values can
   make astronomically long.
+- Under `mpiexec -n R` every process runs the passes and --verify runs both modules with
+  the devices spread over the R processes (commands/hlo_opt_mpi.py): the same verdict
+  lines, one process printing and writing.
 - Exit codes: 0 success, 1 user error (bad input, unknown pass, failed verification of
   the IR, oracle failure), 2 a --verify mismatch.
 """
@@ -34,6 +37,7 @@ Contract:
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -48,6 +52,7 @@ from tilecc.hlo.ir import HloModule
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
 from tilecc.hlo.short_form import print_short
+from tilecc.mpi_launch import under_mpiexec
 from tilecc.passes.pass_base import PASS_REGISTRY, build_pipeline
 
 HELP = "run HLO passes (decompose-int-all-reduce, decompose-scalar-reduce) on an HLO text module"
@@ -129,6 +134,13 @@ def list_passes() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if under_mpiexec():   # every process runs the passes; --verify spreads the devices
+        return int(importlib.import_module("tilecc.commands.hlo_opt_mpi").run(args, run_passes))
+    return run_passes(args)
+
+
+def run_passes(args: argparse.Namespace) -> int:
+    """The command in this process (under mpiexec: in each one, hlo_opt_mpi.py)."""
     if args.list_passes:
         sys.stdout.write(list_passes())
         return 0
@@ -173,10 +185,12 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
         explicit = args.verify not in (None, _DEFAULT_N)
         replicas = args.verify if explicit else default_replicas(module)
         oracle = args.oracle or "interpreter"
-        print(f"verify: running {label} before and after the passes on {oracle} ...",
-              file=sys.stderr, flush=True)
+        spread = importlib.import_module("tilecc.commands.hlo_opt_mpi") if under_mpiexec() else None
+        print(f"verify: running {label} before and after the passes on "
+              f"{oracle if spread is None else spread.runs_on(oracle)} ...", file=sys.stderr, flush=True)
         given = read_inputs(before, list(args.inputs), replicas * before.num_partitions)
-        equal = check_equivalence(before, module, replicas, args.seed, oracle, given, sys.stderr)
+        check = check_equivalence if spread is None else spread.check_equivalence
+        equal = check(before, module, replicas, args.seed, oracle, given, sys.stderr)
         verdict = (equal, f"{'equal' if equal else 'MISMATCH'} on {oracle}, {replicas} "
                           f"replica(s), seed {args.seed} (input module vs the pipeline's output)")
     if dump_dir is not None and args.dump_format != {"text"}:

@@ -29,12 +29,9 @@ from pathlib import Path
 
 from tilecc.commands.stages import refuse_wrong_stage
 from tilecc.errors import ParseError, TileccError
-from tilecc.fileio import not_decodable, read_bytes, write_bytes_atomic, write_text_atomic
-from tilecc.host.ir import Module
+from tilecc.fileio import not_decodable, read_bytes, write_bytes_atomic
 from tilecc.host.parser import parse_module
-from tilecc.host.pass_manager import HostPass, PassPipeline
-from tilecc.host.printer import print_module
-from tilecc.host.passes import PASSES, get_pass
+from tilecc.host.passes import build_pipeline, list_passes, pass_names
 from tilecc.host.source_splice import print_keeping_source
 from tilecc.limits import cut_lines
 
@@ -62,14 +59,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.list_passes:
-        for name, cls in PASSES.items():
-            print(f"{name:32} {cls.display_name}: {cls.summary}")
+        sys.stdout.write(list_passes())
         return 0
     if args.program is None:
         raise TileccError("host-opt: expected PROGRAM.py (or --list-passes)")
     path = args.program if args.program != "-" else "<stdin>"
     refuse_wrong_stage(args.program, "host-opt")
-    passes = [get_pass(name.strip()) for name in args.passes.split(",") if name.strip()]
+    pipeline = build_pipeline(pass_names(args.passes), verify=not args.no_verify, path=path,
+                              dump_dir=Path(args.dump_dir) if args.dump_dir else None)
     raw = read_bytes(args.program)
     text, encoding, newline = decode_source(raw, path)
     if not _PYPTO_IMPORT.search(text):
@@ -80,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         if not module.programs:
             print(f"note: {path}: no @pl.program class; the host passes have nothing to rewrite",
                   file=sys.stderr)
-        result = run_passes(module, passes, path, not args.no_verify, args.dump_dir)
+        result = pipeline.run(module, lambda name, changed: print(
+            f"{name}: {'changed' if changed else 'no change'}", file=sys.stderr))
     except TileccError as err:   # ParseError, or the pass's error at the call's line:col
         print(cut_lines(str(err)), file=sys.stderr)
         return 1
@@ -90,33 +88,6 @@ def run(args: argparse.Namespace) -> int:
     printed = print_keeping_source(text, module, result, path, verify=not args.no_verify)
     write_bytes_atomic(args.output, printed.replace("\n", newline).encode(encoding))
     return 0
-
-
-def run_passes(module: Module, passes: list[HostPass], path: str, verify: bool,
-               dump_dir: str | None) -> Module:
-    """Each pass in its own pipeline (the IR properties carry over), reporting per pass."""
-    properties: set[str] = set()
-    for index, host_pass in enumerate(passes, start=1):
-        _dump(dump_dir, index, host_pass.name, "before", module)
-        after = PassPipeline([host_pass], verify_round_trip=verify, properties=properties,
-                             path=path).run(module)
-        _dump(dump_dir, index, host_pass.name, "after", after)
-        print(f"{host_pass.name}: {'no change' if after == module else 'changed'}",
-              file=sys.stderr)
-        module = after
-    return module
-
-
-def _dump(dump_dir: str | None, index: int, name: str, when: str, module: Module) -> None:
-    if dump_dir is None:
-        return
-    folder = Path(dump_dir)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise TileccError(f"{dump_dir}: cannot create dump directory: "
-                          f"{err.strerror or err}") from None
-    write_text_atomic(str(folder / f"{index:02d}-{name}.{when}.py"), print_module(module))
 
 
 def decode_source(raw: bytes, path: str) -> tuple[str, str, str]:

@@ -34,8 +34,7 @@ from tilecc.commands.inputs import ARRAY, NUMBER, read_inputs
 from tilecc.fileio import read_bytes, write_npy_outputs
 from tilecc.host import ir
 from tilecc.host.parser import parse_module
-from tilecc.host.pass_manager import PassPipeline
-from tilecc.host.passes import get_pass
+from tilecc.host.passes import build_pipeline, pass_names
 from tilecc.host.runtime.host_inputs import host_arguments
 from tilecc.host.runtime.world import Window
 from tilecc.mpi_launch import under_mpiexec
@@ -102,8 +101,7 @@ def load_program(args: argparse.Namespace) -> tuple[ir.Module, str, ir.Function,
     path = args.program
     text, _, _ = decode_source(read_bytes(path), path)
     module = parse_module(text, path)
-    passes = [get_pass(name.strip()) for name in args.passes.split(",") if name.strip()]
-    module = PassPipeline(passes, path=path).run(module)
+    module = build_pipeline(pass_names(args.passes), path=path).run(module)
     program = _pick([p.name for p in module.programs], args.program_name, "program", path)
     prog = module.program(program)
     hosts = [f.name for f in prog.functions if f.is_host_orchestrator] if args.function is None \

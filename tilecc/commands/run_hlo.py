@@ -34,7 +34,7 @@ from tilecc.fileio import read_text
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.parser import parse_module
-from tilecc.hlo.random_inputs import random_array
+from tilecc.hlo.random_inputs import entry_inputs
 from tilecc.hlo.run_limits import check_run_sizes
 from tilecc.hlo.types import numpy_dtype
 from tilecc.mpi_launch import under_mpiexec
@@ -58,14 +58,8 @@ def run(args: argparse.Namespace) -> int:
     devices = replicas * partitions
     check_run_sizes(module, devices)
     given = read_inputs(module, list(args.input or []), devices)
-    rng = np.random.default_rng(args.seed)
+    inputs = entry_inputs(module, devices, np.random.default_rng(args.seed), given)
     assert module.entry is not None
-    inputs = []
-    for param in module.entry.parameters:
-        # Draw for every parameter so a parameter's random values do not depend on
-        # which other parameters were given with --input.
-        drawn = random_array(param.shape, devices, rng, param.name)
-        inputs.append(given.get(param.parameter_number or 0, drawn))
     if args.save_inputs:
         write_results(args.save_inputs, ((p.name, a) for p, a in
                                          zip(module.entry.parameters, inputs)), "--save-inputs")

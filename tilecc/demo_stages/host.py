@@ -17,8 +17,7 @@ import numpy as np
 from tilecc.errors import TileccError
 from tilecc.host import ir
 from tilecc.host.parser import parse_module
-from tilecc.host.pass_manager import PassPipeline
-from tilecc.host.passes import get_pass
+from tilecc.host.passes import build_pipeline
 from tilecc.host.printer import print_function, print_module
 from tilecc.host.runtime.interpreter import run_host
 from tilecc.host.runtime.world import World
@@ -36,7 +35,7 @@ def run_stage(examples: Path, out: TextIO) -> bool:
     path = examples / PROGRAM
     try:
         module = parse_module(path.read_text(encoding="utf-8"), str(path))
-        pipeline = PassPipeline([get_pass("synthesize-allreduce-signals")], path=str(path))
+        pipeline = build_pipeline(["synthesize-allreduce-signals"], path=str(path))
         result = pipeline.run(module)
     except (OSError, TileccError) as err:
         print(f"  error: {err}", file=out)
@@ -52,7 +51,7 @@ def run_stage(examples: Path, out: TextIO) -> bool:
                 f"every host allreduce has an explicit signal ({len(calls)} calls)")
     text = print_module(result)
     ok &= _check(out, parse_module(text, "<printed>") == result, "print -> parse round trip gives the same program")
-    ok &= _check(out, PassPipeline([get_pass("synthesize-allreduce-signals")]).run(result) is result,
+    ok &= _check(out, build_pipeline(["synthesize-allreduce-signals"]).run(result) is result,
                  "a second run changes nothing (idempotent)")
     return ok and _execute(result, out)
 

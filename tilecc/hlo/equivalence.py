@@ -94,8 +94,9 @@ def _run_on_xla(before: HloModule, after: HloModule, inputs: list[np.ndarray], r
     return outs_before, outs_after
 
 
-def compare_outputs(before: np.ndarray, after: np.ndarray) -> str:
-    """'equal', or 'mismatch ...' naming the first differing index (axis 0 = device)."""
+def compare_outputs(before: np.ndarray, after: np.ndarray, first_device: int = 0) -> str:
+    """'equal', or 'mismatch ...' naming the first differing index (axis 0 = device, the
+    arrays' row 0 being device `first_device`)."""
     if before.dtype != after.dtype or before.shape != after.shape:
         return (f"mismatch: {before.dtype}{list(before.shape)} before, "
                 f"{after.dtype}{list(after.shape)} after")
@@ -108,5 +109,5 @@ def compare_outputs(before: np.ndarray, after: np.ndarray) -> str:
     if bool(np.all(same)):
         return "equal"
     index = tuple(int(i) for i in np.argwhere(~same)[0])
-    return (f"mismatch at device {index[0]}, index {list(index[1:])}: "
+    return (f"mismatch at device {first_device + index[0]}, index {list(index[1:])}: "
             f"before {before[index]!r}, after {after[index]!r}")

@@ -11,9 +11,18 @@ for the same (module parameters, replicas, seed). Devices get independent values
   component type (f32 / f64), specials included;
 - pred: fair coin flips.
 Element types without numpy values (tuples, tokens) raise InterpError.
+
+`entry_inputs(module, devices, rng, given, rows)` is the one way a run picks its inputs
+(`tilecc run`, `hlo-opt --verify`, their MPI forms): per entry parameter, the array in
+`given` (by parameter number) or else the random one; a random array is drawn for every
+parameter, given or not, so a parameter's values never depend on which others were given.
+With `rows` (device ids), only those devices' rows are kept, as a contiguous copy, and each
+full draw is dropped before the next parameter's (an MPI process's share).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import ml_dtypes
 import numpy as np
@@ -34,11 +43,22 @@ NUMPY_MAX_DIMS = 64
 def random_inputs(module: HloModule, replicas: int, seed: int,
                   partitions: int = 1) -> list[np.ndarray]:
     """One array per entry parameter; see the module contract."""
+    return entry_inputs(module, replicas * partitions, np.random.default_rng(seed))
+
+
+def entry_inputs(module: HloModule, devices: int, rng: np.random.Generator,
+                 given: Mapping[int, np.ndarray] | None = None,
+                 rows: np.ndarray | None = None) -> list[np.ndarray]:
+    """Given or drawn values of every entry parameter; see the module contract."""
     if module.entry is None:
         raise InterpError(f"module {module.name} has no entry computation")
-    rng = np.random.default_rng(seed)
-    devices = replicas * partitions
-    return [random_array(p.shape, devices, rng, p.name) for p in module.entry.parameters]
+    inputs = []
+    for param in module.entry.parameters:
+        drawn = random_array(param.shape, devices, rng, param.name)
+        chosen = (given or {}).get(param.parameter_number or 0, drawn)
+        inputs.append(chosen if rows is None else np.ascontiguousarray(chosen[rows]))
+        del drawn, chosen
+    return inputs
 
 
 def random_array(shape: Shape, devices: int, rng: np.random.Generator,

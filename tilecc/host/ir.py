@@ -24,10 +24,10 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import EllipsisType
-from typing import Union
+from typing import Any, Union
 
 # the literal kinds of the DSL (the parser rejects bytes and complex constants)
 ConstValue = Union[int, float, bool, str, EllipsisType, None]
@@ -183,8 +183,11 @@ class ListComp:
 
 @dataclass(frozen=True, slots=True)
 class Subscript:
+    """`value[index]`; the position (1-based) locates an index a rank cannot apply."""
     value: Expr
     index: Expr
+    line: int = field(default=0, compare=False, repr=False)
+    col: int = field(default=0, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,41 +449,38 @@ def stmt_exprs(stmt: Stmt) -> tuple[Expr, ...]:
     return ()
 
 
+def _kwarg_values(kwargs: tuple[tuple[str, Expr], ...]) -> tuple[Expr, ...]:
+    return tuple(v for _, v in kwargs)
+
+
+# expression type -> its direct sub-expressions, in source order (one lookup, not a chain of
+# isinstance tests: the walks below visit every node of a program several times)
+_SUB_EXPRS: dict[type, Callable[[Any], tuple[Expr, ...]]] = {
+    OpCall: lambda e: e.args + _kwarg_values(e.kwargs) if e.kwargs else e.args,
+    FuncCall: lambda e: e.args + _kwarg_values(e.kwargs) if e.kwargs else e.args,
+    Call: lambda e: (e.func,) + e.args + _kwarg_values(e.kwargs),
+    Attr: lambda e: (e.value,),
+    BinOp: lambda e: (e.left, e.right),
+    UnaryOp: lambda e: (e.operand,),
+    Compare: lambda e: (e.left,) + e.comparators,
+    BoolOp: lambda e: e.values,
+    IfExp: lambda e: (e.cond, e.then, e.orelse),
+    TupleExpr: lambda e: e.items,
+    ListExpr: lambda e: e.items,
+    DictExpr: lambda e: e.keys + e.values,
+    Formatted: lambda e: (e.value,) if e.spec is None else (e.value, e.spec),
+    FString: lambda e: e.parts,
+    YieldExpr: lambda e: (e.value,) if e.value is not None else (),
+    Subscript: lambda e: (e.value, e.index),
+    ListComp: lambda e: (e.elt, e.target, e.iterable) + e.conditions,
+    Slice: lambda e: tuple(x for x in (e.lower, e.upper, e.step) if x is not None),
+}
+_NO_SUB_EXPRS: Callable[[Any], tuple[Expr, ...]] = lambda e: ()   # Var, Const, Symbol
+
+
 def sub_exprs(expr: Expr) -> tuple[Expr, ...]:
     """The direct sub-expressions of an expression."""
-    if isinstance(expr, (OpCall, FuncCall)):
-        return expr.args + tuple(v for _, v in expr.kwargs)
-    if isinstance(expr, Call):
-        return (expr.func,) + expr.args + tuple(v for _, v in expr.kwargs)
-    if isinstance(expr, Attr):
-        return (expr.value,)
-    if isinstance(expr, BinOp):
-        return (expr.left, expr.right)
-    if isinstance(expr, UnaryOp):
-        return (expr.operand,)
-    if isinstance(expr, Compare):
-        return (expr.left,) + expr.comparators
-    if isinstance(expr, BoolOp):
-        return expr.values
-    if isinstance(expr, IfExp):
-        return (expr.cond, expr.then, expr.orelse)
-    if isinstance(expr, (TupleExpr, ListExpr)):
-        return expr.items
-    if isinstance(expr, DictExpr):
-        return expr.keys + expr.values
-    if isinstance(expr, Formatted):
-        return (expr.value,) if expr.spec is None else (expr.value, expr.spec)
-    if isinstance(expr, FString):
-        return expr.parts
-    if isinstance(expr, YieldExpr):
-        return (expr.value,) if expr.value is not None else ()
-    if isinstance(expr, Subscript):
-        return (expr.value, expr.index)
-    if isinstance(expr, ListComp):
-        return (expr.elt, expr.target, expr.iterable) + expr.conditions
-    if isinstance(expr, Slice):
-        return tuple(e for e in (expr.lower, expr.upper, expr.step) if e is not None)
-    return ()
+    return _SUB_EXPRS.get(type(expr), _NO_SUB_EXPRS)(expr)
 
 
 def target_vars(target: Var | TupleExpr | Subscript) -> tuple[Var, ...]:
@@ -505,7 +505,9 @@ def walk_stmts(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
 def walk_expr(expr: Expr) -> Iterator[Expr]:
     """The expression and all its sub-expressions, pre-order."""
     stack = [expr]
+    table = _SUB_EXPRS
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(reversed(sub_exprs(node)))
+        if (children := table.get(type(node))) is not None:
+            stack.extend(reversed(children(node)))

@@ -23,6 +23,14 @@ from tilecc.errors import ParseError
 from tilecc.limits import LIMITS, limit
 
 
+# Every ast node below a statement but two takes at least one source character of its own
+# (an operator, a bracket, a comma, a dot, a name): the exceptions are the `Expr` wrapper of
+# an expression statement and `arguments`, under a `lambda` of six characters, and the
+# leaves (`Load`, `Add`, ...). So a one-line statement of C characters (UTF-8 bytes, at
+# least as many) is at most C + 2 levels deep; the walk below skips such statements whole.
+SPAN_SLACK = 3
+
+
 def parse_source(text: str, path: str, lines: list[str]) -> ast.Module:
     try:
         with warnings.catch_warnings():   # `"\e"` and the like: Python's business, not ours
@@ -56,6 +64,9 @@ def check_depth(tree: ast.AST, path: str, lines: list[str]) -> None:
         node, depth, line, col = stack.pop()
         if isinstance(node, (ast.expr, ast.stmt)):
             line, col = node.lineno, node.col_offset + 1
+            if (isinstance(node, ast.stmt) and node.end_lineno == line and node.end_col_offset is not None
+                    and depth + (node.end_col_offset - node.col_offset) + SPAN_SLACK <= bound):
+                continue   # a one-line statement shorter than the bound cannot nest past it
         if depth > bound:
             entry = LIMITS["depth"]
             source = lines[line - 1] if 0 < line <= len(lines) else None

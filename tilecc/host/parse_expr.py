@@ -81,7 +81,7 @@ class ExprParser(ABC):
             return ir.DictExpr(tuple(self.expr(k) for k in keys),
                                tuple(self.expr(v) for v in node.values))
         if isinstance(node, ast.Subscript):
-            return ir.Subscript(self.expr(node.value), self.expr(node.slice))
+            return ir.Subscript(self.expr(node.value), self.expr(node.slice), node.lineno, node.col_offset + 1)
         if isinstance(node, ast.Slice):
             return ir.Slice(*(self.expr(e) if e is not None else None
                               for e in (node.lower, node.upper, node.step)))

@@ -122,7 +122,7 @@ class _Parser(ExprParser):
 
     def module(self) -> ir.Module:
         tree = parse_source(self.text, self.path, self.lines)
-        self.program_calls = program_call_names(tree)
+        self.program_calls = program_call_names(tree, self.text)
         items: list[ir.Program | ir.Function | ir.Verbatim] = []
         prev_end = 0
         for node in tree.body:
@@ -425,7 +425,7 @@ class _Parser(ExprParser):
             # pypto writes a window of a tensor: `C[i, j] = rhs` (not chained: `C[i][j] = rhs`)
             if not isinstance(node.value, ast.Name):
                 raise self.error(node, "expected `name[index] = value`; chained subscripts cannot be assigned")
-            return ir.Subscript(ir.Var(node.value.id), self.expr(node.slice))
+            return ir.Subscript(ir.Var(node.value.id), self.expr(node.slice), node.lineno, node.col_offset + 1)
         if isinstance(node, (ast.Tuple, ast.List)):
             items = []
             for elt in node.elts:

@@ -1,22 +1,38 @@
-"""Host passes, their properties, and the pipeline that runs them.
+"""The host pass framework: HostPass, the PassPipeline driver and its report and dumps.
 
-Contract: a HostPass maps a Program to a Program (the same object when nothing changes)
-and declares IR properties it requires, produces and invalidates, as pypto's passes do.
-A PassPipeline runs passes in order over every program of a module, refuses a pass whose
-required properties are not established (PassError), and in verification mode (the
-default) checks after every pass that print -> parse gives back an equal module, so a
-pass can never leave IR that the printer and parser disagree on. A pass error that points
-at a source position (one with `located(path)`) gets the pipeline's `path`, so it prints
-as `path:line:col: error: ...` like a ParseError.
+Contract:
+- A HostPass maps a Program to a Program (`run_program(program, scope)`, `scope` being the
+  module-level constants and names the program sees, tilecc/host/constants.py), returning
+  the SAME object when it changes nothing. The driver (`HostPass.run_module`) runs it on
+  every @pl.program of a module in order (a module-level @pl.function is never a pass's
+  input: pypto's passes see program functions only) and returns the same module object
+  when no program changed, so "changed" is an identity test, never a deep comparison.
+- A pass declares the IR properties it requires, produces and invalidates, as pypto's do;
+  PassPipeline refuses a pass whose required properties no earlier pass established
+  (PassError).
+- `PassPipeline.run(module, listener)` runs the passes in order; `listener(name, changed)`
+  is called after each (what `host-opt` prints as `NAME: changed` / `NAME: no change`),
+  and `results` holds the (name, changed) pairs of the last run, as the HLO pipeline
+  returns them. With `dump_dir` it writes the module before and after each pass as
+  `NN-<pass>.before.py` / `.after.py` (printed). In verification mode (the default) it
+  checks after every pass that print -> parse gives back an equal module, so a pass can
+  never leave IR that the printer and parser disagree on.
+- A pass error that points at a source position (one with `located(path)`) gets the
+  pipeline's `path`, so it prints as `path:line:col: error: ...` like a ParseError.
+The registry of passes (names, aliases, `build_pipeline`) is tilecc/host/passes/__init__.py.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tilecc.errors import PassError, TileccError
+from tilecc.fileio import write_text_atomic
 from tilecc.host import ir
+from tilecc.host.constants import Scope, program_scopes
 from tilecc.host.parser import parse_module
 from tilecc.host.printer import print_module
 
@@ -38,10 +54,12 @@ class HostPass(ABC):
     properties: PassProperties = PassProperties()
 
     @abstractmethod
-    def run_program(self, program: ir.Program) -> ir.Program: ...
+    def run_program(self, program: ir.Program, scope: Scope) -> ir.Program: ...
 
     def run_module(self, module: ir.Module) -> ir.Module:
-        return module.replace_programs([self.run_program(p) for p in module.programs])
+        """Every program of the module with the scope it sees; see the module contract."""
+        return module.replace_programs([self.run_program(p, scope) for p, scope
+                                        in zip(module.programs, program_scopes(module))])
 
 
 def check_round_trip(module: ir.Module, after: str) -> None:
@@ -67,23 +85,44 @@ class PassPipeline:
     verify_round_trip: bool = True
     properties: set[str] = field(default_factory=set)
     path: str = "<string>"   # the file the module was parsed from, for error positions
+    dump_dir: Path | None = None
+    results: list[tuple[str, bool]] = field(default_factory=list)
 
-    def run(self, module: ir.Module) -> ir.Module:
+    def run(self, module: ir.Module, listener: Callable[[str, bool], None] | None = None) -> ir.Module:
+        """The module after every pass; see the module contract."""
+        self.results = []
         try:
-            return self._run(module)
+            return self._run(module, listener)
         except TileccError as err:
             located = getattr(err, "located", None)
             raise located(self.path) if located is not None else err
 
-    def _run(self, module: ir.Module) -> ir.Module:
-        for host_pass in self.passes:
+    def _run(self, module: ir.Module, listener: Callable[[str, bool], None] | None) -> ir.Module:
+        for index, host_pass in enumerate(self.passes, start=1):
             missing = host_pass.properties.required - self.properties
             if missing:
                 raise PassError(f"{host_pass.name}: requires IR properties {sorted(missing)} "
                                 "that no earlier pass established")
-            module = host_pass.run_module(module)
+            self._dump(index, host_pass.name, "before", module)
+            after = host_pass.run_module(module)
             self.properties -= host_pass.properties.invalidated
             self.properties |= host_pass.properties.produced
+            changed = after is not module
             if self.verify_round_trip:
-                check_round_trip(module, host_pass.name)
+                check_round_trip(after, host_pass.name)
+            self._dump(index, host_pass.name, "after", after)
+            self.results.append((host_pass.name, changed))
+            if listener is not None:
+                listener(host_pass.name, changed)
+            module = after
         return module
+
+    def _dump(self, index: int, name: str, when: str, module: ir.Module) -> None:
+        if self.dump_dir is None:
+            return
+        try:
+            self.dump_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise TileccError(f"{self.dump_dir}: cannot create dump directory: "
+                              f"{err.strerror or err}") from None
+        write_text_atomic(str(self.dump_dir / f"{index:02d}-{name}.{when}.py"), print_module(module))

@@ -7,6 +7,7 @@ as in `ast`. Used to place comments and to keep code outside programs as its own
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 
@@ -54,9 +55,17 @@ def preorder(node: ast.AST) -> Iterator[ast.AST]:
         yield from preorder(child)
 
 
-def program_call_names(tree: ast.Module) -> set[str]:
-    """Names of classes the file turns into programs by calling `pl.program(Cls)`."""
-    names = set()
+# `program` then `(`, with only spaces, line continuations and comments between: a text
+# without it has no `pl.program(Cls)` call, so its tree need not be walked
+_PROGRAM_CALL = re.compile(r"\bprogram(?:[\s\\]|#[^\n]*)*\(")
+
+
+def program_call_names(tree: ast.Module, text: str) -> set[str]:
+    """Names of classes the file `text` (parsed as `tree`) turns into programs by calling
+    `pl.program(Cls)`."""
+    names: set[str] = set()
+    if not _PROGRAM_CALL.search(text):
+        return names
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and dotted(node.func) == "pl.program" and len(node.args) == 1
                 and isinstance(node.args[0], ast.Name)):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tilecc.host import ir
-from tilecc.host.op_forms import ALLOC_WINDOW_BUFFER
+from tilecc.host.op_forms import ALLOC_WINDOW_BUFFER, ALLREDUCE
 
 
 def signature_exprs(func: ir.Function) -> Iterator[ir.Expr]:
@@ -24,11 +24,14 @@ def signature_exprs(func: ir.Function) -> Iterator[ir.Expr]:
     yield from (value for _, value in func.decorator or ())
 
 
-def reserved_names(program: ir.Program) -> set[str]:
+def reserved_names(program: ir.Program,
+                   allreduces: dict[str, list[ir.OpCall]] | None = None) -> set[str]:
     """Every variable name of the program (signatures included) and every
-    alloc_window_buffer `name` (step 2)."""
+    alloc_window_buffer `name` (step 2). With `allreduces`, the same walk also collects
+    each function's pld.tensor.allreduce calls, in visit order, by function name."""
     names: set[str] = set()
     for func in program.functions:
+        calls = allreduces.setdefault(func.name, []) if allreduces is not None else None
         names.update(p.name for p in func.params)
         for top in signature_exprs(func):   # annotations, defaults, return type
             names.update(e.name for e in ir.walk_expr(top) if isinstance(e, ir.Var))
@@ -45,10 +48,13 @@ def reserved_names(program: ir.Program) -> set[str]:
                 for expr in ir.walk_expr(top):
                     if isinstance(expr, ir.Var):
                         names.add(expr.name)
-                    elif isinstance(expr, ir.OpCall) and expr.op == ALLOC_WINDOW_BUFFER:
-                        name = expr.kwarg("name")
-                        if isinstance(name, ir.Const) and isinstance(name.value, str) and name.value:
-                            names.add(name.value)
+                    elif isinstance(expr, ir.OpCall):
+                        if expr.op == ALLOC_WINDOW_BUFFER:
+                            name = expr.kwarg("name")
+                            if isinstance(name, ir.Const) and isinstance(name.value, str) and name.value:
+                                names.add(name.value)
+                        elif expr.op == ALLREDUCE and calls is not None:
+                            calls.append(expr)
     return names
 
 

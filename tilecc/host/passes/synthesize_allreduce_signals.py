@@ -53,7 +53,7 @@ from collections.abc import Hashable, Iterator
 from typing import TypeGuard
 
 from tilecc.host import ir
-from tilecc.host.constants import Scope, program_scopes
+from tilecc.host.constants import Scope
 from tilecc.host.ops import LINEAGE_ARGUMENT
 from tilecc.host.parser import ALLOC_WINDOW_BUFFER, ALLREDUCE
 from tilecc.host.printer import expr_node
@@ -85,14 +85,22 @@ def local_names(func: ir.Function) -> set[str]:
     return names
 
 
-def check_function(func: ir.Function, scope: Scope) -> None:
-    """pypto's argument checks on every allreduce call of `func` (allreduce_checks.py)."""
-    local = local_names(func)
-    for stmt in ir.walk_stmts(func.body):
-        for top in ir.stmt_exprs(stmt):
-            for expr in ir.walk_expr(top):
-                if is_allreduce(expr):
-                    check_call(expr, scope, local)
+def check_function(scope: Scope, local: set[str], calls: list[ir.OpCall]) -> None:
+    """pypto's argument checks (allreduce_checks.py) on `calls`, every allreduce call of a
+    function in visit order (collected by the program's one name walk, reserved_names)."""
+    for call in calls:
+        check_call(call, scope, local)
+
+
+def statement_allreduces(body: tuple[ir.Stmt, ...]) -> int:
+    """How many allreduces are a whole statement's value (assigned, expression statement,
+    returned): when that is every allreduce of the function, none is nested."""
+    count = 0
+    for stmt in ir.walk_stmts(body):
+        values = ((stmt.value,) if isinstance(stmt, ir.Assign) else (stmt.expr,) if isinstance(stmt, ir.ExprStmt)
+                  else stmt.values if isinstance(stmt, ir.Return) else ())
+        count += sum(1 for value in values if is_allreduce(value))
+    return count
 
 
 def widest_core_num(a: int | ir.Expr, b: int | ir.Expr, call: ir.OpCall) -> int | ir.Expr:
@@ -124,6 +132,7 @@ class _LineageScan:
         self.group_core_num: list[int | ir.Expr] = []
         self.call_groups: list[int] = []     # group of each implicit call, in visit order
         self.lifted_returns = 0
+        self.any_nested = True   # False: no allreduce inside another expression, nothing to look for
 
     def key_of(self, expr: ir.Expr) -> Hashable | None:
         if isinstance(expr, ir.Var):
@@ -145,6 +154,8 @@ class _LineageScan:
         self.env[var.name] = key if key is not None else ("def", next(self.fresh), var.name)
 
     def check_nested(self, expr: ir.Expr, allowed_top: bool) -> None:
+        if not self.any_nested:   # every allreduce is a statement's value (statement_allreduces)
+            return
         for node in ir.walk_expr(expr):
             if is_allreduce(node):
                 check_arg_count(node)
@@ -334,11 +345,16 @@ def hoist_index(body: tuple[ir.Stmt, ...]) -> int:
     return 0
 
 
-def synthesize_function(func: ir.Function, names: NameSource, scope: Scope) -> ir.Function:
-    check_function(func, scope)
+def synthesize_function(func: ir.Function, names: NameSource, scope: Scope,
+                        calls: list[ir.OpCall]) -> ir.Function:
+    if not calls:   # nothing to check or rewrite
+        return func
+    local = local_names(func)
+    check_function(scope, local, calls)
     if not func.is_host_orchestrator:
         return func
-    scan = _LineageScan(scope, local_names(func))
+    scan = _LineageScan(scope, local)
+    scan.any_nested = len(calls) > statement_allreduces(func.body)
     scan.visit_body(func.body)
     if not scan.call_groups and not scan.lifted_returns:
         return func
@@ -356,8 +372,9 @@ def synthesize_function(func: ir.Function, names: NameSource, scope: Scope) -> i
 def synthesize_allreduce_signals(program: ir.Program, scope: Scope | None = None) -> ir.Program:
     """The pass on one program; `scope` holds the module-level int constants and names
     visible in it (tilecc/host/constants.py), none when the program is run on its own."""
-    names = NameSource(reserved_names(program))
-    rewritten = {f.name: synthesize_function(f, names, scope or Scope())
+    allreduces: dict[str, list[ir.OpCall]] = {}
+    names = NameSource(reserved_names(program, allreduces))
+    rewritten = {f.name: synthesize_function(f, names, scope or Scope(), allreduces[f.name])
                  for f in sorted(program.functions, key=lambda f: f.name)}
     functions = tuple(rewritten[f.name] for f in program.functions)
     if all(a is b for a, b in zip(functions, program.functions)):
@@ -371,11 +388,5 @@ class SynthesizeAllReduceSignals(HostPass):
     summary = "give every host pld.tensor.allreduce without a signal a shared per-buffer signal"
     properties = PassProperties()   # spec 002: required {}, produced {}, invalidated {}
 
-    def run_program(self, program: ir.Program) -> ir.Program:
-        return synthesize_allreduce_signals(program)
-
-    def run_module(self, module: ir.Module) -> ir.Module:
-        """Every program of the module, with the constants and names it can see; a
-        module-level @pl.function is left alone (pypto's pass only sees program functions)."""
-        return module.replace_programs([synthesize_allreduce_signals(p, scope) for p, scope
-                                        in zip(module.programs, program_scopes(module))])
+    def run_program(self, program: ir.Program, scope: Scope) -> ir.Program:
+        return synthesize_allreduce_signals(program, scope)

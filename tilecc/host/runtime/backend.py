@@ -10,7 +10,8 @@ Contract of every backend:
   (SPMD); the k-th allocation is one logical buffer with one copy per rank, zero-filled.
 - `buffer_bytes(buffer, rank)` is `rank`'s own copy (the MPI backend only has its own).
 - `read` / `write` / `accumulate` reach a peer's copy (flat element ranges of a window);
-  `read_all` is `read` of every rank's copy, in rank order, fetched together;
+  `read_all` is `read` of every rank's copy, in rank order, fetched together (the
+  arrays may be views of window memory or of a buffer the next read_all reuses);
   `accumulate` is atomic per element.
 - `notify` is an atomic add (or store, `replace=True`) on one cell of a peer's signal;
   data a rank wrote (locally or by `write`) before a notify is visible to the peer after

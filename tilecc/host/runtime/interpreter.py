@@ -18,7 +18,9 @@ per-rank return values. Semantics of the pieces:
 - Chip / InCore ops: pl.load, pl.store, pl.tensor.create and elementwise pl.add / sub / mul
   / div / maximum / minimum (result in the first tensor operand's dtype).
 - Module constants (`SIZE = 64` outside the program) are visible to every function.
-Anything else raises InterpError naming the op; a failure on one rank aborts all ranks.
+Anything else raises InterpError naming the op; an index a value does not have, or
+arithmetic numpy refuses, is an InterpError at the subscript (or the enclosing call) line
+and column, never a bare Python exception; a failure on one rank aborts all ranks.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
 
 
+# What Python and numpy raise for a value a rank cannot index or compute with; a located
+# InterpError replaces them (the program line, not a traceback frame, is the place).
+VALUE_ERRORS = (IndexError, KeyError, TypeError, ValueError, ArithmeticError)
+
+
 class _Break(Exception):
     pass
 
@@ -88,6 +95,11 @@ class RankInterpreter:
         self.reference_collectives = reference_collectives
         self.yielded: tuple[Any, ...] | None = None
         self.returned: dict[str, tuple[int | None, ...] | None] = {}   # returned_arguments by function
+
+    def located(self, node: ir.Subscript | ir.FuncCall | ir.OpCall, message: str) -> InterpError:
+        """An error at `node`'s source position (none for nodes a pass made)."""
+        where = f"{self.path}:{node.line}:{node.col}: " if node.line else ""
+        return InterpError(f"rank {self.rank}: {where}{message}")
 
     # ------------------------------------------------------------ functions
 
@@ -149,12 +161,12 @@ class RankInterpreter:
         index = self.eval(target.index, env)
         try:
             region = array[index]
-        except (IndexError, TypeError) as err:
-            raise InterpError(f"rank {self.rank}: index {index!r} of a {list(array.shape)} tensor: {err}") from None
+        except VALUE_ERRORS as err:
+            raise self.located(target, _indexed(target, index, array, err)) from None
         source = np.asarray(_local(value, self.world, self.rank))
         if source.size != np.size(region):
-            raise InterpError(f"rank {self.rank}: writing {list(source.shape)} into a region of shape "
-                              f"{list(np.shape(region))}")
+            raise self.located(target, f"writing {list(source.shape)} into a region of shape "
+                                       f"{list(np.shape(region))}")
         with np.errstate(over="ignore", invalid="ignore"):
             array[index] = source.reshape(np.shape(region)).astype(array.dtype)
 
@@ -292,7 +304,11 @@ class RankInterpreter:
             return range(*(int(self.eval(a, env)) for a in expr.args))
         if isinstance(expr, ir.Subscript):
             value = _local(self.eval(expr.value, env), self.world, self.rank)
-            return value[self.eval(expr.index, env)]
+            index = self.eval(expr.index, env)
+            try:
+                return value[index]
+            except VALUE_ERRORS as err:
+                raise self.located(expr, _indexed(expr, index, value, err)) from None
         if isinstance(expr, ir.Slice):
             return slice(*(self.eval(e, env) if e is not None else None for e in (expr.lower, expr.upper, expr.step)))
         if isinstance(expr, ir.Attr) and expr.attr == "shape":
@@ -315,11 +331,15 @@ class RankInterpreter:
             func = self.program.function(call.func)
         except KeyError:
             raise InterpError(f"program `{self.program.name}` has no function `{call.func}`") from None
-        kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
+        try:
+            kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
+            positional = [self.eval(a, env) for a in call.args]
+        except VALUE_ERRORS as err:   # arithmetic on the arguments (numpy's shape errors, ...)
+            raise self.located(call, f"`{call.func}`: {type(err).__name__}: {str(err).strip()}") from None
         device = kwargs.pop("device", None)
         for scheduling in ("deps", "attrs"):   # task edges and call-site directions change no value
             kwargs.pop(scheduling, None)
-        args = self.bind_arguments(func, [self.eval(a, env) for a in call.args], kwargs)
+        args = self.bind_arguments(func, positional, kwargs)
         executed = device is None or int(device) == self.rank
         actual = None
         if executed:
@@ -348,8 +368,11 @@ class RankInterpreter:
 
     def op(self, call: ir.OpCall, env: dict[str, Any]) -> Any:
         """An op call: arguments bound by the op table's signature, then its runtime."""
-        args = [self.eval(a, env) for a in call.args]
-        kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
+        try:
+            args = [self.eval(a, env) for a in call.args]
+            kwargs = {k: self.eval(v, env) for k, v in call.kwargs}
+        except VALUE_ERRORS as err:   # arithmetic on the arguments (numpy's shape errors, ...)
+            raise self.located(call, f"{call.op}: {type(err).__name__}: {str(err).strip()}") from None
         if (remote := next((v for v in [*args, *kwargs.values()] if isinstance(v, NotOnThisRank)), None)) is not None:
             raise InterpError(f"rank {self.rank}: `{call.op}` cannot use {remote!r}")
         spec = OPS.get(call.op)
@@ -362,6 +385,14 @@ class RankInterpreter:
             if message.startswith("aborted") or call.line == 0:
                 raise
             raise InterpError(f"rank {self.rank}: {self.path}:{call.line}:{call.col}: {message}") from None
+
+
+def _indexed(node: ir.Subscript, index: Any, value: Any, err: Exception) -> str:
+    """`name[index]`: Python's reason (what was indexed), for a message."""
+    name = node.value.name if isinstance(node.value, ir.Var) else "value"
+    shape = getattr(value, "shape", None)
+    what = f"{getattr(value, 'dtype', '')}{list(shape)}" if shape is not None else type(value).__name__
+    return f"`{name}[{index!r}]`: {str(err).strip(chr(39))} ({name} is {what})"
 
 
 def run_host(module: ir.Module, program: str, function: str, world_size: int,

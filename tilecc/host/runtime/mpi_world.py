@@ -14,7 +14,13 @@ peers are the other processes of the communicator. Invariants:
 - `wait_until` polls the rank's own cells with MPI_Fetch_and_op(NO_OP) (atomic with the
   peers' accumulates, as MPI requires: no plain loads of cells others update atomically),
   then MPI_Win_sync on every window, so data a peer wrote before notifying is visible.
-- Remote data: `read` is MPI_Get + flush, `write` MPI_Put + flush, `accumulate`
+- Remote data: when every process shares one node (MPI_COMM_TYPE_SHARED spans the
+  communicator; `direct_reads=False` turns it off), window buffers are allocated with
+  MPI_Win_allocate_shared and `read` / `read_all` are loads from the peer's segment
+  (MPI_Win_shared_query), the same views the threaded backend gives; the Win_sync pairs
+  above are what MPI's unified model asks of such loads. Otherwise `read` is MPI_Get +
+  flush and `read_all` issues every peer's Get before one Flush_all. Either way
+  `write` is MPI_Put + flush, `accumulate`
   MPI_Accumulate(SUM) + flush for the element types MPI has; FP16 / BF16 add one element
   at a time by compare-and-swap on the aligned 32-bit word that holds it.
 - Failure: a control window holds a failure counter and a rendezvous counter (INT64), a
@@ -55,25 +61,32 @@ def _mpi_type(MPI: Any, dtype: np.dtype) -> Any:
 
 
 class MpiWorld:
-    def __init__(self, timeout: float = 20.0, comm: Any = None, jitter: float = 0.0) -> None:
+    def __init__(self, timeout: float = 20.0, comm: Any = None, jitter: float = 0.0,
+                 direct_reads: bool = True) -> None:
         self.MPI = mpi()
         self.comm = comm if comm is not None else self.MPI.COMM_WORLD
         self.rank: int = self.comm.Get_rank()
         self.world_size: int = self.comm.Get_size()
+        node = self.comm.Split_type(self.MPI.COMM_TYPE_SHARED)
+        self.direct_reads = direct_reads and node.Get_size() == self.world_size   # one node: loads
+        node.Free()
+        self._segments: list[list[np.ndarray]] = []   # with direct reads: buffer -> every rank's bytes
         self.timeout = timeout
         self.jitter = Jitter(jitter, seed=self.rank)
         self._windows: list[Any] = []
         self._memory: list[np.ndarray] = []
         self._names: list[str] = []
         self._rendezvous = 0
+        self._scratch = np.empty(0, np.uint8)   # read_all's landing buffer, grown on demand
         self._control = self._allocate(16)          # int64 [failures, rendezvous arrivals]
         self._messages = self._allocate(MESSAGE_BYTES * self.world_size)
         self._one64 = np.ones(1, np.int64)
 
     # ------------------------------------------------------------ windows
 
-    def _allocate(self, nbytes: int) -> Any:
-        win = self.MPI.Win.Allocate(max(8, -(-nbytes // 8) * 8), 1, comm=self.comm)
+    def _allocate(self, nbytes: int, shared: bool = False) -> Any:
+        make = self.MPI.Win.Allocate_shared if shared else self.MPI.Win.Allocate
+        win = make(max(8, -(-nbytes // 8) * 8), 1, comm=self.comm)
         win.Lock_all()
         np.frombuffer(win.tomemory(), dtype=np.uint8)[:] = 0
         win.Sync()
@@ -85,9 +98,12 @@ class MpiWorld:
             raise InterpError(f"rank {rank}: alloc_window_buffer `{name}` of negative size {nbytes}")
         self.rendezvous(rank, f"window allocation #{len(self._windows)} (`{name}`)")
         index = len(self._windows)
-        win = self._allocate(nbytes)
+        win = self._allocate(nbytes, shared=self.direct_reads)
         self._windows.append(win)
         self._memory.append(np.frombuffer(win.tomemory(), dtype=np.uint8)[:nbytes])
+        if self.direct_reads:
+            self._segments.append([np.frombuffer(win.Shared_query(p)[0], dtype=np.uint8)[:nbytes]
+                                   for p in range(self.world_size)])
         self._names.append(name)
         others = self.comm.allgather((name, nbytes))
         if any(other != (name, nbytes) for other in others):
@@ -120,7 +136,7 @@ class MpiWorld:
         for win in [*self._windows, self._control, self._messages]:
             win.Unlock_all()
             win.Free()
-        self._windows, self._memory = [], []
+        self._windows, self._memory, self._segments = [], [], []
 
     # ------------------------------------------------------------ remote data
 
@@ -131,6 +147,9 @@ class MpiWorld:
     def read(self, window: Window, rank: int, peer: int, lo: int, hi: int) -> np.ndarray:
         if peer == self.rank:
             return window.local(self, peer).reshape(-1)[lo:hi]
+        if self.direct_reads:
+            size = window.dtype.itemsize
+            return self._segments[window.buffer][peer][lo * size:max(hi, lo) * size].view(window.dtype)
         out = np.empty(max(hi - lo, 0), window.dtype)
         if out.size:
             size = window.dtype.itemsize
@@ -140,20 +159,31 @@ class MpiWorld:
         return out
 
     def read_all(self, window: Window, rank: int, lo: int, hi: int) -> list[np.ndarray]:
-        """Every rank's elements lo:hi: the peers' Gets are all issued, then flushed once,
-        so the transfers overlap."""
+        """Every rank's elements lo:hi: with direct reads, views of every rank's segment;
+        else the own ones are a view of this rank's window, the peers' Gets into one reused
+        scratch buffer (valid until the next read_all), all issued, then flushed once, so
+        the transfers overlap."""
         count = max(hi - lo, 0)
-        out = np.empty((self.world_size, count), window.dtype)
+        size = window.dtype.itemsize
+        if self.direct_reads:
+            return [segment[lo * size:(lo + count) * size].view(window.dtype)
+                    for segment in self._segments[window.buffer]]
+        nbytes = count * size
+        if self._scratch.size < nbytes * self.world_size:
+            self._scratch = np.empty(nbytes * self.world_size, np.uint8)
         win = self._windows[window.buffer]
+        out = []
         for peer in range(self.world_size):
             if peer == self.rank:
-                out[peer] = window.local(self, peer).reshape(-1)[lo:hi]
-            elif count:
-                win.Get([out[peer].view(np.uint8), self.MPI.BYTE], peer,
-                        target=(lo * window.dtype.itemsize, out[peer].nbytes, self.MPI.BYTE))
-        if count:
+                out.append(self._memory[window.buffer][lo * size:hi * size].view(window.dtype))
+                continue
+            into = self._scratch[peer * nbytes:(peer + 1) * nbytes]
+            if count:
+                win.Get([into, self.MPI.BYTE], peer, target=(lo * size, nbytes, self.MPI.BYTE))
+            out.append(into.view(window.dtype))
+        if count and self.world_size > 1:
             win.Flush_all()
-        return list(out)
+        return out
 
     def write(self, window: Window, rank: int, peer: int, lo: int, values: np.ndarray) -> None:
         flat = np.ascontiguousarray(values.reshape(-1), dtype=window.dtype)
