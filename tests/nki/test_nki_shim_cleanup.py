@@ -1,0 +1,36 @@
+"""`tilecc nki-shim -- COMMAND` leaves nothing behind: the folder holding its sitecustomize.py
+exists while COMMAND runs (COMMAND sees it first on PYTHONPATH) and is gone afterwards, whether
+COMMAND succeeds, fails, or cannot be started."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+
+import pytest
+
+from tilecc.cli import main
+
+_PRINT_FOLDER = ("import os, sys; folder = os.environ['PYTHONPATH'].split(os.pathsep)[0]; "
+                 "print(folder); print(sorted(os.listdir(folder))); sys.exit({code})")
+
+
+@pytest.fixture
+def private_tmp(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
+@pytest.mark.parametrize("code", [0, 3])
+def test_the_shim_folder_exists_while_the_command_runs_and_is_removed_after(private_tmp, capfd, code):
+    assert main(["nki-shim", "--", sys.executable, "-c", _PRINT_FOLDER.format(code=code)]) == code
+    folder, listing = capfd.readouterr().out.splitlines()
+    assert folder.startswith(str(private_tmp / "tilecc-nki-shim-"))
+    assert listing == "['sitecustomize.py']"
+    assert list(private_tmp.iterdir()) == []
+
+
+def test_a_command_that_cannot_start_leaves_no_folder(private_tmp, capsys):
+    assert main(["nki-shim", "--", str(private_tmp / "no-such-program")]) == 1
+    assert "cannot run" in capsys.readouterr().err
+    assert list(private_tmp.iterdir()) == []
