@@ -357,18 +357,22 @@ class NkiTensor:
         # the view's axes are the grid's, in grid order (numpy's broadcast shape of the
         # indices: `t[i0, 2 * i1 + i3, 2 * i2 + i4]` is [i0, i1, i2, i3, i4], so axis=[3, 4]
         # names the window), the first index's axes moved to the front
-        order = leading + [axis for axis in range(len(sizes)) if steps[axis] and axis not in leading]
+        order = leading + [axis for axis in range(len(sizes))
+                           if (steps[axis] or sizes[axis] == 1) and axis not in leading]
         dims = []
         for axis in order:
             size = sizes[axis]
             if len(steps[axis]) > 1:
                 raise kernel_error("one index axis cannot step both partitions and free elements")
-            is_par, step = next(iter(steps[axis].items()))
+            is_par, step = next(iter(steps[axis].items())) if steps[axis] else (False, 1)
             dims.append(Dim(step, size, is_par))
         axes: list[int | None] = list(order)
         if self.alloc.on_chip and not any(d.is_par for d in dims):
-            dims.insert(0, Dim(1, 1, True))
-            axes.insert(0, None)
+            if dims and not steps[order[0]]:   # `t[0, i_f]`: numpy's leading 1 is the partition dim
+                dims[0] = Dim(1, 1, True)
+            else:
+                dims.insert(0, Dim(1, 1, True))
+                axes.insert(0, None)
         view = self._make(offset, par_start, dims)
         return replace(view, grid=GridAccess(self, tuple(items), sizes, problem, tuple(axes)))
 
