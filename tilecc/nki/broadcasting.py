@@ -10,12 +10,12 @@ on the last dim, which would pair a partition dim with a free dim). In order:
 - the partition counts are equal, or one of them is 1: that tile is first copied to the
   other's partitions (tensor.broadcast_to);
 - equal shapes are elementwise;
+- a tile with one element per partition ([P, 1], [P, 1, 1], [P]) against one with more is a
+  column: it repeats along the other tile's free dims, and the result has the other's shape;
+- tiles of one rank whose free dims are pairwise equal or 1 broadcast as numpy does per dim
+  ([P, 1, F] and [P, W, 1] make [P, W, F]);
 - shapes equal once size-1 free dims are dropped ([P, W, 1] and [P, W]; [64, 1] and [64]) are
-  elementwise too; the result has the shape of more dims;
-- a tile with one element per partition ([P, 1], [P, 1, 1], [P]) is a column: it repeats
-  along the other tile's free dims, and the result has the other tile's shape;
-- otherwise, tiles of one rank whose free dims are pairwise equal or 1 broadcast as numpy
-  does per dim ([P, 1, F] and [P, W, 1] make [P, W, F]).
+  elementwise; the result has the shape of more dims.
 Any other pair is a KernelError naming both shapes. The operands come back as views of the
 result's shape, a repeated dim being a step-0 pair (which every engine access may hold), so
 the instruction always sees operands of one shape.
@@ -45,16 +45,16 @@ def line_up(what: str, a: NkiTensor, b: NkiTensor) -> LinedUp:
     a, b = _same_partitions(what, a, b)
     if a.shape == b.shape:
         return LinedUp(a.shape, a, b)
-    if _squeezed(a) == _squeezed(b):
-        shape = a.shape if a.ndim >= b.ndim else b.shape
-        return LinedUp(shape, _reshaped(what, a, shape), _reshaped(what, b, shape))
-    if b.free_elements == 1:
+    if b.free_elements == 1 < a.free_elements:
         return LinedUp(a.shape, a, b, column=1)
-    if a.free_elements == 1:
+    if a.free_elements == 1 < b.free_elements:
         return LinedUp(b.shape, a, b, column=0)
     if a.ndim == b.ndim and all(x == y or 1 in (x, y) for x, y in zip(a.shape[1:], b.shape[1:])):
         shape = (a.shape[0], *(max(x, y) for x, y in zip(a.shape[1:], b.shape[1:])))
         return LinedUp(shape, _repeated(what, a, shape), _repeated(what, b, shape))
+    if _squeezed(a) == _squeezed(b):
+        shape = a.shape if a.ndim >= b.ndim else b.shape
+        return LinedUp(shape, _reshaped(what, a, shape), _reshaped(what, b, shape))
     raise kernel_error(f"{what}: shape mismatch: {list(a.shape)} and {list(b.shape)} do not broadcast: tiles "
                        f"line up on the partition dim, and their free dims must be equal, equal "
                        f"but for size-1 dims, one element per partition ([P, 1]), or pairwise "
