@@ -37,7 +37,7 @@ from tilecc.nki.operators import install
 from tilecc.nki.ops import ALL_OPS, BITVEC_ALU, Op
 from tilecc.nki.shapes import reduce_axes, reduced_shape
 from tilecc.nki.tensor import Dim, NkiTensor
-from tilecc.nki.tracer import active_trace, assigned_name, masked_off, skip_masked_off
+from tilecc.nki.tracer import active_trace, allowed_starts, assigned_name, masked_off, skip_masked_off
 
 _COMPARISONS = frozenset({"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"})
 _REDUCE_OPS = {"sum": "add", "max": "maximum", "min": "minimum", "prod": "multiply", "mean": "add"}
@@ -202,9 +202,18 @@ def broadcast_partitions(tile: NkiTensor, shape: tuple[int, ...], name: str) -> 
     return out
 
 
+def _engine_reaches(view: NkiTensor) -> bool:
+    """A compute engine can access `view`: it is on chip and starts on a partition the
+    engines' start rule allows (tracer.allowed_starts)."""
+    return view.alloc.on_chip and view.par_start in allowed_starts(view.partitions)
+
+
 def assign(dst: NkiTensor, value: object) -> None:
-    """`dst[...] = value`: a copy (tensor_copy on chip, dma_copy when HBM is involved) or a
-    fill (memset); a masked instruction's tile copies the box it wrote."""
+    """`dst[...] = value`: a copy (tensor_copy on chip, dma_copy when HBM is involved or an
+    on-chip view starts on a partition the compute engines cannot start on, as `t[i, j] = u`
+    in a loop over partitions does) or a fill (memset; on such a partition, a memset of a new
+    tile at partition 0 and a DMA of it into place); a masked instruction's tile copies the
+    box it wrote."""
     value = plain_number(value)
     if isinstance(value, NkiTensor) and value.alloc.masked_off:
         return
@@ -214,12 +223,17 @@ def assign(dst: NkiTensor, value: object) -> None:
             and dst.shape == value.shape and all(low < high for low, high in box):
         dst, value = dst.restricted(box), value.restricted(box)
     if isinstance(value, NkiTensor):
-        if dst.alloc.on_chip and value.alloc.on_chip:
+        if _engine_reaches(dst) and _engine_reaches(value):
             isa.tensor_copy(dst=dst, src=value)
         else:
             isa.dma_copy(dst=dst, src=value)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        isa.memset(dst=dst, value=value)
+        if _engine_reaches(dst) or not dst.alloc.on_chip:
+            isa.memset(dst=dst, value=value)
+        else:   # `indices[i, j] = 5` on partition i: fill a tile at partition 0, DMA it there
+            filled = new_tile(dst.shape, dst.dtype, "")
+            isa.memset(dst=filled, value=value)
+            isa.dma_copy(dst=dst, src=filled)
     else:
         raise kernel_error(f"cannot assign {value!r} to {dst!r}: expected a tensor or a number")
 
