@@ -35,7 +35,7 @@ import numpy as np
 from tilecc.bir.inst import Program
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import codegen_kernel
-from tilecc.errors import TileccError
+from tilecc.errors import SimIndexError, TileccError
 from tilecc.klr import ast
 from tilecc.klr.interp import interpret_kernel
 from tilecc.nki.dtypes import canonical_dtype, dtype_info, plain_number
@@ -119,7 +119,7 @@ def trace_kernel(fn: Callable[..., Any], *args: object, **kwargs: object) -> Tra
         returned = [t.name for t in kernel.outputs]
         return TracedKernel(kernel, output_shapes, returned, len(returned) > 1, returned=False)
     results = list(result) if isinstance(result, (tuple, list)) else [result]
-    return TracedKernel(kernel, output_shapes, [r.name for r in results],
+    return TracedKernel(kernel, output_shapes, [r.name for r in results if isinstance(r, NkiTensor)],
                         isinstance(result, (tuple, list)))
 
 
@@ -217,8 +217,10 @@ def simulate_kernel(kernel: Callable[..., Any], *args: object, **kwargs: object)
 
 
 class JitKernel:
-    """A kernel function marked with @jit: calling it with numpy arrays simulates it;
-    `kernel[gx, gy]` is an SPMD launch of gx * gy instances (NKI's grid syntax)."""
+    """A kernel function marked with @jit: calling it with numpy arrays simulates it (an index
+    out of its tensor is then an IndexError, as in NKI's simulator); `kernel[gx, gy]` is an
+    SPMD launch of gx * gy instances (NKI's grid syntax). It is not a function object, so
+    pytest does not collect a kernel named test_* as a test."""
 
     def __init__(self, fn: Callable[..., Any], grid: tuple[int, ...] = ()) -> None:
         self.fn = fn
@@ -244,7 +246,14 @@ class JitKernel:
                 raise TileccError(f"kernel {self.__name__}: a launch grid cannot be used inside a "
                                   f"kernel being traced")
             return self.fn(*args, **kwargs)   # a helper kernel: traced inline
-        return simulate(self)(*args, **kwargs)
+        try:
+            return simulate(self)(*args, **kwargs)
+        except SimIndexError as err:
+            # NKI's simulator fails with numpy's IndexError on the flat element (the SDK's
+            # oob_mode=error tests check its type and text); the note keeps the kernel line
+            error = IndexError(f"index {err.element} is out of bounds for axis 0 with size {err.size}")
+            error.add_note(str(err))
+            raise error from None
 
     def trace(self, *args: object, **kwargs: object) -> ast.Kernel:
         return trace_kernel(self, *args, **kwargs).kernel
