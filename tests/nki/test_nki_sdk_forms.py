@@ -6,8 +6,6 @@ a kernel named test_* that pytest must not collect."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -84,7 +82,7 @@ def test_an_index_outside_its_tensor_is_numpys_index_error_when_a_jit_kernel_is_
     np.testing.assert_array_equal(_gather_rows(table, np.array([[3]], np.int32)), table[[3]])
 
 
-def test_pytest_does_not_collect_a_kernel_named_test(tmp_path):
+def test_pytest_does_not_collect_a_kernel_named_test(tmp_path, capsys):
     (tmp_path / "test_kernels.py").write_text(textwrap.dedent('''\
         import unittest
         import numpy as np
@@ -102,8 +100,26 @@ def test_pytest_does_not_collect_a_kernel_named_test(tmp_path):
                 a = np.ones((2, 3), np.float32)
                 self.assertTrue(np.array_equal(test_copy(a), a))
         '''))
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W",
-                          "ignore::pytest.PytestCollectionWarning", "test_kernels.py"],
-                         capture_output=True, text=True, cwd=tmp_path)
-    assert run.returncode == 0, run.stdout
-    assert "1 passed" in run.stdout and "error" not in run.stdout
+    code = pytest.main(["-q", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestCollectionWarning",
+                        "--rootdir", str(tmp_path), str(tmp_path / "test_kernels.py")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "1 passed" in out and "error" not in out
+
+
+def test_tensor_copy_takes_dst_and_its_dtype():
+    """The nki-samples matmul tutorial: nisa.tensor_copy(dst=result_sbuf, src=result_psum,
+    dtype=result.dtype); another dtype than dst's is refused."""
+    def kernel(a, dtype):
+        out = nl.ndarray(a.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)
+        psum = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.psum)
+        nisa.tensor_copy(dst=psum, src=nl.load(a))
+        sbuf = nl.ndarray(a.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=sbuf, src=psum, dtype=dtype)
+        nl.store(out, value=sbuf)
+        return out
+    a = np.array([[1.0, 2.5, -3.0]], np.float32)
+    got = nki.simulate(kernel)(a, nl.bfloat16)
+    np.testing.assert_array_equal(got.astype(np.float32), a)
+    with pytest.raises(nki.KernelError, match="dtype='float16' differs from dst's bfloat16"):
+        nki.simulate(kernel)(a, "float16")
