@@ -164,7 +164,7 @@ def _one_row(view: NkiTensor, index: int) -> NkiTensor:
 
 @two_forms(legacy.tensor_copy)
 def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None,
-                dtype: object = None) -> None:
+                *, dtype: object = None) -> None:
     """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM); the copy converts
     to dst's dtype, and a 1.x-style `dtype=` given with dst= must name it (the nki-samples
     matmul tutorial passes both)."""
