@@ -133,3 +133,21 @@ def test_shapes_that_do_not_broadcast_are_refused(a_shape, b_shape):
         return out
     with pytest.raises(KernelError, match=r"nl.add: shape mismatch: "):
         nki.trace_kernel(kernel, np.zeros(a_shape, np.float32), np.zeros(b_shape, np.float32))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_isa_tensor_tensor_takes_operands_that_differ_by_size_one_dims(backend):
+    """nisa.tensor_tensor takes operands of one element count per partition: a [64] view and a
+    [64, 1] tile (numpy's shapes of v[nl.arange(64)] and v[nl.arange(64)[:, None]])."""
+    import tilecc.nki.isa as nisa
+
+    def kernel(a):
+        out = nl.ndarray((64, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        flat, column = nl.load(a[nl.arange(64)]), nl.load(a[nl.arange(64)[:, None]])
+        result = nl.ndarray((64, 1), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.tensor_tensor(dst=result, data1=flat, data2=column, op=nl.subtract)
+        nisa.tensor_tensor(dst=result, data1=result, data2=flat, op=nl.add)
+        nl.store(out, value=result)
+        return out
+    a = np.arange(64, dtype=np.float32) * 1.5
+    np.testing.assert_array_equal(nki.simulate(kernel, backend=backend)(a), a[:, None])

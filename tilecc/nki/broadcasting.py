@@ -61,6 +61,15 @@ def line_up(what: str, a: NkiTensor, b: NkiTensor) -> LinedUp:
                        f"equal or 1")
 
 
+def in_shape_of(what: str, t: NkiTensor, like: NkiTensor) -> NkiTensor:
+    """`t` viewed in the shape of `like` when the two differ only by size-1 free dims ([64] and
+    [64, 1]: numpy's index shapes make both), else `t` itself: nisa.tensor_tensor takes
+    operands of one element count per partition, and the executors read them in one shape."""
+    if t.shape == like.shape or _squeezed(t) != _squeezed(like) or like.par_index != 0:
+        return t
+    return _reshaped(what, t, like.shape)
+
+
 def repeated_column(column: NkiTensor, shape: tuple[int, ...]) -> NkiTensor:
     """A column (one element per partition) read as a tile of `shape`: its partition dim and
     step-0 free dims."""

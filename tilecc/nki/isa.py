@@ -22,6 +22,7 @@ from dataclasses import replace
 from tilecc.klr import ast
 from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
+from tilecc.nki.broadcasting import in_shape_of
 from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.operators import install
@@ -229,6 +230,7 @@ def tensor_tensor(dst: object, data1: object, data2: object, op: object, engine:
     fn = "tensor_tensor"
     d, a, b = chk.tile(fn, "dst", dst), chk.tile(fn, "data1", data1), chk.tile(fn, "data2", data2)
     chk.same_elements(fn, ("data1", a), ("data2", b), ("dst", d))
+    b = in_shape_of(f"nisa.{fn}", b, a)
     alu = chk.alu_op(fn, "op", op, binary=True)
     chk.integer_dtypes(fn, alu, ("data1", a), ("data2", b), ("dst", d))
     chk.not_both_psum(fn, ("data1", a), ("data2", b))
