@@ -121,5 +121,5 @@ def test_tensor_copy_takes_dst_and_its_dtype():
     a = np.array([[1.0, 2.5, -3.0]], np.float32)
     got = nki.simulate(kernel)(a, nl.bfloat16)
     np.testing.assert_array_equal(got.astype(np.float32), a)
-    with pytest.raises(nki.KernelError, match="dtype='float16' differs from dst's bfloat16"):
+    with pytest.raises(nki.KernelError, match="dtype='float16' differs from dst's dtype bfloat16"):
         nki.simulate(kernel)(a, "float16")

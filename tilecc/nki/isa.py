@@ -166,13 +166,12 @@ def _one_row(view: NkiTensor, index: int) -> NkiTensor:
 @two_forms(legacy.tensor_copy)
 def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None,
                 *, dtype: object = None) -> None:
-    """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM); the copy converts
-    to dst's dtype, and a 1.x-style `dtype=` given with dst= must name it (the nki-samples
-    matmul tutorial passes both)."""
+    """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM); a `dtype=` (the
+    tutorials' `tensor_copy(dst=, src=, dtype=)`) must be dst's: the copy converts to it."""
     d, s = chk.tile("tensor_copy", "dst", dst), chk.tile("tensor_copy", "src", src)
     if dtype is not None and canonical_dtype_or_none(dtype) != d.dtype:
-        raise kernel_error(f"nisa.tensor_copy: dtype={dtype!r} differs from dst's {d.dtype}; the "
-                           f"copy converts to dst's dtype")
+        raise kernel_error(f"nisa.tensor_copy: dtype={dtype!r} differs from dst's dtype {d.dtype}; "
+                           f"the copy writes dst's dtype")
     chk.same_elements("tensor_copy", ("src", s), ("dst", d))
     eng = klr_engine("tensor_copy", engine, (_Engine.vector, _Engine.scalar, _Engine.gpsimd, _Engine.unknown))
     if eng is ast.Engine.pool and "psum" in (d.buffer, s.buffer):
