@@ -204,16 +204,15 @@ def broadcast_partitions(tile: NkiTensor, shape: tuple[int, ...], name: str) -> 
 
 def _engine_reaches(view: NkiTensor) -> bool:
     """A compute engine can access `view`: it is on chip and starts on a partition the
-    engines' start rule allows (tracer.allowed_starts)."""
+    engines' start rule allows (tracer.allowed_starts). `assign` copies a view it cannot reach
+    with a DMA instead of tensor_copy, and fills one (`t[i, j] = 5` in a loop over partitions)
+    by a memset of a new tile at partition 0 and a DMA of it into place."""
     return view.alloc.on_chip and view.par_start in allowed_starts(view.partitions)
 
 
 def assign(dst: NkiTensor, value: object) -> None:
-    """`dst[...] = value`: a copy (tensor_copy on chip, dma_copy when HBM is involved or an
-    on-chip view starts on a partition the compute engines cannot start on, as `t[i, j] = u`
-    in a loop over partitions does) or a fill (memset; on such a partition, a memset of a new
-    tile at partition 0 and a DMA of it into place); a masked instruction's tile copies the
-    box it wrote."""
+    """`dst[...] = value`: a copy (tensor_copy on chip, dma_copy when HBM is involved) or a
+    fill (memset); a masked instruction's tile copies the box it wrote."""
     value = plain_number(value)
     if isinstance(value, NkiTensor) and value.alloc.masked_off:
         return
