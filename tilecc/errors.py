@@ -75,6 +75,15 @@ class SimError(TileccError):
     """A BIR program the simulator cannot execute (out-of-bounds access, bad partition ...)."""
 
 
+class SimIndexError(SimError):
+    """An index read from a tensor (an indirect DMA's row) points outside its tensor: the
+    first such element, flat in row-major order, and the tensor's size in elements."""
+
+    def __init__(self, message: str, element: int, size: int) -> None:
+        super().__init__(message)
+        self.element, self.size = element, size
+
+
 class InterpError(TileccError):
     """An IR the interpreter cannot execute (unsupported opcode, bad inputs ...)."""
 

@@ -373,9 +373,9 @@ def not_a_dtype(a):
     nl.ndarray((128, 8), dtype=np.float64, buffer=nl.sbuf)  # <-
 
 
-def returns_sbuf(a):  # <-
-    x = sb((128, 8))
-    return x
+def returns_a_number(a):  # <-
+    sb((128, 8))
+    return 3
 
 
 def returns_nothing(a):  # <-
@@ -453,7 +453,7 @@ CASES = [
     (tile_arithmetic_shapes, r"nl.divide: shape mismatch: \[128, 8\] and \[128, 4\]"),
     (condition_on_tile, r"has no values while the kernel is traced"),
     (not_a_dtype, r"float64 is not an NKI dtype"),
-    (returns_sbuf, r"kernel results must be HBM tensors"),
+    (returns_a_number, r"kernel results must be HBM tensors, got 3"),
     (returns_nothing, r"must return its output tensor\(s\) \(HBM tensors\) or write into an argument"),
 ]
 

@@ -4,7 +4,7 @@ resolving to tilecc's frontend (tilecc/nki/shim.py).
 Contract: COMMAND (e.g. `pytest test_nki_isa_tensor_scalar.py`, `python script.py`) runs
 in a child process whose Python interpreters install the shim at start-up; the exit code
 is COMMAND's. A missing command is one line and exit 1; a command that cannot be started
-is named with the reason, exit 1.
+is named with the reason, exit 1. Nothing is left behind in the temporary folder.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
         raise TileccError("nki-shim: expected a command after `--` (e.g. tilecc nki-shim -- pytest tests/)")
     from tilecc.nki.shim import command_environment
     try:
-        return subprocess.call(command, env=command_environment())
+        with command_environment() as env:
+            return subprocess.call(command, env=env)
     except OSError as err:
         raise TileccError(f"nki-shim: cannot run {command[0]!r}: {err.strerror or err}") from None

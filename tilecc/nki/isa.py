@@ -22,6 +22,7 @@ from dataclasses import replace
 from tilecc.klr import ast
 from tilecc.nki import isa_legacy as legacy
 from tilecc.nki import operands as chk
+from tilecc.nki.broadcasting import in_shape_of
 from tilecc.nki.dtypes import is_float, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.operators import install
@@ -29,7 +30,7 @@ from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_
 from tilecc.nki.isa_indirect import IndirectView, indirect_dma_copy
 from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.isa_refused import refusal
-from tilecc.nki.tensor import NkiTensor, mask_tile
+from tilecc.nki.tensor import NkiTensor, canonical_dtype_or_none, mask_tile
 from tilecc.nki.tracer import active_trace, klr_dtype, masked_off
 
 tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engine.scalar
@@ -163,9 +164,14 @@ def _one_row(view: NkiTensor, index: int) -> NkiTensor:
 
 
 @two_forms(legacy.tensor_copy)
-def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None) -> None:
-    """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM)."""
+def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None,
+                *, dtype: object = None) -> None:
+    """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM); a `dtype=` (the
+    tutorials' `tensor_copy(dst=, src=, dtype=)`) must be dst's: the copy converts to it."""
     d, s = chk.tile("tensor_copy", "dst", dst), chk.tile("tensor_copy", "src", src)
+    if dtype is not None and canonical_dtype_or_none(dtype) != d.dtype:
+        raise kernel_error(f"nisa.tensor_copy: dtype={dtype!r} differs from dst's dtype {d.dtype}; "
+                           f"the copy writes dst's dtype")
     chk.same_elements("tensor_copy", ("src", s), ("dst", d))
     eng = klr_engine("tensor_copy", engine, (_Engine.vector, _Engine.scalar, _Engine.gpsimd, _Engine.unknown))
     if eng is ast.Engine.pool and "psum" in (d.buffer, s.buffer):
@@ -223,6 +229,7 @@ def tensor_tensor(dst: object, data1: object, data2: object, op: object, engine:
     fn = "tensor_tensor"
     d, a, b = chk.tile(fn, "dst", dst), chk.tile(fn, "data1", data1), chk.tile(fn, "data2", data2)
     chk.same_elements(fn, ("data1", a), ("data2", b), ("dst", d))
+    b = in_shape_of(f"nisa.{fn}", b, a)
     alu = chk.alu_op(fn, "op", op, binary=True)
     chk.integer_dtypes(fn, alu, ("data1", a), ("data2", b), ("dst", d))
     chk.not_both_psum(fn, ("data1", a), ("data2", b))

@@ -10,7 +10,8 @@ Contract:
   dropped from sys.modules, so later imports see tilecc.
 - `tilecc nki-shim -- COMMAND ...` runs COMMAND (`pytest test_x.py`, `python script.py`)
   with the shim installed at interpreter start-up (`command_environment`: a sitecustomize
-  on PYTHONPATH that calls install(), tilecc itself on PYTHONPATH too).
+  on PYTHONPATH that calls install(), tilecc itself on PYTHONPATH too; its temporary folder
+  is removed when COMMAND ends).
 - `aliases()` is the same for the duration of a with-block, and restores sys.modules
   after; `tilecc run` / `trace` use it while they import and trace a kernel file, so a
   kernel that imports `neuronxcc.nki` inside its function body works as well.
@@ -132,13 +133,16 @@ def aliases() -> Iterator[None]:
 _SITECUSTOMIZE = "import tilecc.nki.shim\ntilecc.nki.shim.install()\n"
 
 
-def command_environment(base: dict[str, str] | None = None) -> dict[str, str]:
+@contextmanager
+def command_environment(base: dict[str, str] | None = None) -> Iterator[dict[str, str]]:
     """An environment whose Python processes start with the shim installed (a folder holding
-    a sitecustomize.py that calls install(), and tilecc's own folder, first on PYTHONPATH)."""
+    a sitecustomize.py that calls install(), and tilecc's own folder, first on PYTHONPATH),
+    for the duration of the block: the folder is removed afterwards, however the block ends."""
     env = dict(os.environ if base is None else base)
-    folder = Path(tempfile.mkdtemp(prefix="tilecc-nki-shim-"))
-    (folder / "sitecustomize.py").write_text(_SITECUSTOMIZE)
-    package_root = str(Path(__file__).resolve().parents[2])
-    entries = [str(folder), package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env["PYTHONPATH"] = os.pathsep.join(entries)
-    return env
+    with tempfile.TemporaryDirectory(prefix="tilecc-nki-shim-") as name:
+        folder = Path(name)
+        (folder / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+        package_root = str(Path(__file__).resolve().parents[2])
+        entries = [str(folder), package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        env["PYTHONPATH"] = os.pathsep.join(entries)
+        yield env

@@ -11,12 +11,18 @@ Invariants:
   slowest first. On chip the first dim of a view is always the partition dim (step counted
   in partitions); an integer index on it keeps it with size 1, so a tile stays partition-first.
 - Indexing accepts ints, slices (`nl.ds(start, size)` is a slice), `...`, and affine index
-  expressions of `nl.arange` / `nl.mgrid` (tilecc/nki/indexing.py); the axes of an
-  expression access are the grid axes its indices use, in grid order (numpy's broadcast
-  shape: `t[i0, 2 * i1 + i3, 2 * i2 + i4]` over a 5-d grid is [i0, i1, i2, i3, i4]), except
-  that the first index's axes come first (`a[ip, jf]` with `jf, ip = nl.mgrid[0:n, 0:1]` is
-  [1, n]: the first index is the partition dim whatever its grid axis); `0 * ix` keeps an axis as a
-  broadcast (step 0). `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs explicitly;
+  expressions of `nl.arange` / `nl.mgrid` (tilecc/nki/indexing.py). An expression access
+  has numpy's advanced-indexing shape, the broadcast shape of its indices (NKI docs: "numpy's
+  advanced indexing", the max-pool example of the indexing guide; `tmp[i, 0]` with
+  i = nl.arange(64)[:, None] on https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/nki.errors.html,
+  err_1d_arange_not_supported, is a [64, 1] tile): its axes are the grid axes its indices
+  step and the grid's size-1 axes, in grid order (`v[nl.arange(64)[:, None]]` is [64, 1];
+  `t[i0, 2 * i1 + i3, 2 * i2 + i4]` over a 5-d grid is [i0, i1, i2, i3, i4]), except that
+  the first index's axes come first (`a[ip, jf]` with `jf, ip = nl.mgrid[0:n, 0:1]` is
+  [1, n]: the first index is the partition dim whatever its grid axis), and an axis of
+  size > 1 that no index steps is left out (nl.mgrid's grids are dense in numpy, and
+  `row[i_one, i_f]` of a [P, W, 1] grid is the [1, W] row kernels broadcast later);
+  `0 * ix` keeps an axis as a broadcast (step 0). `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs explicitly;
   `broadcast_to` repeats size-1 dims with step 0 (on chip, a one-partition tile broadcast
   to P partitions is copied into a new tile: partitions cannot be read with step 0).
 - A tile made by a masked instruction has the full shape and holds values only inside the
@@ -357,18 +363,22 @@ class NkiTensor:
         # the view's axes are the grid's, in grid order (numpy's broadcast shape of the
         # indices: `t[i0, 2 * i1 + i3, 2 * i2 + i4]` is [i0, i1, i2, i3, i4], so axis=[3, 4]
         # names the window), the first index's axes moved to the front
-        order = leading + [axis for axis in range(len(sizes)) if steps[axis] and axis not in leading]
+        order = leading + [axis for axis in range(len(sizes))
+                           if (steps[axis] or sizes[axis] == 1) and axis not in leading]
         dims = []
         for axis in order:
             size = sizes[axis]
             if len(steps[axis]) > 1:
                 raise kernel_error("one index axis cannot step both partitions and free elements")
-            is_par, step = next(iter(steps[axis].items()))
+            is_par, step = next(iter(steps[axis].items())) if steps[axis] else (False, 1)
             dims.append(Dim(step, size, is_par))
         axes: list[int | None] = list(order)
         if self.alloc.on_chip and not any(d.is_par for d in dims):
-            dims.insert(0, Dim(1, 1, True))
-            axes.insert(0, None)
+            if dims and not steps[order[0]]:   # `t[0, i_f]`: numpy's leading 1 is the partition dim
+                dims[0] = Dim(1, 1, True)
+            else:
+                dims.insert(0, Dim(1, 1, True))
+                axes.insert(0, None)
         view = self._make(offset, par_start, dims)
         return replace(view, grid=GridAccess(self, tuple(items), sizes, problem, tuple(axes)))
 

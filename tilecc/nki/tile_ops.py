@@ -5,11 +5,11 @@ with exactly one nki.isa instruction (nl.mod excepted, below), so the KLR it tra
 the same kernel written with nki.isa would give:
 - unary activation functions (nl.exp, nl.square, nl.rsqrt ...) -> activation; nl.invert ->
   tensor_scalar;
-- binary ALU ops: two tiles of one shape -> tensor_tensor; a tile and a number or a float32
-  [P, 1] column -> tensor_scalar (reverse0 when the tile is the right operand); a bf16 /
+- binary ALU ops: two tiles are lined up by NKI's broadcasting (tilecc/nki/broadcasting.py);
+  tiles of one shape -> tensor_tensor; a tile and a number or a float32 column (one element
+  per partition) -> tensor_scalar (reverse0 when the tile is the right operand); a bf16 /
   fp16 / integer column (which tensor_scalar does not take) -> tensor_tensor reading the
-  column repeated along the free dims; a one-partition
-  tile against a P-partition tile is first broadcast to P partitions (numpy broadcasting);
+  column repeated along the free dims;
 - reductions nl.sum / nl.max / nl.min / nl.prod / nl.mean -> tensor_reduce over the given
   trailing free axes (mean then scales by 1/n with tensor_scalar); the result keeps the
   partition dim, and a [P, 1] column when every free axis is reduced.
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 
 from tilecc.nki import isa, masking
+from tilecc.nki.broadcasting import line_up, repeated_column
 from tilecc.nki.dtypes import canonical_dtype, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.explicit_ap import explicit_access
@@ -36,7 +37,7 @@ from tilecc.nki.operators import install
 from tilecc.nki.ops import ALL_OPS, BITVEC_ALU, Op
 from tilecc.nki.shapes import reduce_axes, reduced_shape
 from tilecc.nki.tensor import Dim, NkiTensor
-from tilecc.nki.tracer import active_trace, assigned_name, masked_off, skip_masked_off
+from tilecc.nki.tracer import active_trace, allowed_starts, assigned_name, masked_off, skip_masked_off
 
 _COMPARISONS = frozenset({"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"})
 _REDUCE_OPS = {"sum": "add", "max": "maximum", "min": "minimum", "prod": "multiply", "mean": "add"}
@@ -59,16 +60,6 @@ def _dtype(what: str, dtype: object, default: str) -> str:
         return canonical_dtype(dtype)
     except ValueError as err:
         raise kernel_error(f"{what}: {err}") from None
-
-
-def _broadcast_partition(a: NkiTensor, b: NkiTensor) -> tuple[NkiTensor, NkiTensor]:
-    """numpy broadcasting of a one-partition tile against a P-partition tile of the same rank
-    (`row[1, F] * tile[P, F]`): the row is first copied to P partitions (broadcast_to)."""
-    if a.ndim != b.ndim or (a.partitions == 1) == (b.partitions == 1):
-        return a, b
-    if a.partitions == 1:
-        return a.broadcast_to((b.partitions, *a.shape[1:])), b
-    return a, b.broadcast_to((a.partitions, *b.shape[1:]))
 
 
 def apply(op: Op, args: tuple[object, ...], kwargs: dict[str, object], name: str) -> NkiTensor:
@@ -114,25 +105,18 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str, mask: object 
         raise kernel_error(f"{what}: at least one operand must be a tile")
     default = "bool_" if op.name in _COMPARISONS else (
         tiles[0].dtype if all(t.dtype == tiles[0].dtype for t in tiles) else "float32")
-    operand: object   # a [P, 1] tile or a scalar
+    operand: object   # a column tile or a scalar
     if len(tiles) == 2:
-        a, b = _broadcast_partition(*tiles)
-        if a.shape == b.shape or (a.partitions == b.partitions and a.free_elements == b.free_elements):
+        lined = line_up(what, tiles[0], tiles[1])
+        if lined.column is None:
+            a, b, shape = lined.first, lined.second, lined.shape
             box = masking.call_box(what, mask, a, b)
-            out, dst = masking.result_tile(a.shape, _dtype(what, dtype, default), name, box)
-            isa.tensor_tensor(dst=dst, data1=masking.cut(a, box, a.shape),
-                              data2=masking.cut(b, box, a.shape), op=op)
+            out, dst = masking.result_tile(shape, _dtype(what, dtype, default), name, box)
+            isa.tensor_tensor(dst=dst, data1=masking.cut(a, box, shape),
+                              data2=masking.cut(b, box, shape), op=op)
             return out
-        if b.partitions == a.partitions and b.free_elements == 1:
-            data, operand, reverse = a, b, False
-        elif a.partitions == b.partitions and a.free_elements == 1:
-            data, operand, reverse = b, a, True
-        elif a.partitions != b.partitions:
-            raise kernel_error(f"{what}: shape mismatch: {list(a.shape)} and {list(b.shape)} have "
-                               f"different partition counts")
-        else:
-            raise kernel_error(f"{what}: shape mismatch: {list(a.shape)} and {list(b.shape)} are "
-                               f"neither equal nor a tile and a [P, 1] column")
+        reverse = lined.column == 0
+        data, operand = (lined.second, lined.first) if reverse else (lined.first, lined.second)
     else:
         data = tiles[0]
         reverse = data is y
@@ -140,8 +124,7 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str, mask: object 
     if isinstance(operand, NkiTensor) and operand.dtype != "float32" and op.alu not in BITVEC_ALU:
         # tensor_scalar takes a float32 [P, 1] tile only: a bf16 / fp16 / int column is read
         # by tensor_tensor instead, repeated along the free dims (a step-0 access)
-        column = NkiTensor(operand.alloc, operand.offset, operand.par_start,
-                           (operand.dims[operand.par_index], *(Dim(0, d.num) for d in data.dims[1:])))
+        column = repeated_column(operand, data.shape)
         box = masking.call_box(what, mask, data, column)
         out, dst = masking.result_tile(data.shape, _dtype(what, dtype, default), name, box)
         first, second = (column, data) if reverse else (data, column)
@@ -219,6 +202,14 @@ def broadcast_partitions(tile: NkiTensor, shape: tuple[int, ...], name: str) -> 
     return out
 
 
+def _engine_reaches(view: NkiTensor) -> bool:
+    """A compute engine can access `view`: it is on chip and starts on a partition the
+    engines' start rule allows (tracer.allowed_starts). `assign` copies a view it cannot reach
+    with a DMA instead of tensor_copy, and fills one (`t[i, j] = 5` in a loop over partitions)
+    by a memset of a new tile at partition 0 and a DMA of it into place."""
+    return view.alloc.on_chip and view.par_start in allowed_starts(view.partitions)
+
+
 def assign(dst: NkiTensor, value: object) -> None:
     """`dst[...] = value`: a copy (tensor_copy on chip, dma_copy when HBM is involved) or a
     fill (memset); a masked instruction's tile copies the box it wrote."""
@@ -231,12 +222,17 @@ def assign(dst: NkiTensor, value: object) -> None:
             and dst.shape == value.shape and all(low < high for low, high in box):
         dst, value = dst.restricted(box), value.restricted(box)
     if isinstance(value, NkiTensor):
-        if dst.alloc.on_chip and value.alloc.on_chip:
+        if _engine_reaches(dst) and _engine_reaches(value):
             isa.tensor_copy(dst=dst, src=value)
         else:
             isa.dma_copy(dst=dst, src=value)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        isa.memset(dst=dst, value=value)
+        if _engine_reaches(dst) or not dst.alloc.on_chip:
+            isa.memset(dst=dst, value=value)
+        else:   # `indices[i, j] = 5` on partition i: fill a tile at partition 0, DMA it there
+            filled = new_tile(dst.shape, dst.dtype, "")
+            isa.memset(dst=filled, value=value)
+            isa.dma_copy(dst=dst, src=filled)
     else:
         raise kernel_error(f"cannot assign {value!r} to {dst!r}: expected a tensor or a number")
 

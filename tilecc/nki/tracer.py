@@ -77,12 +77,16 @@ def skip_masked_off(build: Callable[[], NkiTensor]) -> NkiTensor:
     return out
 
 
+def allowed_starts(count: int) -> tuple[int, ...]:
+    """The partitions a compute engine's access of `count` partitions may start on: a
+    32-partition quadrant it may use (klr-bir.md, NKI semantics): more than 64 partitions
+    start at 0, 33..64 at 0 or 64, up to 32 at 0, 32, 64 or 96."""
+    return (0,) if count > 64 else (0, 64) if count > 32 else (0, 32, 64, 96)
+
+
 def check_start_partition(start: int, count: int, view: NkiTensor) -> None:
-    """An instruction's on-chip access starts on a 32-partition quadrant it may use
-    (klr-bir.md, NKI semantics): more than 64 partitions start at 0, 33..64 at 0 or 64,
-    up to 32 at 0, 32, 64 or 96."""
-    allowed = (0,) if count > 64 else (0, 64) if count > 32 else (0, 32, 64, 96)
-    if start not in allowed:
+    """An instruction's on-chip access starts where `allowed_starts` says."""
+    if start not in (allowed := allowed_starts(count)):
         raise kernel_error(f"an access of {count} partitions of {view.name} starts at partition "
                            f"{start}; it must start at {' / '.join(map(str, allowed))} (the "
                            f"compute engines' start rule, which binds a mask's box too; DMA "

@@ -32,7 +32,7 @@ from tilecc.bir.inst import AccessPattern, Inst
 from tilecc.bir.inst_tensor_engine import (PSUM_BANK_BYTES, InstDmaTranspose,
                                            InstIndirectDMACopy, InstMatMult, InstTensorCopyDynamic,
                                            InstTranspose)
-from tilecc.errors import SimError
+from tilecc.errors import SimError, SimIndexError
 from tilecc.sim.alu import to_f32
 from tilecc.sim.dtypes import convert
 from tilecc.sim.machine import Machine
@@ -131,8 +131,9 @@ def exec_indirect_dma_copy(m: Machine, inst: InstIndirectDMACopy) -> None:
     inside = (index >= 0) & (index < rows)
     if not inside.all() and not inst.oob_skip:
         bad = int(np.argmax(~inside))
-        raise SimError(f"index {int(index[bad])} of partition {bad} is outside the {rows} rows "
-                       f"of {hbm.memref!r} (oob_mode error)")
+        raise SimIndexError(f"index {int(index[bad])} of partition {bad} is outside the {rows} "
+                            f"rows of {hbm.memref!r} (oob_mode error)",
+                            int(index[bad]) * row + int(columns[0]), rows * row)
     picked = index[inside][:, None]
     if inst.scatter:
         values = read(m, chip, "scattered tile", dma=True).reshape(len(index), -1)

@@ -38,7 +38,7 @@ from tilecc.bir.inst import (AccessPattern, Immediate, Inst, InstActivation,
                              InstTensorScalarPtr, InstTensorTensor, Program)
 from tilecc.bir.tensor_scalar_variant import TensorScalarVariant as Variant
 from tilecc.bir.tensor_scalar_variant import TensorScalarVariantError, tensor_scalar_variant
-from tilecc.errors import SimError
+from tilecc.errors import SimError, SimIndexError
 from tilecc.sim.inst_label import describe_inst
 from tilecc.sim.activation import apply_activation
 from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
@@ -334,6 +334,8 @@ def execute(m: Machine, inst: Inst) -> None:
         m.begin(inst)
         fn(m, inst)
         m.finish()
+    except SimIndexError as err:
+        raise SimIndexError(f"{describe_inst(inst)}: {err}", err.element, err.size) from None
     except SimError as err:
         raise SimError(f"{describe_inst(inst)}: {err}") from None
     except (IndexError, TypeError, AttributeError) as err:

@@ -2,7 +2,8 @@
 * gain, for a [260, 40] tensor in 128-row tiles (the last one partial).
 
 Covers: a three-index nl.mgrid[0:128, 0:1, 0:W] with the unit axis in the middle, a 1-d gain
-vector viewed with .reshape((1, W)) and loaded once, nl.sum(nl.square(x), axis=[1]), tile +
+vector viewed with .reshape((1, W)) and loaded once, nl.sum(nl.square(x), axis=[2]) (the
+loaded tile is [128, 1, W] as numpy indexing gives it, so the width is axis 2), tile +
 scalar, nl.rsqrt, tile-returning nl.multiply by a [P, 1] column, `y[...] = nl.multiply(...,
 mask=)` into an existing tile, broadcast_to inside the loop, masked load / store."""
 import math
@@ -23,7 +24,7 @@ def unit_l2_rows(vectors, gain):
     for blk in nl.affine_range(math.ceil(n_rows / 128)):
         keep = blk * 128 + ip < n_rows
         x = nl.load(vectors[blk * 128 + ip, iw], mask=keep)
-        inv_norm = nl.rsqrt(nl.sum(nl.square(x), axis=[1]) + 1.0)
+        inv_norm = nl.rsqrt(nl.sum(nl.square(x), axis=[2]) + 1.0)
         y = nl.multiply(x, inv_norm)
         y[...] = nl.multiply(y, gain_row.broadcast_to((128, width)), mask=keep)
         nl.store(out[blk * 128 + ip, iw], value=y, mask=keep)
