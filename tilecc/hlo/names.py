@@ -111,6 +111,13 @@ class NameUniquer:
                 n += 1
         return f"{root}.{n}" if n or has_suffix else root
 
+    def take(self, name: str) -> str:
+        """`name` verbatim when free (a name read from text), else `claim(name)`."""
+        if name in self.names:
+            return self.claim(name)
+        self.register(name)
+        return name
+
     def register(self, name: str) -> None:
         """Take `name` verbatim (a name read from text)."""
         self.names.add(name)
