@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import gc
 import re
+from typing import cast
 
 from tilecc.errors import ParseError
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control_dependency
@@ -90,6 +91,8 @@ _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
     HloOpcode.MAP: ("to_apply",),
     HloOpcode.FUSION: ("calls",),
 }
+# module-level aliases: HloOpcode.X is a slow attribute lookup on the enum class
+_PARAMETER, _CONSTANT, _BROADCAST = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.BROADCAST
 _NO_SHAPE = Shape.token()  # until the left-out result shape is inferred
 # opcodes the fast path hands to check_rules (the others have no rule of parse_rules)
 _CHECKED = RULE_OPCODES | ASYNC | {HloOpcode.BROADCAST}
@@ -259,7 +262,7 @@ class _Parser(Cursor):
             inst.name = take_name(name)  # renamed when another computation has it
             # nested ones (instructions written as operands) were named when read
             for part in [*self.nested, inst] if self.nested else (inst,):
-                if part.opcode is HloOpcode.PARAMETER:
+                if part.opcode is _PARAMETER:
                     n = part.parameter_number
                     assert n is not None
                     if n in params:
@@ -329,11 +332,11 @@ class _Parser(Cursor):
         operands: list[HloInstruction] = []
         number = None
         literal = None
-        if opcode is HloOpcode.PARAMETER:
+        if opcode is _PARAMETER:
             if not (args.isdigit() and args.isascii()):
                 return None
             number = int(args)
-        elif opcode is HloOpcode.CONSTANT:
+        elif opcode is _CONSTANT:
             args = args.strip()
             if not args or "(" in args or '"' in args:
                 return None
@@ -342,13 +345,12 @@ class _Parser(Cursor):
                     literal = parse_literal(args, shape)
                 except LiteralError:
                     return None
-        elif args:
-            get = scope.get
-            for part in args.split(", "):
-                op = get(part[1:]) if part.startswith("%") else get(part)
-                if op is None:
-                    return None
-                operands.append(op)
+        elif args:  # `%a, %b` (XLA) or `a, b` (jax); anything else misses the scope
+            found = list(map(scope.get, args[1:].split(", %") if args.startswith("%")
+                             else args.split(", ")))
+            if None in found:
+                return None
+            operands = cast("list[HloInstruction]", found)
         if opcode.arity is not None and len(operands) != opcode.arity:
             return None
         attrs: list[re.Match[str]] = []
@@ -371,7 +373,7 @@ class _Parser(Cursor):
         inst = HloInstruction(name, opcode, shape, operands)
         if number is not None:
             inst.parameter_number = number
-        elif opcode is HloOpcode.CONSTANT:
+        elif opcode is _CONSTANT:
             inst.literal_text = args
             inst._literal = literal
         if attrs:
@@ -380,7 +382,7 @@ class _Parser(Cursor):
                 self.set_attribute(inst, a.group(1), a.group(2), base + a.start(2), control_refs)
         op_pos = start + len(head) + 3 + len(shape_text) + 1
         if opcode in _CHECKED or "result_accuracy" in keys:  # one set lookup on the fast path
-            if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
+            if opcode is _BROADCAST and inst.dimensions is None:
                 self.default_broadcast_dimensions(inst, op_pos)
             self.check_rules(inst, op_pos)
         count = len(operands)
