@@ -362,7 +362,7 @@ class _Parser(Cursor):
                     return None
                 attrs.append(a)
                 at = a.end()
-            keys = {a.group(1) for a in attrs}
+            keys: frozenset[str] = frozenset([a.group(1) for a in attrs])
             if len(keys) != len(attrs):
                 return None
         else:
@@ -389,10 +389,10 @@ class _Parser(Cursor):
         if count == 1:
             operands[0].users.append(inst)
         elif count == 2:
-            a, b = operands
-            a.users.append(inst)
-            if b is not a:
-                b.users.append(inst)
+            first, second = operands
+            first.users.append(inst)
+            if second is not first:
+                second.users.append(inst)
         elif count:
             inst.register_as_user()
         self.pos = end + 1 if end < len(text) else end
