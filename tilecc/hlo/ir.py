@@ -423,15 +423,8 @@ class HloModule:
     def claim_computation_name(self, wanted: str) -> str:
         return self._comp_names.claim(wanted)
 
-    def register_name(self, name: str) -> None:
-        """Take `name` verbatim (a name read from text; the caller checked it is free)."""
-        self._names.register(name)
-
     def register_computation_name(self, name: str) -> None:
         self._comp_names.register(name)
-
-    def name_is_used(self, name: str) -> bool:
-        return name in self._names
 
     def computation_name_is_used(self, name: str) -> bool:
         return name in self._comp_names

@@ -53,6 +53,7 @@ _MESH_AXIS = re.compile(r"'([^']*)'\s*=\s*(\d+)")
 _MESH_NAME = re.compile(r"'([^']*)'")
 _GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
 NAME_IN_LIST = re.compile(r"%?(" + NAME + r")")
+_ONE_NAME = re.compile(r"\s*%?(" + NAME + r")\s*")
 _MAX_DIM = (1 << 63) - 1
 ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}\n]*\})?")
 
@@ -286,6 +287,9 @@ def name_list(value: str, value_pos: int) -> list[tuple[str, int]]:
     """`%a` or `{%a, %b}` -> [(name, text position)], positions offset by value_pos."""
     inner, offset = (value[1:-1], 1) if value.startswith("{") and value.endswith("}") \
         else (value, 0)
+    one = _ONE_NAME.fullmatch(inner)  # the usual `to_apply=%add`: what the loop below finds
+    if one is not None:
+        return [(one.group(1), value_pos + offset + one.start(1))]
     out = []
     for part in NAME_IN_LIST.finditer(inner):
         out.append((part.group(1), value_pos + offset + part.start(1)))

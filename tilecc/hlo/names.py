@@ -95,10 +95,19 @@ class NameUniquer:
         if used(root, n):
             next_ids = self._next
             n = next_ids.get(root, 0)
-            while used(root, n):
+            names, aliases = self.names, self._aliases
+            while True:  # _used inlined for n > 0: the counter's id is nearly always free
+                if n:
+                    name = f"{root}.{n}"
+                    if name not in names and name not in aliases:
+                        break
+                elif not used(root, 0):
+                    name = f"{root}.0" if has_suffix else root
+                    break
                 n += 1
             next_ids[root] = n + 1
-        name = f"{root}.{n}" if n or has_suffix else root
+        else:
+            name = f"{root}.{n}" if n or has_suffix else root
         self.names.add(name)
         return name
 
@@ -110,6 +119,13 @@ class NameUniquer:
             while self._used(root, n):
                 n += 1
         return f"{root}.{n}" if n or has_suffix else root
+
+    def take(self, name: str) -> str:
+        """`name` verbatim when free (a name read from text), else `claim(name)`."""
+        if name in self.names:
+            return self.claim(name)
+        self.register(name)
+        return name
 
     def register(self, name: str) -> None:
         """Take `name` verbatim (a name read from text)."""

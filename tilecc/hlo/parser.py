@@ -25,14 +25,19 @@ computation is renamed `name.N` as XLA's parser does.
 
 Speed: the parser is a cursor (tilecc.hlo.lexer) over the whole text driven by compiled
 regexes that each consume a whole piece (instruction head, shape, operand list, attribute)
-at once; XLA-printed lines take a fast path of about three regex matches; shapes are cached
-by their text. There is no per-character Python loop except inside nested brackets.
+at once. A line as XLA or jax prints it takes one fast path (`parse_instruction`): cut with
+str.partition, shapes from a cache by their text, one regex per attribute; any other line
+is handed to the general path before anything is recorded, and the general path gives
+every error (tests/hlo/test_parser_fast_path.py holds the two equal). Shapes, dimension
+lists and replica groups are shared between instructions that spell them alike. There is
+no per-character Python loop except inside nested brackets.
 """
 
 from __future__ import annotations
 
 import gc
 import re
+from typing import cast
 
 from tilecc.errors import ParseError
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control_dependency
@@ -42,6 +47,7 @@ from tilecc.hlo.literal import LiteralError, parse_literal
 from tilecc.hlo.opcodes import ASYNC, HloOpcode, lookup_opcode
 from tilecc.hlo.parse_rules import (RULE_OPCODES, check_async, check_header, check_read,
                                     sugar_is_allowed)
+from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.shape_inference import infer_shape
 from tilecc.hlo.types import TYPE_BY_NAME, Shape, compatible
 
@@ -89,6 +95,8 @@ _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
     HloOpcode.MAP: ("to_apply",),
     HloOpcode.FUSION: ("calls",),
 }
+# module-level aliases: HloOpcode.X is a slow attribute lookup on the enum class
+_PARAMETER, _CONSTANT, _BROADCAST = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.BROADCAST
 _NO_SHAPE = Shape.token()  # until the left-out result shape is inferred
 # opcodes the fast path hands to check_rules (the others have no rule of parse_rules)
 _CHECKED = RULE_OPCODES | ASYNC | {HloOpcode.BROADCAST}
@@ -120,6 +128,8 @@ class _Parser(Cursor):
         # (instruction, attribute, computation name, text position) resolved at the end
         self.comp_refs: list[tuple[HloInstruction, str, int, list[tuple[str, int]]]] = []
         self.async_checks: list[tuple[HloInstruction, int]] = []
+        self.dimension_lists: dict[str, tuple[int, ...]] = {}
+        self.replica_groups: dict[str, ReplicaGroups] = {}
         self.nested: list[HloInstruction] = []
         """Instructions read as operands of the one being read, innermost first; they join
         the computation before it."""
@@ -228,30 +238,35 @@ class _Parser(Cursor):
         last: HloInstruction | None = None
         params: dict[int, HloInstruction] = {}
         text = self.text
+        members = comp._instructions
+        take_name = module._names.take  # bound once: one call per instruction
         while True:
-            self.skip()
-            if text.startswith("}", self.pos):
-                self.pos += 1
-                break
-            if self.pos >= len(text):
-                raise self.error(f"unbalanced '{{': computation '{comp.name}' is not closed",
-                                 open_pos)
-            inst, is_root, name_pos = self.parse_instruction(scope, control_refs)
-            if inst.name in scope:
-                raise self.error(f"instruction '{inst.name}' is defined twice in "
+            parsed = self.parse_instruction(scope, control_refs)
+            if parsed is None:
+                self.skip()
+                if text.startswith("}", self.pos):
+                    self.pos += 1
+                    break
+                if self.pos >= len(text):
+                    raise self.error(f"unbalanced '{{': computation '{comp.name}' is not closed",
+                                     open_pos)
+                parsed = self.parse_instruction(scope, control_refs) or \
+                    self.parse_instruction_general(scope, control_refs)
+            inst, is_root, name_pos = parsed
+            name = inst.name
+            if name in scope:
+                raise self.error(f"instruction '{name}' is defined twice in "
                                  f"computation '{comp.name}'", name_pos)
-            scope[inst.name] = inst
+            scope[name] = inst
             if is_root:
                 if root is not None:
                     raise self.error(f"a second ROOT in computation '{comp.name}' (first: "
                                      f"'{root.name}')", name_pos)
                 root = inst
-            if module.name_is_used(inst.name):  # used in another computation
-                inst.name = module.claim_name(inst.name)
-            else:
-                module.register_name(inst.name)
-            for part in [*self.nested, inst]:  # nested ones were named when read
-                if part.opcode is HloOpcode.PARAMETER:
+            inst.name = take_name(name)  # renamed when another computation has it
+            # nested ones (instructions written as operands) were named when read
+            for part in [*self.nested, inst] if self.nested else (inst,):
+                if part.opcode is _PARAMETER:
                     n = part.parameter_number
                     assert n is not None
                     if n in params:
@@ -259,7 +274,7 @@ class _Parser(Cursor):
                                          f"'{comp.name}'", name_pos)
                     params[n] = part
                 part.parent = comp
-                comp._instructions[part] = None
+                members[part] = None
             self.nested.clear()
             last = inst
         if not scope:
@@ -282,61 +297,110 @@ class _Parser(Cursor):
     # --- instructions ----------------------------------------------------------------------
 
     def parse_instruction(self, scope: dict[str, HloInstruction],
-                          control_refs: list) -> tuple[HloInstruction, bool, int]:
-        """One instruction. XLA-printed lines take the fast path: one regex for the head and
-        operand names, one per plain attribute; anything else takes the general path."""
+                          control_refs: list) -> tuple[HloInstruction, bool, int] | None:
+        """The instruction on the line at self.pos as XLA and jax print it, or None (nothing
+        consumed, nothing recorded) when the line is anything else: the general path then
+        reads it and gives any error. One fast path: the line is cut with str.partition at
+        ' = ', ' ', '(' and ')', shapes come from the cache by their text, operand names are
+        looked up as written; the attributes are one regex match each and must fill the
+        rest of the line. It raises only errors the general path raises at the same place
+        (a bad new shape, a bad attribute value, a parse rule)."""
         text = self.text
-        m = _FAST_INST.match(text, self.pos)
-        if m is None:
-            return self.parse_instruction_general(scope, control_refs)
-        name = m.group(2)
-        opcode = lookup_opcode(m.group(4))
-        shape = self.shape_cache.get(m.group(3))
-        if (opcode is None or shape is None or opcode in _PAYLOAD_OPCODES
-                or name in TYPE_BY_NAME or name == "ROOT"):
-            return self.parse_instruction_general(scope, control_refs)
-        operands = []
-        if m.group(5):
-            for op_name in m.group(5).split(","):
-                op = scope.get(op_name.strip().lstrip("%"))
-                if op is None:
-                    return self.parse_instruction_general(scope, control_refs)
-                operands.append(op)
-        arity = opcode.arity
-        if arity is not None and len(operands) != arity:
-            return self.parse_instruction_general(scope, control_refs)
-        inst = HloInstruction(name, opcode, shape, operands)
-        pos = m.end()
-        seen: set[str] = set()
-        while True:
-            a = _FAST_ATTR.match(text, pos)
-            if a is None:
-                break
-            key = a.group(1)
-            if key in seen:
-                return self.parse_instruction_general(scope, control_refs)
-            seen.add(key)
-            self.set_attribute(inst, key, a.group(2), a.start(2), control_refs)
-            pos = a.end()
-        self.pos = pos
-        end = _LINE_END.match(text, pos)
-        if end is None:
-            # Something the fast path does not read (nested value, comment ...): start over.
-            self.pos = m.start()
-            self.undo_references(inst, control_refs)
-            return self.parse_instruction_general(scope, control_refs)
+        start = self.pos
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        line = text[start:end]
+        head, eq, rhs = line.partition(" = ")
+        name = head.lstrip()
+        is_root = name.startswith("ROOT ")
+        if is_root:
+            name = name[5:]
+        if name.startswith("%"):
+            name = name[1:]
+        if not eq or _NAME.fullmatch(name) is None or name in TYPE_BY_NAME or name == "ROOT":
+            return None
+        shape_text, _, rest = rhs.partition(" ")
+        shape = self.shape_cache.get(shape_text)
+        if shape is None:  # first use of this shape text: read and cache it (tuples: general)
+            shape_pos = start + len(head) + 3
+            m = ARRAY_SHAPE.match(text, shape_pos)
+            if m is None or m.end() != shape_pos + len(shape_text):
+                return None
+            shape = self.shape_cache[shape_text] = self.build_shape(m)
+        mnemonic, _, rest = rest.partition("(")
+        opcode = lookup_opcode(mnemonic)
+        args, close, attrs_text = rest.partition(")")
+        if opcode is None or not close:
+            return None
+        operands: list[HloInstruction] = []
+        number = None
+        literal = None
+        if opcode is _PARAMETER:
+            if not (args.isdigit() and args.isascii()):
+                return None
+            number = int(args)
+        elif opcode is _CONSTANT:
+            args = args.strip()
+            if not args or "(" in args or '"' in args:
+                return None
+            if args != "{...}":  # XLA's elided big constant: printable, value unknown
+                try:
+                    literal = parse_literal(args, shape)
+                except LiteralError:
+                    return None
+        elif args:  # `%a, %b` (XLA) or `a, b` (jax); anything else misses the scope
+            found = list(map(scope.get, args[1:].split(", %") if args.startswith("%")
+                             else args.split(", ")))
+            if None in found:
+                return None
+            operands = cast("list[HloInstruction]", found)
+        if opcode.arity is not None and len(operands) != opcode.arity:
+            return None
+        attrs: list[re.Match[str]] = []
+        if attrs_text:
+            at, stop = 0, len(attrs_text)
+            while at < stop:
+                a = _FAST_ATTR.match(attrs_text, at)
+                if a is None:
+                    return None
+                attrs.append(a)
+                at = a.end()
+            keys: frozenset[str] = frozenset([a.group(1) for a in attrs])
+            if len(keys) != len(attrs):
+                return None
+        else:
+            keys = _NO_KEYS
         required = _REQUIRED.get(opcode)
-        if required is not None and not seen.issuperset(required):
-            self.pos = m.start()
-            self.undo_references(inst, control_refs)
-            return self.parse_instruction_general(scope, control_refs)
-        self.pos = end.end()
-        if opcode in _CHECKED or "result_accuracy" in seen:  # one set lookup on the fast path
-            if opcode is HloOpcode.BROADCAST and inst.dimensions is None:
-                self.default_broadcast_dimensions(inst, m.start(4))
-            self.check_rules(inst, m.start(4))
-        inst.register_as_user()
-        return inst, m.group(1) is not None, m.start(2)
+        if required is not None and not keys.issuperset(required):
+            return None
+        inst = HloInstruction(name, opcode, shape, operands)
+        if number is not None:
+            inst.parameter_number = number
+        elif opcode is _CONSTANT:
+            inst.literal_text = args
+            inst._literal = literal
+        if attrs:
+            base = end - len(attrs_text)
+            for a in attrs:
+                self.set_attribute(inst, a.group(1), a.group(2), base + a.start(2), control_refs)
+        op_pos = start + len(head) + 3 + len(shape_text) + 1
+        if opcode in _CHECKED or "result_accuracy" in keys:  # one set lookup on the fast path
+            if opcode is _BROADCAST and inst.dimensions is None:
+                self.default_broadcast_dimensions(inst, op_pos)
+            self.check_rules(inst, op_pos)
+        count = len(operands)
+        if count == 1:
+            operands[0].users.append(inst)
+        elif count == 2:
+            first, second = operands
+            first.users.append(inst)
+            if second is not first:
+                second.users.append(inst)
+        elif count:
+            inst.register_as_user()
+        self.pos = end + 1 if end < len(text) else end
+        return inst, is_root, start + len(head) - len(name)
 
     def default_broadcast_dimensions(self, inst: HloInstruction, op_pos: int) -> None:
         """XLA's parser lets a broadcast of a scalar leave out `dimensions={}`."""
@@ -352,13 +416,6 @@ class _Parser(Cursor):
             raise self.error(message, op_pos)
         if inst.opcode in ASYNC:
             self.async_checks.append((inst, op_pos))
-
-    def undo_references(self, inst: HloInstruction, control_refs: list) -> None:
-        """Forget the computation / control references a discarded fast-path parse recorded."""
-        while self.comp_refs and self.comp_refs[-1][0] is inst:
-            self.comp_refs.pop()
-        while control_refs and control_refs[-1][0] is inst:
-            control_refs.pop()
 
     def parse_instruction_general(self, scope: dict[str, HloInstruction],
                                   control_refs: list) -> tuple[HloInstruction, bool, int]:
@@ -557,11 +614,20 @@ class _Parser(Cursor):
             if key == "metadata":
                 inst.metadata = value
             elif key == "dimensions":
-                inst.dimensions = int_list(value, key)
+                # typed values are immutable: one shared object per distinct text
+                dims = self.dimension_lists.get(value)
+                if dims is None:
+                    dims = self.dimension_lists[value] = int_list(value, key)
+                inst.dimensions = dims
+            elif key in _COMPUTATION_ATTRS:
+                self.comp_refs.append((inst, key, value_pos, name_list(value, value_pos)))
             elif key == "slice" and op is HloOpcode.SLICE:
                 inst.slice_starts, inst.slice_limits, inst.slice_strides = slice_bounds(value)
             elif key == "replica_groups":
-                inst.replica_groups = replica_groups_from_text(value)
+                groups = self.replica_groups.get(value)
+                if groups is None:
+                    groups = self.replica_groups[value] = replica_groups_from_text(value)
+                inst.replica_groups = groups
             elif key == "channel_id":
                 if not value.isdigit():
                     raise ValueError(f"channel_id must be a non-negative integer, got '{value}'")
@@ -587,8 +653,6 @@ class _Parser(Cursor):
                 if value not in _COMPARISON_TYPES:
                     raise ValueError(f"unknown comparison type '{value}'")
                 inst.comparison_type = value
-            elif key in _COMPUTATION_ATTRS:
-                self.comp_refs.append((inst, key, value_pos, name_list(value, value_pos)))
             elif key == "control-predecessors":
                 control_refs.append((inst, name_list(value, value_pos)))
             else:
@@ -652,11 +716,11 @@ def _async_sugar(mnemonic: str) -> tuple[HloOpcode | None, str | None]:
     return None, None
 
 
-_FAST_INST = re.compile(
-    r"\s*(ROOT[ \t]+)?%?(" + NAME + r")[ \t]*=[ \t]*"
-    r"([a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?)[ \t]+([a-z][a-z0-9\-]*)\("
-    r"((?:%?" + NAME + r"(?:,[ \t]*%?" + NAME + r")*)?)\)")
+_NAME = re.compile(NAME)
+_NO_KEYS: frozenset[str] = frozenset()
+# `, key=value` as XLA prints it: a plain word, a string, replica groups `{{0,1},{2,3}}`, or
+# braces without nested braces (strings inside respected); what raw_value reads the same
 _FAST_ATTR = re.compile(
     r",[ \t]*([A-Za-z_][\w\-]*)=([^,{}()\[\]\"\s]+|\{(?:\{[\d,]*\},?)*\}"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
     r'|\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\})(?=[,\s]|$)')
-_LINE_END = re.compile(r"[ \t]*(?:\n|$|(?=\}))")

@@ -24,6 +24,8 @@ fixture). Printing is stable: print(parse(print(m))) == print(m).
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.literal import format_literal
 from tilecc.hlo.opcodes import HloOpcode
@@ -38,6 +40,8 @@ _TRAILING = ("sharding", "frontend_attributes")
 _AFTER_CONTROL = ("statistics", "result_accuracy", "origin")
 _AFTER_METADATA = ("backend_config",)
 _NOT_OPCODE_SPECIFIC = frozenset(_TRAILING + _AFTER_CONTROL + _AFTER_METADATA)
+_NAME_OF = attrgetter("name")
+_CONSTANT, _PARAMETER = HloOpcode.CONSTANT, HloOpcode.PARAMETER  # faster than enum attributes
 
 
 def print_module(module: HloModule) -> str:
@@ -85,13 +89,16 @@ def shape_without_layout(shape: Shape) -> str:
 def computations_in_print_order(module: HloModule) -> list[HloComputation]:
     """Stored order if every computation is defined before its callers (XLA's parser needs
     that), else callees-first post-order."""
-    seen: set[int] = set()
+    seen: set[HloComputation] = set()
     for comp in module.computations:
-        for inst in comp.instructions:
-            for callee in inst.called_computations():
-                if id(callee) not in seen:
-                    return module.computations_post_order()
-        seen.add(id(comp))
+        for inst in comp._instructions:
+            # the five fields called_computations() reads, without building its list
+            if (inst.to_apply is None and inst.condition is None and inst.body is None
+                    and not inst.branch_computations and not inst.calls):
+                continue
+            if not seen.issuperset(inst.called_computations()):
+                return module.computations_post_order()
+        seen.add(comp)
     return module.computations
 
 
@@ -99,15 +106,13 @@ def instructions_in_print_order(comp: HloComputation) -> list[HloInstruction]:
     """Stored order if it defines before use; else, in a scheduled module, the stored order
     with dependencies pulled forward (`schedule_order`); else def-use post-order."""
     insts = comp.instructions
-    seen: set[int] = set()
+    seen: set[HloInstruction] = set()  # instructions hash by identity
+    defined, define = seen.issuperset, seen.add
     for inst in insts:
-        for op in inst.operands:
-            if id(op) not in seen:
-                return _fallback_order(comp)
-        for op in inst.control_predecessors:
-            if id(op) not in seen:
-                return _fallback_order(comp)
-        seen.add(id(inst))
+        if not defined(inst.operands) or \
+                (inst.control_predecessors and not defined(inst.control_predecessors)):
+            return _fallback_order(comp)
+        define(inst)
     return insts
 
 
@@ -177,20 +182,24 @@ def print_instruction(inst: HloInstruction, is_root: bool = False,
             cached = shape_texts[id(shape)] = shape.to_text()
         shape_text = cached
     opcode = inst.opcode
-    if opcode is HloOpcode.CONSTANT:
+    ops = inst.operands
+    if ops:
+        args = "%" + ", %".join(map(_NAME_OF, ops)) if len(ops) <= 5 else \
+            index_join(["%" + op.name for op in ops])  # with /*index=N*/ markers
+    elif opcode is _CONSTANT:
         if inst.literal_text is not None:
             args = inst.literal_text
         else:
             lit = inst.literal
             args = "" if lit is None else format_literal(lit, shape)
-    elif opcode is HloOpcode.PARAMETER:
+    elif opcode is _PARAMETER:
         args = str(inst.parameter_number)
     else:
-        args = index_join(["%" + op.name for op in inst.operands])
+        args = ""
     mnemonic = opcode.mnemonic if inst.async_wrapped is None else \
         inst.async_wrapped + opcode.mnemonic[5:]  # negate-start: async-start wrapping negate
     line = f"  {'ROOT ' if is_root else ''}%{inst.name} = {shape_text} {mnemonic}({args})"
-    if (inst.attributes or inst.metadata is not None or inst.dimensions is not None
+    if (inst.metadata is not None or inst.attributes or inst.dimensions is not None
             or inst.to_apply is not None or inst.calls or inst.condition is not None
             or inst.branch_computations or inst.control_predecessors
             or inst.replica_groups is not None or inst.channel_id is not None

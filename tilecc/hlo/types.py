@@ -114,10 +114,16 @@ def is_complex(t: PrimitiveType) -> bool:
     return t in _COMPLEX
 
 
+_NOT_ARRAY = frozenset({PrimitiveType.TUPLE, PrimitiveType.TOKEN, PrimitiveType.OPAQUE_TYPE,
+                        PrimitiveType.PRIMITIVE_TYPE_INVALID})
+# module-level aliases: PrimitiveType.X is a slow attribute lookup on the enum class, and the
+# shape properties below run on every instruction of every pass and print
+_TUPLE, _TOKEN = PrimitiveType.TUPLE, PrimitiveType.TOKEN
+
+
 def is_array_type(t: PrimitiveType) -> bool:
     """True for element types that an array shape can hold (not TUPLE / TOKEN / OPAQUE)."""
-    return t not in (PrimitiveType.TUPLE, PrimitiveType.TOKEN, PrimitiveType.OPAQUE_TYPE,
-                     PrimitiveType.PRIMITIVE_TYPE_INVALID)
+    return t not in _NOT_ARRAY
 
 
 _SUB_BYTE_BITS = {PrimitiveType.S2: 2, PrimitiveType.U2: 2, PrimitiveType.S4: 4,
@@ -226,19 +232,19 @@ class Shape:
 
     @property
     def is_tuple(self) -> bool:
-        return self.element_type == PrimitiveType.TUPLE
+        return self.element_type == _TUPLE
 
     @property
     def is_token(self) -> bool:
-        return self.element_type == PrimitiveType.TOKEN
+        return self.element_type == _TOKEN
 
     @property
     def is_array(self) -> bool:
-        return is_array_type(self.element_type)
+        return self.element_type not in _NOT_ARRAY
 
     def element_count(self) -> int:
         """Product of the dims (1 for a scalar); 0 for tuples and tokens."""
-        return prod(self.dims) if self.is_array else 0
+        return prod(self.dims) if self.element_type not in _NOT_ARRAY else 0
 
     def true_num_dimensions(self) -> int:
         """Number of dims whose size is not 1 (XLA's ShapeUtil::TrueNumDimensions)."""
@@ -301,7 +307,7 @@ def compatible(a: Shape, b: Shape) -> bool:
     """Same element types and dims (recursively for tuples), layouts ignored."""
     if a.element_type != b.element_type:
         return False
-    if a.is_tuple:
+    if a.element_type == _TUPLE:
         return len(a.tuple_shapes) == len(b.tuple_shapes) and all(
             compatible(x, y) for x, y in zip(a.tuple_shapes, b.tuple_shapes))
     return a.dims == b.dims and a.dynamic_dims == b.dynamic_dims

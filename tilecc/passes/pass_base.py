@@ -96,6 +96,9 @@ class OpExpanderPass(HloPass):
         found: list[HloInstruction] = []
         for comp in comps:
             hits = hits_by_comp[comp]
+            if len(hits) == 1:  # nothing to order: no walk of the whole computation
+                found.extend(hits)
+                continue
             found.extend(inst for inst in comp.post_order() if inst in hits)
         return found
 
