@@ -42,8 +42,9 @@ from tilecc.hlo.literal import LiteralError, parse_literal
 from tilecc.hlo.opcodes import ASYNC, HloOpcode, lookup_opcode
 from tilecc.hlo.parse_rules import (RULE_OPCODES, check_async, check_header, check_read,
                                     sugar_is_allowed)
+from tilecc.hlo.parse_rules_attrs import check_sharding
 from tilecc.hlo.shape_inference import infer_shape
-from tilecc.hlo.types import TYPE_BY_NAME, Shape, compatible
+from tilecc.hlo.types import TYPE_BY_NAME, PrimitiveType, Shape, compatible
 
 # Whitespace and comments read as one atomic piece: a match never backtracks into a
 # comment, so a `// ..., key=value` comment cannot end early and turn into an attribute
@@ -146,8 +147,9 @@ class _Parser(Cursor):
             raise self.error("the module has no computations")
         module.entry = entry if entry is not None else module.computations[-1]
         self.resolve_computation_refs(module)
+        wrapped: set[int] = set()
         for inst, pos in self.async_checks:
-            message = check_async(inst)
+            message = check_async(inst, wrapped)
             if message is not None:
                 raise self.error(message, pos)
         return module
@@ -201,11 +203,13 @@ class _Parser(Cursor):
         if module.computation_name_is_used(name):
             raise self.error(f"computation '{name}' is defined twice", name_pos)
         self.pos = m.end()
+        declared: Shape | None = None
         if self.text.startswith("(", self.pos):
             self.skip_balanced()
             self.expect("->", "between the parameters and the result shape")
             self.skip()
-            self.parse_shape()
+            declared_pos = self.pos
+            declared = self.parse_shape()
         comp = HloComputation(name)
         self.expect("{", f"to open computation '{name}'")
         open_pos = self.pos - 1
@@ -213,6 +217,11 @@ class _Parser(Cursor):
         comp.parent = module
         module.register_computation_name(name)
         self.parse_instructions(comp, open_pos)
+        if declared is not None and comp.root is not None and \
+                not compatible(declared, comp.root.shape):
+            raise self.error(f"shape of computation '{name}', {declared.to_text()}, is not "
+                             f"compatible with that of its root '{comp.root.name}', "
+                             f"{comp.root.shape.to_text()}", declared_pos)
         m2 = _EXECUTION_THREAD.match(self.text, self.pos)
         if m2 is not None:
             comp.execution_thread = m2.group(1)
@@ -384,6 +393,12 @@ class _Parser(Cursor):
         # XLA's parser infers a left-out result shape (tilecc.hlo.shape_inference)
         shape = self.parse_shape() if text.startswith("(", self.pos) or \
             ARRAY_SHAPE.match(text, self.pos) else None
+        if shape is not None and text[self.pos - 1] == "]" and \
+                (spaced := _SPACED_LAYOUT.match(text, self.pos)):
+            # XLA's lexer reads `bf16[1,128] {1,0}` as one shape
+            shape = shape.with_layout(self.build_layout(spaced.group(1), shape.rank,
+                                                        spaced.start(1)))
+            self.pos = spaced.end()
         m = _OPCODE.match(text, self.pos)
         if m is None:
             self.skip()
@@ -592,6 +607,8 @@ class _Parser(Cursor):
             elif key == "control-predecessors":
                 control_refs.append((inst, name_list(value, value_pos)))
             else:
+                if key == "sharding" and (message := check_sharding(value)) is not None:
+                    raise ValueError(message)
                 inst.attributes[key] = value
         except ValueError as err:
             raise self.error(str(err), value_pos) from None
@@ -619,6 +636,9 @@ class _Parser(Cursor):
                 attr = _HALF_ATTRS[key]
                 halves.setdefault((id(inst), attr), (inst, {}, value_pos))[1][key] = comps[0]
             elif key == "branch_computations":
+                if inst.operands and inst.operands[0].shape.element_type is PrimitiveType.PRED:
+                    raise self.error("a conditional on a pred takes true_computation and "
+                                     "false_computation, not branch_computations", value_pos)
                 inst.branch_computations = comps
             else:
                 inst.calls = comps
@@ -635,6 +655,7 @@ class _Parser(Cursor):
 
 
 _OPERAND_NAME = re.compile(r"%?(" + NAME + r")")
+_SPACED_LAYOUT = re.compile(r"[ \t]+(\{[\d,\s]*(?::[^{}\n]*)?\})(?=\s*[a-z][a-z0-9\-]*\()")
 _OPERAND_WITH_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?\s+%?" + NAME)
 _ASYNC_SUFFIXES = {"-start": HloOpcode.ASYNC_START, "-update": HloOpcode.ASYNC_UPDATE,
                    "-done": HloOpcode.ASYNC_DONE}
