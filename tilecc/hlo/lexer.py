@@ -17,7 +17,7 @@ import re
 
 from tilecc.errors import ParseError
 from tilecc.hlo.replica_groups import ReplicaGroups
-from tilecc.hlo.types import TYPE_BY_NAME, Layout, PrimitiveType, Shape
+from tilecc.hlo.types import TYPE_BY_NAME, UNBOUNDED, Layout, PrimitiveType, Shape
 
 WS = r"(?>\s*(?:(?:/\*[^*]*\*+(?:[^*/][^*]*\*+)*/|//[^\n]*+)\s*)*)"
 r"""Whitespace and comments (`// ...`, `/* ... */`, e.g. `/*index=5*/`), linear by construction.
@@ -142,6 +142,10 @@ class Cursor:
                 dyn = p.startswith("<=")
                 if dyn:
                     p = p[2:].strip()
+                elif p == "?":  # unbounded dynamic size
+                    dims.append(UNBOUNDED)
+                    dynamic.append(True)
+                    continue
                 if not p.isdigit():
                     raise self.error(f"bad dimension '{part.strip()}' in shape {m.group(0)}",
                                      m.start(2))
@@ -347,7 +351,7 @@ def replica_groups_from_text(value: str) -> ReplicaGroups:
     if (m := _IOTA_GROUPS.fullmatch(v)) is not None:
         dims = [int(x) for x in m.group(3).split(",")]
         perm = [int(x) for x in m.group(4).split(",")] if m.group(4) else None
-        return ReplicaGroups.iota(int(m.group(1)), int(m.group(2)), dims, perm)
+        return ReplicaGroups.iota(int(m.group(1)), int(m.group(2)), dims, perm, sized=False)
     if (m := _MESH_GROUPS.fullmatch(v)) is not None:
         axes = [(a.group(1), int(a.group(2))) for a in _MESH_AXIS.finditer(m.group(1))]
         selected = [a.group(1) for a in _MESH_NAME.finditer(m.group(3))]

@@ -139,6 +139,42 @@ def _subbyte_range(et: PrimitiveType) -> tuple[int, int]:
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
+TupleLiteral = tuple["np.ndarray | TupleLiteral", ...]
+
+
+def parse_tuple_literal(text: str, shape: Shape) -> TupleLiteral:
+    """The value of a tuple constant, `(elem, elem, ...)` with one literal per tuple element
+    (nested tuples in parentheses); LiteralError(message, offset into `text`) otherwise."""
+    lead = len(text) - len(text.lstrip())
+    body = text.strip()
+    if not (body.startswith("(") and body.endswith(")")):
+        raise LiteralError(f"expected '(' for a constant of shape {shape.to_text()}", lead)
+    parts: list[tuple[int, int]] = []  # element spans in text
+    depth, start = 0, lead + 1
+    for k in range(lead + 1, lead + len(body) - 1):
+        c = text[k]
+        if c in "({":
+            depth += 1
+        elif c in ")}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append((start, k))
+            start = k + 1
+    if text[start:lead + len(body) - 1].strip() or parts:
+        parts.append((start, lead + len(body) - 1))
+    elements = shape.tuple_shapes
+    if len(parts) != len(elements):
+        raise LiteralError(f"{len(parts)} elements for a tuple of {len(elements)}", lead)
+    values: list[np.ndarray | TupleLiteral] = []
+    for (lo, hi), element in zip(parts, elements):
+        try:
+            values.append(parse_tuple_literal(text[lo:hi], element) if element.is_tuple
+                          else parse_literal(text[lo:hi], element))
+        except LiteralError as err:
+            raise LiteralError(err.message, lo + err.offset) from None
+    return tuple(values)
+
+
 def parse_literal(text: str, shape: Shape) -> np.ndarray:
     """The array that `text` denotes for `shape` (see the module contract)."""
     if not shape.is_array:

@@ -31,7 +31,7 @@ from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.lexer import Cursor
 from tilecc.hlo.opcodes import HloOpcode as Op, lookup_opcode
 from tilecc.hlo.parse_rules_attrs import check_convolution, newer_attribute
-from tilecc.hlo.types import PrimitiveType, Shape, compatible
+from tilecc.hlo.types import UNBOUNDED, PrimitiveType, Shape, compatible
 
 
 def _static_extent(shape: Shape) -> int:
@@ -43,8 +43,8 @@ def _static_extent(shape: Shape) -> int:
 
 def _reshape(inst: HloInstruction) -> str | None:
     src = inst.operands[0].shape if inst.operands else None
-    if src is None or not (src.is_array and inst.shape.is_array):
-        return None
+    if src is None or not (src.is_array and inst.shape.is_array) or UNBOUNDED in src.dims:
+        return None  # XLA checks no count against an unbounded `?` size
     if _static_extent(src) != _static_extent(inst.shape):
         return (f"reshape of {src.to_text()} ({_static_extent(src)} elements) to "
                 f"{inst.shape.to_text()} ({_static_extent(inst.shape)} elements)")
@@ -208,7 +208,10 @@ def check_async(inst: HloInstruction, wrapped: set[int] | None = None) -> str | 
     collects the ids of the computations async-starts checked so far wrap."""
     if inst.opcode is Op.ASYNC_START:
         callee = inst.calls[0] if inst.calls else None
-        if callee is not None and len(callee.parameters) != len(inst.operands):
+        # (the sugared `<op>-start` form is not checked: XLA reads `fusion-start()` of a
+        # two-parameter computation)
+        if callee is not None and inst.async_wrapped is None and \
+                len(callee.parameters) != len(inst.operands):
             return (f"async-start has {len(inst.operands)} operands, its computation "
                     f"{callee.name} takes {len(callee.parameters)}")
         if callee is not None and wrapped is not None:

@@ -6,7 +6,8 @@ col, message, source_line=...) -- never another exception -- for any input. Acce
   verbatim), then an optional stack-frame block (FileNames / FunctionNames /
   FileLocations / StackFrames) kept verbatim;
 - computations `[ENTRY] [%]name [(params) -> shape] { ... } [, execution_thread="t"]`;
-  without ENTRY the last computation is the entry;
+  without ENTRY the last computation is the entry; a computation attribute may hold a body
+  in place (`to_apply={ ... }`), a computation named `_` as XLA names it;
 - instructions `[ROOT] [%]name = shape opcode(operands), attr=value, ...`; operands may be
   preceded by their shape; `//` and `/* */` comments are skipped anywhere between tokens.
   A left-out result shape is inferred where XLA's parser infers it
@@ -38,12 +39,12 @@ from tilecc.errors import ParseError
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control_dependency
 from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, WS, Cursor, int_list,
                               name_list, replica_groups_from_text, slice_bounds)
-from tilecc.hlo.literal import LiteralError, parse_literal
+from tilecc.hlo.literal import LiteralError, parse_literal, parse_tuple_literal
 from tilecc.hlo.opcodes import ASYNC, HloOpcode, lookup_opcode
 from tilecc.hlo.parse_rules import (RULE_OPCODES, check_async, check_header, check_read,
                                     sugar_is_allowed)
 from tilecc.hlo.parse_rules_attrs import check_sharding
-from tilecc.hlo.shape_inference import infer_shape
+from tilecc.hlo.shape_inference import BUILT_BY_XLA, infer_shape, xla_built_shape
 from tilecc.hlo.types import TYPE_BY_NAME, PrimitiveType, Shape, compatible
 
 # Whitespace and comments read as one atomic piece: a match never backtracks into a
@@ -92,7 +93,7 @@ _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
 }
 _NO_SHAPE = Shape.token()  # until the left-out result shape is inferred
 # opcodes the fast path hands to check_rules (the others have no rule of parse_rules)
-_CHECKED = RULE_OPCODES | ASYNC | {HloOpcode.BROADCAST}
+_CHECKED = RULE_OPCODES | ASYNC | BUILT_BY_XLA | {HloOpcode.BROADCAST}
 # Opcodes whose parentheses hold a value, not operands.
 _PAYLOAD_OPCODES = frozenset({HloOpcode.CONSTANT, HloOpcode.PARAMETER})
 _COMPARISON_DIRECTIONS = {"EQ", "NE", "GE", "GT", "LE", "LT"}
@@ -124,6 +125,8 @@ class _Parser(Cursor):
         self.nested: list[HloInstruction] = []
         """Instructions read as operands of the one being read, innermost first; they join
         the computation before it."""
+        self.open_computations: list[HloComputation] = []
+        """The computations being read, innermost (an inline `to_apply={...}`) last."""
 
     # --- module ----------------------------------------------------------------------------
 
@@ -236,7 +239,9 @@ class _Parser(Cursor):
         root: HloInstruction | None = None
         last: HloInstruction | None = None
         params: dict[int, HloInstruction] = {}
+        named: list[HloInstruction] = []
         text = self.text
+        self.open_computations.append(comp)
         while True:
             self.skip()
             if text.startswith("}", self.pos):
@@ -255,10 +260,7 @@ class _Parser(Cursor):
                     raise self.error(f"a second ROOT in computation '{comp.name}' (first: "
                                      f"'{root.name}')", name_pos)
                 root = inst
-            if module.name_is_used(inst.name):  # used in another computation
-                inst.name = module.claim_name(inst.name)
-            else:
-                module.register_name(inst.name)
+            named.append(inst)
             for part in [*self.nested, inst]:  # nested ones were named when read
                 if part.opcode is HloOpcode.PARAMETER:
                     n = part.parameter_number
@@ -271,8 +273,16 @@ class _Parser(Cursor):
                 comp._instructions[part] = None
             self.nested.clear()
             last = inst
+        self.open_computations.pop()
         if not scope:
             raise self.error(f"computation '{comp.name}' has no instructions", open_pos)
+        # XLA names a computation's instructions when the computation is complete, so an
+        # inline computation (`to_apply={...}`) keeps its names and its caller's yield
+        for inst in named:
+            if module.name_is_used(inst.name):  # used in another computation
+                inst.name = module.claim_name(inst.name)
+            else:
+                module.register_name(inst.name)
         if root is None:  # XLA's parser takes the last instruction
             root = last
         if sorted(params) != list(range(len(params))):
@@ -355,7 +365,10 @@ class _Parser(Cursor):
         inst.dimensions = ()
 
     def check_rules(self, inst: HloInstruction, op_pos: int) -> None:
-        """tilecc.hlo.parse_rules on `inst` now; its async rules once computations are known."""
+        """tilecc.hlo.parse_rules on `inst` now; its async rules once computations are known.
+        An instruction whose shape XLA builds itself gets that shape."""
+        if inst.opcode in BUILT_BY_XLA:
+            inst.shape = xla_built_shape(inst)
         message = check_read(inst)
         if message is not None:
             raise self.error(message, op_pos)
@@ -552,6 +565,9 @@ class _Parser(Cursor):
         if payload == "{...}":
             return  # XLA elides big constants this way; the value is unknown but printable
         try:
+            if inst.shape.is_tuple:  # checked here, its value built where it is used
+                parse_tuple_literal(payload, inst.shape)
+                return
             inst._literal = parse_literal(payload, inst.shape)
         except LiteralError as err:
             lead = len(self.text[start:self.pos - 1]) - len(self.text[start:self.pos - 1].lstrip())
@@ -562,7 +578,27 @@ class _Parser(Cursor):
 
     def parse_attribute(self, inst: HloInstruction, key: str, control_refs: list) -> None:
         value_pos = self.pos
+        if key in _COMPUTATION_ATTRS and _INLINE_BODY.match(self.text, value_pos):
+            self.comp_refs.append((inst, key, value_pos,
+                                   [(self.parse_inline_computation(), value_pos)]))
+            return
         self.set_attribute(inst, key, self.raw_value(key), value_pos, control_refs)
+
+    def parse_inline_computation(self) -> str:
+        """A computation body written as an attribute value (`to_apply={ ... }`); XLA names
+        it `_` (then `_.1`, ...) and places it before the computation that calls it."""
+        module = self.module
+        assert module is not None
+        comp = HloComputation(module.claim_computation_name("_"))
+        caller = self.open_computations[-1]
+        module.computations.insert(module.computations.index(caller), comp)
+        comp.parent = module
+        open_pos = self.pos
+        self.pos += 1
+        outer_nested, self.nested = self.nested, []
+        self.parse_instructions(comp, open_pos)
+        self.nested = outer_nested
+        return comp.name
 
     def set_attribute(self, inst: HloInstruction, key: str, value: str, value_pos: int,
                       control_refs: list) -> None:
@@ -655,6 +691,7 @@ class _Parser(Cursor):
 
 
 _OPERAND_NAME = re.compile(r"%?(" + NAME + r")")
+_INLINE_BODY = re.compile(r"\{" + _WS + r"(?:ROOT\s+)?%?" + NAME + _WS + "=")
 _SPACED_LAYOUT = re.compile(r"[ \t]+(\{[\d,\s]*(?::[^{}\n]*)?\})(?=\s*[a-z][a-z0-9\-]*\()")
 _OPERAND_WITH_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?\s+%?" + NAME)
 _ASYNC_SUFFIXES = {"-start": HloOpcode.ASYNC_START, "-update": HloOpcode.ASYNC_UPDATE,

@@ -272,10 +272,14 @@ def array_shape(element_type: PrimitiveType, dims: tuple[int, ...]) -> Shape:
     return shape
 
 
+UNBOUNDED = -1
+"""The size of an unbounded dynamic dimension, `?` in text (XLA's Shape::kUnboundedSize)."""
+
+
 @lru_cache(maxsize=4096)
 def _array_text(shape: Shape) -> str:
     if any(shape.dynamic_dims):
-        dims = ",".join(("<=" if dyn else "") + str(d)
+        dims = ",".join("?" if d == UNBOUNDED else ("<=" if dyn else "") + str(d)
                         for d, dyn in zip(shape.dims, shape.dynamic_dims))
     else:
         dims = ",".join(map(str, shape.dims))
