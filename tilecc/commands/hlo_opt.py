@@ -27,6 +27,9 @@ Contract:
 - `--input NAME=FILE.npy` (with --verify) gives a parameter's values instead of random ones,
   by `tilecc run`'s rules -- e.g. the trip count of a while loop, which random values can
   make astronomically long.
+- `--allow-mixed-precision` gives the verifier XLA's option of that name: a reduce /
+  all-reduce whose reducer computes in another precision than the data (bf16 data, f32
+  reducer), as XLA's own tests verify such modules.
 - Exit codes: 0 success, 1 user error (bad input, unknown pass, failed verification of
   the IR, oracle failure), 2 a --verify mismatch.
 """
@@ -86,6 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="what executes the module for --verify (default: interpreter); "
                         "giving it implies --verify")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of the --verify inputs")
+    parser.add_argument("--allow-mixed-precision", action="store_true",
+                        help="let the verifier accept a reducer of another precision than its "
+                        "data (XLA's verifier option allow_mixed_precision)")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                         dest="inputs",
                         help="for --verify: a parameter's values (by name or p<i>; shaped like "
@@ -154,7 +160,8 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
     verify = args.verify is not None or args.oracle is not None
     before = module.clone() if verify else None
     report = PassReport(form, args.verbose, args.changes, label)
-    pipeline = build_pipeline(names, dump_dir=dump_dir)
+    pipeline = build_pipeline(names, dump_dir=dump_dir,
+                              allow_mixed_precision=args.allow_mixed_precision)
     for name, changed in pipeline.run(module, report):
         print(report.line(name, changed), file=sys.stderr)
     out_text = print_module(module)
