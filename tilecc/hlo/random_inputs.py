@@ -1,7 +1,8 @@
 """Seeded random inputs for an HLO module's entry parameters, covering every dtype's corners.
 
 Contract: `random_inputs(module, replicas, seed, partitions=1)` returns one array per entry
-parameter, shaped (replicas * partitions, *dims) with the parameter's numpy dtype, the same
+parameter (a tuple parameter: a tuple of them, nested as its shape), shaped
+(replicas * partitions, *dims) with the parameter's numpy dtype, the same
 for the same (module parameters, replicas, seed). Devices get independent values.
 - integers: uniform over the type's full range, and about a quarter of the elements replaced
   by extremes (INT_MIN, INT_MIN + 1, INT_MAX, INT_MAX - 1, 0, 1, -1, 2);
@@ -10,10 +11,12 @@ for the same (module parameters, replicas, seed). Devices get independent values
 - complex (c64 / c128): real and imaginary parts drawn independently as floats of the
   component type (f32 / f64), specials included;
 - pred: fair coin flips.
-Element types without numpy values (tuples, tokens) raise InterpError.
+A token parameter gets the interpreter's token, an empty (devices, 0) pred array.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -32,13 +35,26 @@ NUMPY_MAX_DIMS = 64
 
 
 def random_inputs(module: HloModule, replicas: int, seed: int,
-                  partitions: int = 1) -> list[np.ndarray]:
+                  partitions: int = 1) -> list[Any]:
     """One array per entry parameter; see the module contract."""
     if module.entry is None:
         raise InterpError(f"module {module.name} has no entry computation")
     rng = np.random.default_rng(seed)
     devices = replicas * partitions
-    return [random_array(p.shape, devices, rng, p.name) for p in module.entry.parameters]
+    return [random_value(p.shape, devices, rng, p.name) for p in module.entry.parameters]
+
+
+def random_value(shape: Shape, devices: int, rng: np.random.Generator,
+                 what: str = "value") -> Any:
+    """random_array for an array shape; for a tuple shape a tuple of them, nested as the
+    shape (elements drawn depth-first, in XLA's flattened parameter order); a token gets
+    the interpreter's token value, an empty (devices, 0) pred array."""
+    if shape.is_tuple:
+        return tuple(random_value(s, devices, rng, f"{what}[{k}]")
+                     for k, s in enumerate(shape.tuple_shapes))
+    if shape.is_token:  # the interpreter's token: no data (interp.async_steps)
+        return np.zeros((devices, 0), np.bool_)
+    return random_array(shape, devices, rng, what)
 
 
 def random_array(shape: Shape, devices: int, rng: np.random.Generator,
