@@ -26,6 +26,7 @@ from typing import Protocol
 import numpy as np
 
 from tilecc.hlo.types import PrimitiveType, Shape, is_complex, is_floating, numpy_dtype
+from tilecc.limits import limit
 
 
 class ScalarLike(Protocol):
@@ -180,8 +181,11 @@ def parse_literal(text: str, shape: Shape) -> np.ndarray:
     if not shape.is_array:
         raise LiteralError(f"constants of shape {shape.to_text()} are not supported", 0)
     et = shape.element_type
-    if shape.dims and (one := _ONE_SCALAR.fullmatch(text)) is not None:
-        # XLA's parser fills an array from one scalar (`s32[2] constant(4)` is {4, 4})
+    if shape.dims and (one := _ONE_SCALAR.fullmatch(text)) is not None and \
+            0 <= shape.element_count() <= limit("elements"):
+        # XLA's parser fills an array from one scalar (`s32[2] constant(4)` is {4, 4}); a
+        # read-only broadcast, so a big shape costs no memory (beyond the element limit:
+        # the refusal below)
         scalar = parse_literal(one.group(1), Shape.array(et, ()))
         return np.broadcast_to(scalar, shape.dims)
     if (count := shape.element_count()) > len(text):
