@@ -5,7 +5,8 @@ Contract:
   numeric tests copied from compiled code (spec 000: `(et - 4) & ~4 == 0` selects
   {S32, U32}) hold on the enum values.
 - `Shape` is immutable. An array shape has `element_type`, `dims`, `dynamic_dims` (one
-  bool per dim, `<=N` in text) and an optional `Layout`; a tuple shape has
+  bool per dim, `<=N` in text; an unbounded size is UNBOUNDED = -1, `?`) and an optional
+  `Layout`; a tuple shape has
   `element_type == TUPLE` and `tuple_shapes`; a token has `element_type == TOKEN`.
   Scalars (rank 0) never carry a layout in text.
 - `Layout.minor_to_major` is the typed part; everything after it inside the braces
