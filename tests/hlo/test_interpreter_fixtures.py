@@ -39,13 +39,13 @@ pytestmark = pytest.mark.oracle
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hlo"
 ALL = sorted(FIXTURES.rglob("*.hlo"))
 SKIPPED = {  # program (file name up to the first dot) -> why it is not compared
-    "sort_topk_argmax": "uses topk (custom-call TopK when optimized), which the interpreter "
-                        "refuses",
+    "sort_topk_argmax": "its optimized form calls custom-call TopK, which the interpreter "
+                        "refuses (topk itself: test_interp_async_topk)",
     "exotic_types": "converts to s4 / u4, sub-byte types the interpreter refuses (its c64 "
                     "complex / multiply / abs run: test_interp_complex)",
-    "ordered_effects": "has token parameters: random_inputs makes no token values",
-    "xla_features": "uses all-reduce-start and async ops, which the interpreter refuses, and "
-                    "XLA's verifier refuses the module (async computation two_step)",
+    "ordered_effects": "has token parameters, which jax cannot hand XLA CPU's entry (the "
+                       "interpreter takes them: test_interp_async_topk)",
+    "xla_features": "XLA's verifier refuses the module (async computation two_step)",
 }
 SKIPPED_FILES = {  # single files -> why
     "mesh2d_collectives.spmd.hlo": "XLA refuses to run it (partition-id is ambiguous under "

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tilecc.errors import InterpError
+from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import random_inputs
 
@@ -63,11 +64,14 @@ def test_pred_has_both_values() -> None:
     assert x.any() and not x.all()
 
 
-def test_token_parameter_is_rejected() -> None:
+def test_token_parameter_gets_the_interpreters_token() -> None:
     module = parse_module("HloModule t\nENTRY e { p = token[] parameter(0)\n"
                           "  ROOT c = s32[] constant(1) }")
-    with pytest.raises(InterpError, match="cannot make random values"):
-        random_inputs(module, 1, seed=0)
+    (token,) = random_inputs(module, 3, seed=0)
+    assert token.shape == (3, 0) and token.dtype == np.bool_
+    assert evaluate_module(module, [token], 3)[0].tolist() == [1, 1, 1]
+    with pytest.raises(InterpError, match=r"parameter 0 \(p: token\[\]\) must be bool\[3, 0\]"):
+        evaluate_module(module, [np.zeros((3, 1), np.bool_)], 3)
 
 
 def test_complex_parts_are_independent_floats_with_specials() -> None:

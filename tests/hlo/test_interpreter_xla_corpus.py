@@ -1,13 +1,14 @@
 """Interpreter == XLA CPU on the modules of XLA's test corpus (../shared/xla-hlo-tests, not
-part of the package) that both can run, without collectives or loops (see below).
+part of the package) that both can run, without collectives (see below).
 
 A module is a candidate when tilecc reads and verifies it (XLA's mixed-precision option on,
-as XLA's tests use it), every entry parameter is an array random_inputs can fill, every
-opcode has an interpreter step, it has no collective (see COLLECTIVES) and no while loop
-(a bound read from random inputs would run for hours on both sides), and its inputs are
-small. Each candidate runs once on XLA CPU with
-seeded random inputs (finite floats clipped to [-1, 1], so sums never overflow part-way and
-the result does not depend on the summation order), all of them in one child process (an
+as XLA's tests use it), every entry parameter is an array or a (nested) tuple of arrays
+random_value can fill, every opcode has an interpreter step, it has no collective (see
+COLLECTIVES), and its inputs are small. Each candidate runs once on XLA CPU (a tuple
+parameter given as its leaves) with seeded random inputs (finite floats clipped to [-1, 1],
+so sums never overflow part-way and the result does not depend on the summation order; in
+a module with a while loop, integers in [0, 3], so a loop bounded by a parameter ends after
+at most 3 trips on both sides), all of them in one child process (an
 XLA refusal, e.g. of a scheduled or GPU-only module, means XLA CPU cannot run it, and the
 module is not compared), then on the interpreter; outputs must be equal (integers exactly,
 floats to a few ulps, NaN equal to NaN). A deterministic sample runs by default (every
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -30,8 +32,10 @@ from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.opcodes import HloOpcode
 from tilecc.hlo.parser import parse_module
-from tilecc.hlo.random_inputs import random_inputs
+from tilecc.hlo.random_inputs import random_value
+from tilecc.hlo.types import Shape
 from tilecc.hlo.verifier import verify_module
+from tilecc.limits import LimitError
 
 pytestmark = pytest.mark.oracle
 
@@ -53,6 +57,14 @@ KNOWN_DIFFERENT = {  # module -> what is known of the difference
                                         "result depends on the combining order, and the "
                                         "interpreter's pairwise tree is not XLA CPU's order",
 }
+BEYOND_THE_STEP_LIMIT = {  # loops whose constant trip count XLA CPU runs in a blink and the
+    # interpreter stops at its step limit (tilecc.limits' "steps"), as its contract says
+    "modules/00986_while_loop_trip_count_annotator_test__TripCountAnnotatorTest."
+    "KnownLargeTripCount.hlo",
+    "modules/02335_while_loop_simplifier_test__WhileLoopSimplifierTest.FlattenNestedTuple.hlo",
+    "modules/02353_while_loop_simplifier_test__WhileLoopSimplifierTest."
+    "FlattenNestedTupleWithOriginalValue.hlo",
+}
 STRIDE = int(os.environ.get("TILECC_XLA_CORPUS_STRIDE", "8"))
 """Every STRIDE-th corpus module is tried (CI time: XLA compiles each one); 1 tries all."""
 MIN_COMPARED = 40 // STRIDE
@@ -65,13 +77,6 @@ def candidate(text: str) -> tuple[HloModule | None, str]:
         verify_module(module, allow_mixed_precision=True)
     except TileccError as err:
         return None, f"not verified: {err}"
-    entry = module.entry
-    assert entry is not None
-    if any(not p.shape.is_array for p in entry.parameters):
-        return None, "a tuple or token parameter"
-    if sum(p.shape.element_count() for p in entry.parameters) > MAX_INPUT_ELEMENTS:
-        return None, "big inputs"
-    has_while = False
     for comp in module.computations:
         for inst in comp.instructions:
             if inst.opcode is HloOpcode.PARAMETER:
@@ -81,26 +86,50 @@ def candidate(text: str) -> tuple[HloModule | None, str]:
                 return None, f"no interpreter step for {inst.opcode.mnemonic}"
             if inst.opcode in COLLECTIVES:
                 return None, "a collective"
-            has_while = has_while or inst.opcode is HloOpcode.WHILE
             if inst.literal_text == "{...}":
                 return None, "an elided constant, whose value the text does not say"
-    if has_while:
-        return None, "a while loop"
     return module, ""
 
 
-def inputs_for(module: HloModule) -> list[np.ndarray] | None:
-    """Seeded random inputs, finite floats clipped to [-1, 1]; None for element types
-    random_inputs has no values of (sub-byte integers)."""
+def _leaves(value: Any) -> list[np.ndarray]:
+    return [x for v in value for x in _leaves(v)] if isinstance(value, tuple) else [value]
+
+
+def _count(shape: Shape) -> int:
+    return sum(_count(s) for s in shape.tuple_shapes) if shape.is_tuple else \
+        shape.element_count()
+
+
+def _bounded(value: Any, loops: bool) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_bounded(v, loops) for v in value)
+    if value.dtype.kind in "fV" and value.dtype.itemsize:
+        wide = value.astype(np.float64)
+        return np.where(np.isfinite(wide), np.clip(wide, -1, 1), wide).astype(value.dtype)
+    if value.dtype.kind in "iu" and loops:
+        return (np.abs(value.astype(np.int64)) % 4).astype(value.dtype)
+    return value
+
+
+def inputs_for(module: HloModule) -> list[Any] | None:
+    """Seeded random inputs (see the module docstring); None when a parameter holds a token
+    or a sub-byte array, or the inputs are big."""
+    assert module.entry is not None
+    devices = module.replica_count * module.num_partitions
+    loops = any(i.opcode is HloOpcode.WHILE for c in module.computations
+                for i in c.instructions)
+    sizes = [_count(p.shape) for p in module.entry.parameters]
+    if sum(sizes) > MAX_INPUT_ELEMENTS:
+        return None
+    rng = np.random.default_rng(0)
     try:
-        inputs = random_inputs(module, module.replica_count, 0, module.num_partitions)
+        values = [random_value(p.shape, devices, rng, p.name) for p in module.entry.parameters]
     except TileccError:
         return None
-    for k, x in enumerate(inputs):
-        if x.dtype.kind in "fV" and x.dtype.itemsize:
-            wide = x.astype(np.float64)
-            inputs[k] = np.where(np.isfinite(wide), np.clip(wide, -1, 1), wide).astype(x.dtype)
-    return inputs
+    leaves = _leaves(tuple(values))
+    if any(x.dtype == np.bool_ and x.ndim == 2 and x.shape[1] == 0 for x in leaves):
+        return None
+    return [_bounded(v, loops) for v in values]
 
 
 def close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -140,9 +169,15 @@ def test_interpreter_equals_xla_on_the_corpus() -> None:
         compared += 1
         try:
             got = evaluate_module(module, inputs, module.replica_count, module.num_partitions)
+        except LimitError as err:
+            if name not in BEYOND_THE_STEP_LIMIT or "HLO steps" not in str(err):
+                wrong.append(f"{name}: interpreter refused: {err}")
+            continue
         except TileccError as err:
             wrong.append(f"{name}: interpreter refused: {err}")
             continue
+        if name in BEYOND_THE_STEP_LIMIT:
+            wrong.append(f"{name}: now runs within the step limit: take it off the list")
         assert isinstance(want, list)
         equal = len(got) == len(want) and all(close(g, w) for g, w in zip(got, want))
         if equal == (name in known):

@@ -112,10 +112,6 @@ CASES = [
     ("bad replica groups", GOOD.replace("ROOT r = s32[] reduce(p, c), dimensions={0}, to_apply=add",
                                         "ROOT r = s32[4]{0} all-reduce(p), replica_groups={{0,1},x}, "
                                         "to_apply=add"), 12, 52, "replica_groups must look like"),
-    ("bad iota replica groups", GOOD.replace(
-        "ROOT r = s32[] reduce(p, c), dimensions={0}, to_apply=add",
-        "ROOT r = s32[4]{0} all-reduce(p), replica_groups=[2,2]<=[3], to_apply=add"), 12, 52,
-     "need 4 ids but dims [3] give 3"),
     ("bad boolean", GOOD.replace("ROOT r = s32[] reduce(p, c), dimensions={0}, to_apply=add",
                                  "ROOT r = s32[4]{0} all-reduce(p), constrain_layout=yes, "
                                  "to_apply=add"), 12, 54, "constrain_layout must be true or false"),

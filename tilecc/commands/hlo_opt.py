@@ -26,7 +26,11 @@ Contract:
   written (the pipeline's result is suspect; `--dump-dir` keeps it for inspection).
 - `--input NAME=FILE.npy` (with --verify) gives a parameter's values instead of random ones,
   by `tilecc run`'s rules -- e.g. the trip count of a while loop, which random values can
-  make astronomically long.
+  make astronomically long (when they do, the step-limit error names the parameters that
+  reach a while loop: tilecc.hlo.loop_bounds).
+- `--allow-mixed-precision` gives the verifier XLA's option of that name: a reduce /
+  all-reduce whose reducer computes in another precision than the data (bf16 data, f32
+  reducer), as XLA's own tests verify such modules.
 - Under `mpiexec -n R` every process runs the passes and --verify runs both modules with
   the devices spread over the R processes (commands/hlo_opt_mpi.py): the same verdict
   lines, one process printing and writing.
@@ -47,8 +51,10 @@ from tilecc.commands.hlo_pass_report import PassReport
 from tilecc.commands.hlo_source import SEPARATOR, read_hlo_sources
 from tilecc.errors import PassError
 from tilecc.fileio import write_text_atomic
+from tilecc.limits import LimitError
 from tilecc.hlo.equivalence import check_equivalence, default_replicas
 from tilecc.hlo.ir import HloModule
+from tilecc.hlo.loop_bounds import loop_bound_parameters
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
 from tilecc.hlo.short_form import print_short
@@ -92,6 +98,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="what executes the module for --verify (default: interpreter); "
                         "giving it implies --verify")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of the --verify inputs")
+    parser.add_argument("--allow-mixed-precision", action="store_true",
+                        help="let the verifier accept a reducer of another precision than its "
+                        "data (XLA's verifier option allow_mixed_precision)")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                         dest="inputs",
                         help="for --verify: a parameter's values (by name or p<i>; shaped like "
@@ -168,6 +177,15 @@ def run_passes(args: argparse.Namespace) -> int:
     return 0
 
 
+def _loop_hint(module: HloModule) -> str:
+    """Which inputs to give when random ones make a while loop run past the limit."""
+    names = loop_bound_parameters(module)
+    if not names:
+        return ""
+    return (f"; a while loop may be bounded by parameter {', '.join(names)} (random inputs "
+            f"make it run long): give its value with --input {names[0]}=FILE.npy")
+
+
 def optimize_module(args: argparse.Namespace, label: str, text: str, names: list[str],
                     dump_dir: Path | None, form: Callable[[HloModule], str]) -> str | None:
     """The module after the passes, printed by `form`; None when --verify found a mismatch."""
@@ -175,7 +193,8 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
     verify = args.verify is not None or args.oracle is not None
     before = module.clone() if verify else None
     report = PassReport(form, args.verbose, args.changes, label)
-    pipeline = build_pipeline(names, dump_dir=dump_dir)
+    pipeline = build_pipeline(names, dump_dir=dump_dir,
+                              allow_mixed_precision=args.allow_mixed_precision)
     for name, changed in pipeline.run(module, report):
         print(report.line(name, changed), file=sys.stderr)
     out_text = print_module(module)
@@ -190,7 +209,10 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
               f"{oracle if spread is None else spread.runs_on(oracle)} ...", file=sys.stderr, flush=True)
         given = read_inputs(before, list(args.inputs), replicas * before.num_partitions)
         check = check_equivalence if spread is None else spread.check_equivalence
-        equal = check(before, module, replicas, args.seed, oracle, given, sys.stderr)
+        try:
+            equal = check(before, module, replicas, args.seed, oracle, given, sys.stderr)
+        except LimitError as err:
+            raise LimitError(f"{err}{_loop_hint(before)}") from None
         verdict = (equal, f"{'equal' if equal else 'MISMATCH'} on {oracle}, {replicas} "
                           f"replica(s), seed {args.seed} (input module vs the pipeline's output)")
     if dump_dir is not None and args.dump_format != {"text"}:

@@ -3,7 +3,8 @@
 Contract:
 - `evaluate_module(module, inputs, replicas, partitions=1)` runs the entry computation on
   D = replicas * partitions devices at once. `inputs` holds one array per entry parameter,
-  shaped (D, *parameter dims) with the parameter's exact dtype; device
+  shaped (D, *parameter dims) with the parameter's exact dtype (a tuple parameter takes a
+  tuple of them, nested as its shape); device
   d = replica * partitions + partition. The result is the root's value flattened (a tuple
   root gives its leaves in order, a non-tuple root one output), each shaped (D, *dims).
   Outputs are not copied: a value every device shares may be one read-only broadcast
@@ -48,7 +49,7 @@ from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.run_limits import check_run_sizes, step_cost
 from tilecc.hlo.opcodes import HloOpcode as Op
 
-def evaluate_module(module: HloModule, inputs: list[np.ndarray], replicas: int,
+def evaluate_module(module: HloModule, inputs: Sequence[Any], replicas: int,
                     partitions: int = 1, max_steps: int | None = None) -> list[np.ndarray]:
     """Run `module`'s entry on replicas * partitions devices; see the module contract.
     At most `max_steps` steps are evaluated (default: tilecc.limits' "steps"; run_limits
@@ -66,12 +67,12 @@ class CompiledModule:
     interpreter: Interpreter
     devices: int
 
-    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    def __call__(self, inputs: Sequence[Any]) -> list[np.ndarray]:
         params = self.entry.parameters
         if len(inputs) != len(params):
             raise InterpError(f"entry computation {self.entry.name} takes {len(params)} "
                               f"parameters, got {len(inputs)} inputs")
-        args = [check_input(p, np.asarray(x), self.devices) for p, x in zip(params, inputs)]
+        args = [check_input(p, x, self.devices) for p, x in zip(params, inputs)]
         self.interpreter.steps = StepBudget(self.interpreter.max_steps)
         with np.errstate(all="ignore"):
             result = self.interpreter.run(self.entry, args,

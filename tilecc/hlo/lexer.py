@@ -5,7 +5,8 @@ piece with one compiled regex (whitespace and comments, a verbatim attribute val
 brackets balanced and strings respected, a shape `s32[2,<=3]{1,0:T(8,128)}` or tuple of
 shapes) and raises ParseError at the exact line:col of a
 problem. A bracketed value may continue over lines, as XLA's parser reads it, and is kept
-verbatim (line breaks included, as XLA keeps a backend_config); strings never span lines. The module-level decoders
+verbatim (line breaks included, as XLA keeps a backend_config); strings never span lines
+except in origin_recovery_table, whose strings hold whole modules. The module-level decoders
 turn verbatim values into typed ones (integer lists, slice bounds, replica groups, name
 lists) and raise ValueError with what was expected; the parser adds the location.
 """
@@ -16,7 +17,7 @@ import re
 
 from tilecc.errors import ParseError
 from tilecc.hlo.replica_groups import ReplicaGroups
-from tilecc.hlo.types import TYPE_BY_NAME, Layout, PrimitiveType, Shape
+from tilecc.hlo.types import TYPE_BY_NAME, UNBOUNDED, Layout, PrimitiveType, Shape
 
 WS = r"(?>\s*(?:(?:/\*[^*]*\*+(?:[^*/][^*]*\*+)*/|//[^\n]*+)\s*)*)"
 r"""Whitespace and comments (`// ...`, `/* ... */`, e.g. `/*index=5*/`), linear by construction.
@@ -27,6 +28,9 @@ keeps a pattern that embeds WS from backtracking into it when what follows fails
 """
 NAME = r"[A-Za-z_][\w.\-]*"
 STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+_MULTILINE_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+# attributes whose strings XLA writes over several lines (the recovery table holds modules)
+_MULTILINE_STRING_KEYS = frozenset({"origin_recovery_table"})
 _SKIP = re.compile(WS)
 _SIMPLE_VALUE = re.compile(r'[^,{}()\[\]"\s]+')
 _FLAT_BRACES = re.compile(r'\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\}')
@@ -55,6 +59,8 @@ _GROUP = re.compile(r"\{\s*(\d+(?:\s*,\s*\d+)*)?\s*\}")
 NAME_IN_LIST = re.compile(r"%?(" + NAME + r")")
 _ONE_NAME = re.compile(r"\s*%?(" + NAME + r")\s*")
 _MAX_DIM = (1 << 63) - 1
+_DIM_LEVELS = re.compile(r"D\(([^()]*)\)")
+_DIM_LEVEL = re.compile(r"[DCS][+~]*")  # dense / compressed / singleton, (non-)unique, unordered
 ARRAY_SHAPE = re.compile(r"([a-z][a-z0-9]*)\[([^\]\[]*)\](\{[^{}\n]*\})?")
 
 
@@ -137,6 +143,10 @@ class Cursor:
                 dyn = p.startswith("<=")
                 if dyn:
                     p = p[2:].strip()
+                elif p == "?":  # unbounded dynamic size
+                    dims.append(UNBOUNDED)
+                    dynamic.append(True)
+                    continue
                 if not p.isdigit():
                     raise self.error(f"bad dimension '{part.strip()}' in shape {m.group(0)}",
                                      m.start(2))
@@ -165,6 +175,16 @@ class Cursor:
                 raise self.error(f"bad layout {text}: expected minor-to-major dims", pos) from None
         if sorted(m2m) != list(range(rank)):
             raise self.error(f"layout {text} is not a permutation of the {rank} dimensions", pos)
+        if "D(" in tail or "P(" in tail:
+            levels = _DIM_LEVELS.search(tail)
+            if levels is not None and not all(_DIM_LEVEL.fullmatch(x.strip())
+                                              for x in levels.group(1).split(",")):
+                raise self.error(f"bad layout {text}: expected a DimLevelType abbreviation "
+                                 "(D, C, or S) in D(...)", pos)
+            sparse = levels is not None and any(c in levels.group(1) for c in "CS")
+            if "P(" in tail and not sparse:
+                raise self.error(f"layout {text} has a physical shape, but is not for a "
+                                 "sparse array", pos)
         return Layout(m2m, tail.strip())
 
     def raw_value(self, key: str) -> str:
@@ -218,7 +238,8 @@ class Cursor:
                 m = _BRACKET_QUOTE_OR_NEWLINE.search(text, pos)
                 if m is not None and m.group(0) == "\n":
                     nxt = _NOT_A_CONTINUATION.match(text, m.end())
-                    if nxt is None or (len(stack) > 1 and "=" not in nxt.group(0)):
+                    if nxt is None or (len(stack) > 1 and "=" not in nxt.group(0)) \
+                            or key in _MULTILINE_STRING_KEYS:
                         pos = m.end()
                         continue
                     m = None
@@ -228,6 +249,8 @@ class Cursor:
                 ch = m.group(0)
             if ch == '"':
                 s = STRING.match(text, m.start())
+                if s is None and key in _MULTILINE_STRING_KEYS:
+                    s = _MULTILINE_STRING.match(text, m.start())
                 if s is None:
                     raise self.error(f"unterminated string in attribute '{key}'", m.start())
                 pos = s.end()
@@ -332,7 +355,7 @@ def replica_groups_from_text(value: str) -> ReplicaGroups:
     if (m := _IOTA_GROUPS.fullmatch(v)) is not None:
         dims = [int(x) for x in m.group(3).split(",")]
         perm = [int(x) for x in m.group(4).split(",")] if m.group(4) else None
-        return ReplicaGroups.iota(int(m.group(1)), int(m.group(2)), dims, perm)
+        return ReplicaGroups.iota(int(m.group(1)), int(m.group(2)), dims, perm, sized=False)
     if (m := _MESH_GROUPS.fullmatch(v)) is not None:
         axes = [(a.group(1), int(a.group(2))) for a in _MESH_AXIS.finditer(m.group(1))]
         selected = [a.group(1) for a in _MESH_NAME.finditer(m.group(3))]

@@ -3,7 +3,10 @@
 Contract: `parse_literal(text, shape)` reads what XLA prints inside `constant(...)` for an
 array shape -- a scalar `-3`, `1.5`, `inf`, `-nan`, `true`; nested braces with one level
 per dimension `{ { 1, 2 }, { 3, 4 } }` (XLA's `/*i0=0*/` index comments skipped); `{}`
-for zero elements -- and returns an array of
+for zero elements; one scalar for a shape of any rank fills it (XLA's parser reads
+`s32[2] constant(4)` as {4, 4}); `-nan(0x7f)` carries a NaN payload, which must fit the
+type's mantissa (types with one NaN encoding take none) and is not kept in the value --
+and returns an array of
 `numpy_dtype(shape.element_type)` with `shape.dims`. Integers must fit the element type
 (no silent wrap-around, except XLA's u64 read as s64: -1 is 2^64 - 1); floats are not
 accepted for integer types, and a finite float that rounds to infinity in its type is out
@@ -23,6 +26,7 @@ from typing import Protocol
 import numpy as np
 
 from tilecc.hlo.types import PrimitiveType, Shape, is_complex, is_floating, numpy_dtype
+from tilecc.limits import limit
 
 
 class ScalarLike(Protocol):
@@ -36,7 +40,9 @@ class ScalarLike(Protocol):
 
 # XLA annotates literals of rank >= 3 with index comments: `{ /*i0=0*/ { /*i1=0*/ {1, 2} } }`.
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
-_TOKEN = re.compile(r"(?:\s|/\*.*?\*/)*(?:([{}(),])|([^\s{}(),]+))", re.S)
+_TOKEN = re.compile(r"(?:\s|/\*.*?\*/)*(?:([{}(),])|(-?nan\(0x[0-9a-fA-F]+\)|[^\s{}(),]+))",
+                    re.S)
+_NAN_PAYLOAD = re.compile(r"(-?)nan\((0x[0-9a-fA-F]+)\)")
 
 # (digits10, max_digits10) per float type, as std::numeric_limits gives them in XLA.
 _FLOAT_DIGITS = {
@@ -75,6 +81,8 @@ def _convert_scalar(token: str, offset: int, et: PrimitiveType) -> bool | int | 
             return False
         raise LiteralError(f"expected true or false for pred, got '{token}'", offset)
     if is_floating(et) or is_complex(et):
+        if token.endswith(")") and (nan := _NAN_PAYLOAD.fullmatch(token)) is not None:
+            return _nan_with_payload(nan, offset, et)
         try:
             value_f = float(token)
         except ValueError:
@@ -104,6 +112,21 @@ def _convert_scalar(token: str, offset: int, et: PrimitiveType) -> bool | int | 
 _PART_TYPE = {PrimitiveType.C64: PrimitiveType.F32, PrimitiveType.C128: PrimitiveType.F64}
 
 
+def _nan_with_payload(nan: re.Match[str], offset: int, et: PrimitiveType) -> float:
+    """`[-]nan(0x...)`: XLA's rule on the payload; the value is the signed NaN (the
+    payload bits are not kept: the literal's text is, and printing reproduces it)."""
+    name = et.name.lower()
+    payload = int(nan.group(2), 16)
+    if "fn" in name or is_complex(et):  # one NaN encoding (or none) in these types
+        raise LiteralError(f"NaN payload {nan.group(2)}: {name} does not support payloads",
+                           offset)
+    limit = (1 << int(np.finfo(numpy_dtype(et)).nmant)) - 1
+    if not 0 < payload <= limit:
+        raise LiteralError(f"NaN payload {nan.group(2)} is out of range ({limit:#x}) for "
+                           f"{name}", offset)
+    return -math.nan if nan.group(1) else math.nan
+
+
 def _narrow(value: float, et: PrimitiveType) -> float:
     """`value` rounded to the float type of `et` (a complex's part type)."""
     with np.errstate(over="ignore"):
@@ -117,11 +140,54 @@ def _subbyte_range(et: PrimitiveType) -> tuple[int, int]:
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
+TupleLiteral = tuple["np.ndarray | TupleLiteral", ...]
+
+
+def parse_tuple_literal(text: str, shape: Shape) -> TupleLiteral:
+    """The value of a tuple constant, `(elem, elem, ...)` with one literal per tuple element
+    (nested tuples in parentheses); LiteralError(message, offset into `text`) otherwise."""
+    lead = len(text) - len(text.lstrip())
+    body = text.strip()
+    if not (body.startswith("(") and body.endswith(")")):
+        raise LiteralError(f"expected '(' for a constant of shape {shape.to_text()}", lead)
+    parts: list[tuple[int, int]] = []  # element spans in text
+    depth, start = 0, lead + 1
+    for k in range(lead + 1, lead + len(body) - 1):
+        c = text[k]
+        if c in "({":
+            depth += 1
+        elif c in ")}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append((start, k))
+            start = k + 1
+    if text[start:lead + len(body) - 1].strip() or parts:
+        parts.append((start, lead + len(body) - 1))
+    elements = shape.tuple_shapes
+    if len(parts) != len(elements):
+        raise LiteralError(f"{len(parts)} elements for a tuple of {len(elements)}", lead)
+    values: list[np.ndarray | TupleLiteral] = []
+    for (lo, hi), element in zip(parts, elements):
+        try:
+            values.append(parse_tuple_literal(text[lo:hi], element) if element.is_tuple
+                          else parse_literal(text[lo:hi], element))
+        except LiteralError as err:
+            raise LiteralError(err.message, lo + err.offset) from None
+    return tuple(values)
+
+
 def parse_literal(text: str, shape: Shape) -> np.ndarray:
     """The array that `text` denotes for `shape` (see the module contract)."""
     if not shape.is_array:
         raise LiteralError(f"constants of shape {shape.to_text()} are not supported", 0)
     et = shape.element_type
+    if shape.dims and (one := _ONE_SCALAR.fullmatch(text)) is not None and \
+            0 <= shape.element_count() <= limit("elements"):
+        # XLA's parser fills an array from one scalar (`s32[2] constant(4)` is {4, 4}); a
+        # read-only broadcast, so a big shape costs no memory (beyond the element limit:
+        # the refusal below)
+        scalar = parse_literal(one.group(1), Shape.array(et, ()))
+        return np.broadcast_to(scalar, shape.dims)
     if (count := shape.element_count()) > len(text):
         # every element takes at least one character: refuse before building anything
         raise LiteralError(f"the shape has {count} elements but the literal is only "
@@ -143,6 +209,7 @@ def parse_literal(text: str, shape: Shape) -> np.ndarray:
     return arr.reshape(shape.dims)
 
 
+_ONE_SCALAR = re.compile(r"\s*(-?nan\(0x[0-9a-fA-F]+\)|[^\s{}(),/]+)\s*")
 _BULK_MIN_ELEMENTS = 64
 _BULK_VALUE = re.compile(r"[^{},\s]+")
 

@@ -15,7 +15,10 @@ the message of the ParseError XLA's parser raises (or the CHECK it aborts on) fo
   an opcode of fixed arity gets that many operands;
 - async-start's shape is ((operands...), outputs, state...), its wrapped computation takes
   its operands; async-update / -done take one async-start / -update operand, an update keeps
-  its operand's shape, and both keep its wrapped opcode, computation and thread.
+  its operand's shape, and both keep its wrapped opcode, computation and thread; an
+  async-start's computation is wrapped by no other async-start;
+- convolution labels / windows and attributes newer than the pinned XLA:
+  tilecc.hlo.parse_rules_attrs.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from tilecc.errors import ParseError
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.lexer import Cursor
 from tilecc.hlo.opcodes import HloOpcode as Op, lookup_opcode
-from tilecc.hlo.types import PrimitiveType, Shape, compatible
+from tilecc.hlo.parse_rules_attrs import check_convolution, newer_attribute
+from tilecc.hlo.types import UNBOUNDED, PrimitiveType, Shape, compatible
 
 
 def _static_extent(shape: Shape) -> int:
@@ -39,8 +43,8 @@ def _static_extent(shape: Shape) -> int:
 
 def _reshape(inst: HloInstruction) -> str | None:
     src = inst.operands[0].shape if inst.operands else None
-    if src is None or not (src.is_array and inst.shape.is_array):
-        return None
+    if src is None or not (src.is_array and inst.shape.is_array) or UNBOUNDED in src.dims:
+        return None  # XLA checks no count against an unbounded `?` size
     if _static_extent(src) != _static_extent(inst.shape):
         return (f"reshape of {src.to_text()} ({_static_extent(src)} elements) to "
                 f"{inst.shape.to_text()} ({_static_extent(inst.shape)} elements)")
@@ -163,7 +167,7 @@ def _async_chain(inst: HloInstruction) -> str | None:
     if inst.opcode is Op.ASYNC_UPDATE and inst.shape != inst.operands[0].shape:
         return (f"async-update's shape {inst.shape.to_text()} differs from its operand's "
                 f"{inst.operands[0].shape.to_text()}")
-    return None
+    return newer_attribute(inst)
 
 
 _READ_RULES: dict[Op, Callable[[HloInstruction], str | None]] = {
@@ -172,6 +176,8 @@ _READ_RULES: dict[Op, Callable[[HloInstruction], str | None]] = {
     Op.ALL_TO_ALL: _named_dimension, Op.RECV: _tuple_result, Op.INFEED: _tuple_result,
     Op.CONDITIONAL: _conditional, Op.ASYNC_START: _async_start,
     Op.ASYNC_UPDATE: _async_chain, Op.ASYNC_DONE: _async_chain, Op.CUSTOM_CALL: _custom_call,
+    Op.CONVOLUTION: check_convolution, Op.TOPK: newer_attribute,
+    Op.COLLECTIVE_BROADCAST: newer_attribute,
     **{op: _result_accuracy for op in _ACCURATE},
 }
 
@@ -197,13 +203,21 @@ def sugar_is_allowed(wrapped: str) -> bool:
                    for suffix in ("-start", "-done", "-update"))
 
 
-def check_async(inst: HloInstruction) -> str | None:
-    """The error XLA gives an async op once computations are known, or None."""
+def check_async(inst: HloInstruction, wrapped: set[int] | None = None) -> str | None:
+    """The error XLA gives an async op once computations are known, or None. `wrapped`
+    collects the ids of the computations async-starts checked so far wrap."""
     if inst.opcode is Op.ASYNC_START:
         callee = inst.calls[0] if inst.calls else None
-        if callee is not None and len(callee.parameters) != len(inst.operands):
+        # (the sugared `<op>-start` form is not checked: XLA reads `fusion-start()` of a
+        # two-parameter computation)
+        if callee is not None and inst.async_wrapped is None and \
+                len(callee.parameters) != len(inst.operands):
             return (f"async-start has {len(inst.operands)} operands, its computation "
                     f"{callee.name} takes {len(callee.parameters)}")
+        if callee is not None and wrapped is not None:
+            if id(callee) in wrapped:
+                return f"computation {callee.name} is called by more than one async op"
+            wrapped.add(id(callee))
         return None
     source = inst.operands[0]
     while source.opcode is Op.ASYNC_UPDATE and source.operands and not source.calls:

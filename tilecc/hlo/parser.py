@@ -6,7 +6,8 @@ col, message, source_line=...) -- never another exception -- for any input. Acce
   verbatim), then an optional stack-frame block (FileNames / FunctionNames /
   FileLocations / StackFrames) kept verbatim;
 - computations `[ENTRY] [%]name [(params) -> shape] { ... } [, execution_thread="t"]`;
-  without ENTRY the last computation is the entry;
+  without ENTRY the last computation is the entry; a computation attribute may hold a body
+  in place (`to_apply={ ... }`), a computation named `_` as XLA names it;
 - instructions `[ROOT] [%]name = shape opcode(operands), attr=value, ...`; operands may be
   preceded by their shape; `//` and `/* */` comments are skipped anywhere between tokens.
   A left-out result shape is inferred where XLA's parser infers it
@@ -43,13 +44,14 @@ from tilecc.errors import ParseError
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control_dependency
 from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, WS, Cursor, int_list,
                               name_list, replica_groups_from_text, slice_bounds)
-from tilecc.hlo.literal import LiteralError, parse_literal
+from tilecc.hlo.literal import LiteralError, parse_literal, parse_tuple_literal
 from tilecc.hlo.opcodes import ASYNC, HloOpcode, lookup_opcode
 from tilecc.hlo.parse_rules import (RULE_OPCODES, check_async, check_header, check_read,
                                     sugar_is_allowed)
+from tilecc.hlo.parse_rules_attrs import check_sharding
 from tilecc.hlo.replica_groups import ReplicaGroups
-from tilecc.hlo.shape_inference import infer_shape
-from tilecc.hlo.types import TYPE_BY_NAME, Shape, compatible
+from tilecc.hlo.shape_inference import BUILT_BY_XLA, infer_shape, xla_built_shape
+from tilecc.hlo.types import TYPE_BY_NAME, PrimitiveType, Shape, compatible
 
 # Whitespace and comments read as one atomic piece: a match never backtracks into a
 # comment, so a `// ..., key=value` comment cannot end early and turn into an attribute
@@ -99,7 +101,7 @@ _REQUIRED: dict[HloOpcode, tuple[str, ...]] = {
 _PARAMETER, _CONSTANT, _BROADCAST = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.BROADCAST
 _NO_SHAPE = Shape.token()  # until the left-out result shape is inferred
 # opcodes the fast path hands to check_rules (the others have no rule of parse_rules)
-_CHECKED = RULE_OPCODES | ASYNC | {HloOpcode.BROADCAST}
+_CHECKED = RULE_OPCODES | ASYNC | BUILT_BY_XLA | {HloOpcode.BROADCAST}
 # Opcodes whose parentheses hold a value, not operands.
 _PAYLOAD_OPCODES = frozenset({HloOpcode.CONSTANT, HloOpcode.PARAMETER})
 _COMPARISON_DIRECTIONS = {"EQ", "NE", "GE", "GT", "LE", "LT"}
@@ -133,6 +135,8 @@ class _Parser(Cursor):
         self.nested: list[HloInstruction] = []
         """Instructions read as operands of the one being read, innermost first; they join
         the computation before it."""
+        self.open_computations: list[HloComputation] = []
+        """The computations being read, innermost (an inline `to_apply={...}`) last."""
 
     # --- module ----------------------------------------------------------------------------
 
@@ -156,8 +160,9 @@ class _Parser(Cursor):
             raise self.error("the module has no computations")
         module.entry = entry if entry is not None else module.computations[-1]
         self.resolve_computation_refs(module)
+        wrapped: set[int] = set()
         for inst, pos in self.async_checks:
-            message = check_async(inst)
+            message = check_async(inst, wrapped)
             if message is not None:
                 raise self.error(message, pos)
         return module
@@ -211,11 +216,13 @@ class _Parser(Cursor):
         if module.computation_name_is_used(name):
             raise self.error(f"computation '{name}' is defined twice", name_pos)
         self.pos = m.end()
+        declared: Shape | None = None
         if self.text.startswith("(", self.pos):
             self.skip_balanced()
             self.expect("->", "between the parameters and the result shape")
             self.skip()
-            self.parse_shape()
+            declared_pos = self.pos
+            declared = self.parse_shape()
         comp = HloComputation(name)
         self.expect("{", f"to open computation '{name}'")
         open_pos = self.pos - 1
@@ -223,6 +230,11 @@ class _Parser(Cursor):
         comp.parent = module
         module.register_computation_name(name)
         self.parse_instructions(comp, open_pos)
+        if declared is not None and comp.root is not None and \
+                not compatible(declared, comp.root.shape):
+            raise self.error(f"shape of computation '{name}', {declared.to_text()}, is not "
+                             f"compatible with that of its root '{comp.root.name}', "
+                             f"{comp.root.shape.to_text()}", declared_pos)
         m2 = _EXECUTION_THREAD.match(self.text, self.pos)
         if m2 is not None:
             comp.execution_thread = m2.group(1)
@@ -237,9 +249,10 @@ class _Parser(Cursor):
         root: HloInstruction | None = None
         last: HloInstruction | None = None
         params: dict[int, HloInstruction] = {}
+        named: list[HloInstruction] = []
         text = self.text
         members = comp._instructions
-        take_name = module._names.take  # bound once: one call per instruction
+        self.open_computations.append(comp)
         while True:
             parsed = self.parse_instruction(scope, control_refs)
             if parsed is None:
@@ -263,7 +276,7 @@ class _Parser(Cursor):
                     raise self.error(f"a second ROOT in computation '{comp.name}' (first: "
                                      f"'{root.name}')", name_pos)
                 root = inst
-            inst.name = take_name(name)  # renamed when another computation has it
+            named.append(inst)
             # nested ones (instructions written as operands) were named when read
             for part in [*self.nested, inst] if self.nested else (inst,):
                 if part.opcode is _PARAMETER:
@@ -277,8 +290,14 @@ class _Parser(Cursor):
                 members[part] = None
             self.nested.clear()
             last = inst
+        self.open_computations.pop()
         if not scope:
             raise self.error(f"computation '{comp.name}' has no instructions", open_pos)
+        # XLA names a computation's instructions when the computation is complete, so an
+        # inline computation (`to_apply={...}`) keeps its names and its caller's yield
+        take_name = module._names.take  # verbatim when free, else renamed (another
+        for inst in named:                # computation has it)
+            inst.name = take_name(inst.name)
         if root is None:  # XLA's parser takes the last instruction
             root = last
         if sorted(params) != list(range(len(params))):
@@ -410,7 +429,10 @@ class _Parser(Cursor):
         inst.dimensions = ()
 
     def check_rules(self, inst: HloInstruction, op_pos: int) -> None:
-        """tilecc.hlo.parse_rules on `inst` now; its async rules once computations are known."""
+        """tilecc.hlo.parse_rules on `inst` now; its async rules once computations are known.
+        An instruction whose shape XLA builds itself gets that shape."""
+        if inst.opcode in BUILT_BY_XLA:
+            inst.shape = xla_built_shape(inst)
         message = check_read(inst)
         if message is not None:
             raise self.error(message, op_pos)
@@ -441,6 +463,12 @@ class _Parser(Cursor):
         # XLA's parser infers a left-out result shape (tilecc.hlo.shape_inference)
         shape = self.parse_shape() if text.startswith("(", self.pos) or \
             ARRAY_SHAPE.match(text, self.pos) else None
+        if shape is not None and text[self.pos - 1] == "]" and \
+                (spaced := _SPACED_LAYOUT.match(text, self.pos)):
+            # XLA's lexer reads `bf16[1,128] {1,0}` as one shape
+            shape = shape.with_layout(self.build_layout(spaced.group(1), shape.rank,
+                                                        spaced.start(1)))
+            self.pos = spaced.end()
         m = _OPCODE.match(text, self.pos)
         if m is None:
             self.skip()
@@ -594,6 +622,9 @@ class _Parser(Cursor):
         if payload == "{...}":
             return  # XLA elides big constants this way; the value is unknown but printable
         try:
+            if inst.shape.is_tuple:  # checked here, its value built where it is used
+                parse_tuple_literal(payload, inst.shape)
+                return
             inst._literal = parse_literal(payload, inst.shape)
         except LiteralError as err:
             lead = len(self.text[start:self.pos - 1]) - len(self.text[start:self.pos - 1].lstrip())
@@ -604,7 +635,27 @@ class _Parser(Cursor):
 
     def parse_attribute(self, inst: HloInstruction, key: str, control_refs: list) -> None:
         value_pos = self.pos
+        if key in _COMPUTATION_ATTRS and _INLINE_BODY.match(self.text, value_pos):
+            self.comp_refs.append((inst, key, value_pos,
+                                   [(self.parse_inline_computation(), value_pos)]))
+            return
         self.set_attribute(inst, key, self.raw_value(key), value_pos, control_refs)
+
+    def parse_inline_computation(self) -> str:
+        """A computation body written as an attribute value (`to_apply={ ... }`); XLA names
+        it `_` (then `_.1`, ...) and places it before the computation that calls it."""
+        module = self.module
+        assert module is not None
+        comp = HloComputation(module.claim_computation_name("_"))
+        caller = self.open_computations[-1]
+        module.computations.insert(module.computations.index(caller), comp)
+        comp.parent = module
+        open_pos = self.pos
+        self.pos += 1
+        outer_nested, self.nested = self.nested, []
+        self.parse_instructions(comp, open_pos)
+        self.nested = outer_nested
+        return comp.name
 
     def set_attribute(self, inst: HloInstruction, key: str, value: str, value_pos: int,
                       control_refs: list) -> None:
@@ -656,6 +707,8 @@ class _Parser(Cursor):
             elif key == "control-predecessors":
                 control_refs.append((inst, name_list(value, value_pos)))
             else:
+                if key == "sharding" and (message := check_sharding(value)) is not None:
+                    raise ValueError(message)
                 inst.attributes[key] = value
         except ValueError as err:
             raise self.error(str(err), value_pos) from None
@@ -683,6 +736,9 @@ class _Parser(Cursor):
                 attr = _HALF_ATTRS[key]
                 halves.setdefault((id(inst), attr), (inst, {}, value_pos))[1][key] = comps[0]
             elif key == "branch_computations":
+                if inst.operands and inst.operands[0].shape.element_type is PrimitiveType.PRED:
+                    raise self.error("a conditional on a pred takes true_computation and "
+                                     "false_computation, not branch_computations", value_pos)
                 inst.branch_computations = comps
             else:
                 inst.calls = comps
@@ -699,6 +755,8 @@ class _Parser(Cursor):
 
 
 _OPERAND_NAME = re.compile(r"%?(" + NAME + r")")
+_INLINE_BODY = re.compile(r"\{" + _WS + r"(?:ROOT\s+)?%?" + NAME + _WS + "=")
+_SPACED_LAYOUT = re.compile(r"[ \t]+(\{[\d,\s]*(?::[^{}\n]*)?\})(?=\s*[a-z][a-z0-9\-]*\()")
 _OPERAND_WITH_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]\[]*\](?:\{[^{}]*\})?\s+%?" + NAME)
 _ASYNC_SUFFIXES = {"-start": HloOpcode.ASYNC_START, "-update": HloOpcode.ASYNC_UPDATE,
                    "-done": HloOpcode.ASYNC_DONE}

@@ -1,7 +1,8 @@
 """Seeded random inputs for an HLO module's entry parameters, covering every dtype's corners.
 
 Contract: `random_inputs(module, replicas, seed, partitions=1)` returns one array per entry
-parameter, shaped (replicas * partitions, *dims) with the parameter's numpy dtype, the same
+parameter (a tuple parameter: a tuple of them, nested as its shape), shaped
+(replicas * partitions, *dims) with the parameter's numpy dtype, the same
 for the same (module parameters, replicas, seed). Devices get independent values.
 - integers: uniform over the type's full range, and about a quarter of the elements replaced
   by extremes (INT_MIN, INT_MIN + 1, INT_MAX, INT_MAX - 1, 0, 1, -1, 2);
@@ -10,19 +11,21 @@ for the same (module parameters, replicas, seed). Devices get independent values
 - complex (c64 / c128): real and imaginary parts drawn independently as floats of the
   component type (f32 / f64), specials included;
 - pred: fair coin flips.
-Element types without numpy values (tuples, tokens) raise InterpError.
-
 `entry_inputs(module, devices, rng, given, rows)` is the one way a run picks its inputs
-(`tilecc run`, `hlo-opt --verify`, their MPI forms): per entry parameter, the array in
-`given` (by parameter number) or else the random one; a random array is drawn for every
+(`tilecc run`, `hlo-opt --verify`, their MPI forms): per entry parameter, the value in
+`given` (by parameter number) or else the random one; a random value is drawn for every
 parameter, given or not, so a parameter's values never depend on which others were given.
-With `rows` (device ids), only those devices' rows are kept, as a contiguous copy, and each
-full draw is dropped before the next parameter's (an MPI process's share).
+With `rows` (device ids), only those devices' rows are kept, as a contiguous copy (of every
+leaf of a tuple), and each full draw is dropped before the next parameter's (an MPI
+process's share).
+A token parameter gets the interpreter's token, an empty (devices, 0) pred array; a tuple
+parameter a tuple of values, nested as its shape.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -41,24 +44,43 @@ NUMPY_MAX_DIMS = 64
 
 
 def random_inputs(module: HloModule, replicas: int, seed: int,
-                  partitions: int = 1) -> list[np.ndarray]:
+                  partitions: int = 1) -> list[Any]:
     """One array per entry parameter; see the module contract."""
     return entry_inputs(module, replicas * partitions, np.random.default_rng(seed))
 
 
 def entry_inputs(module: HloModule, devices: int, rng: np.random.Generator,
                  given: Mapping[int, np.ndarray] | None = None,
-                 rows: np.ndarray | None = None) -> list[np.ndarray]:
+                 rows: np.ndarray | None = None) -> list[Any]:
     """Given or drawn values of every entry parameter; see the module contract."""
     if module.entry is None:
         raise InterpError(f"module {module.name} has no entry computation")
     inputs = []
     for param in module.entry.parameters:
-        drawn = random_array(param.shape, devices, rng, param.name)
+        drawn = random_value(param.shape, devices, rng, param.name)
         chosen = (given or {}).get(param.parameter_number or 0, drawn)
-        inputs.append(chosen if rows is None else np.ascontiguousarray(chosen[rows]))
+        inputs.append(chosen if rows is None else _rows_of(chosen, rows))
         del drawn, chosen
     return inputs
+
+
+def _rows_of(value: Any, rows: np.ndarray) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_rows_of(v, rows) for v in value)
+    return np.ascontiguousarray(value[rows])
+
+
+def random_value(shape: Shape, devices: int, rng: np.random.Generator,
+                 what: str = "value") -> Any:
+    """random_array for an array shape; for a tuple shape a tuple of them, nested as the
+    shape (elements drawn depth-first, in XLA's flattened parameter order); a token gets
+    the interpreter's token value, an empty (devices, 0) pred array."""
+    if shape.is_tuple:
+        return tuple(random_value(s, devices, rng, f"{what}[{k}]")
+                     for k, s in enumerate(shape.tuple_shapes))
+    if shape.is_token:  # the interpreter's token: no data (interp.async_steps)
+        return np.zeros((devices, 0), np.bool_)
+    return random_array(shape, devices, rng, what)
 
 
 def random_array(shape: Shape, devices: int, rng: np.random.Generator,

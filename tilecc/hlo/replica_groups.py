@@ -51,10 +51,12 @@ class ReplicaGroups:
 
     @staticmethod
     def iota(group_count: int, group_size: int, dims: tuple[int, ...] | list[int],
-             perm: tuple[int, ...] | list[int] | None = None) -> ReplicaGroups:
-        """`[G,S]<=[dims]T(perm)`; ValueError unless prod(dims) == G*S and perm permutes dims."""
+             perm: tuple[int, ...] | list[int] | None = None,
+             sized: bool = True) -> ReplicaGroups:
+        """`[G,S]<=[dims]T(perm)`; ValueError unless prod(dims) == G*S (when `sized`: XLA's
+        parser reads `[2,2]<=[16]`, and `groups()` refuses it) and perm permutes dims."""
         dims = tuple(int(d) for d in dims)
-        if prod(dims) != group_count * group_size:
+        if sized and prod(dims) != group_count * group_size:
             raise ValueError(f"iota replica groups [{group_count},{group_size}] need "
                              f"{group_count * group_size} ids but dims {list(dims)} give {prod(dims)}")
         if perm is not None:
@@ -97,6 +99,10 @@ class ReplicaGroups:
         if self.kind == "explicit":
             return [list(g) for g in self.explicit]
         if self.kind == "iota":
+            g, s = self.iota_shape
+            if prod(self.iota_dims) != g * s:
+                raise ValueError(f"iota replica groups [{g},{s}] need {g * s} ids but dims "
+                                 f"{list(self.iota_dims)} give {prod(self.iota_dims)}")
             ids = np.arange(prod(self.iota_dims)).reshape(self.iota_dims)
             if self.iota_perm is not None:
                 ids = ids.transpose(self.iota_perm)

@@ -140,3 +140,17 @@ def infer_shape(inst: HloInstruction, called: HloComputation | None) -> Shape:
     if op is Op.DOT:
         return _dot(inst)
     raise ValueError(f"XLA does not infer the shape of {op.mnemonic}: write it")
+
+
+BUILT_BY_XLA = frozenset({Op.SEND, Op.SEND_DONE})
+"""Opcodes whose shape XLA's parser builds itself, whatever the text writes."""
+
+
+def xla_built_shape(inst: HloInstruction) -> Shape:
+    """The shape XLA's parser gives a BUILT_BY_XLA instruction (CreateSend /
+    CreateSendDone): send is (its first operand's shape, u32[], token[]) -- the operand
+    order decides, not the written shape --, send-done token[]."""
+    if inst.opcode is Op.SEND and inst.operands:
+        return Shape.tuple([inst.operands[0].shape, Shape.array(PrimitiveType.U32, ()),
+                            Shape.token()])
+    return Shape.token() if inst.opcode is Op.SEND_DONE else inst.shape

@@ -18,6 +18,7 @@ from typing import Callable
 from tilecc.errors import VerifyError
 from tilecc.hlo.builders import slice_shape
 from tilecc.hlo.ir import HloInstruction, HloModule
+from tilecc.hlo.literal import LiteralError, parse_tuple_literal
 from tilecc.hlo.opcodes import (ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, TYPE_PRESERVING_BINARY,
                                 TYPE_PRESERVING_UNARY, HloOpcode)
 from tilecc.hlo.replica_groups import participants_per_group
@@ -121,7 +122,10 @@ def _group_size(inst: HloInstruction, module: HloModule) -> int:
 def _verify_collective_mode(inst: HloInstruction) -> None:
     if inst.use_global_device_ids and inst.channel_id is None:
         raise fail(inst, "use_global_device_ids=true needs a channel_id")
-    groups = inst.replica_groups.groups() if inst.replica_groups is not None else None
+    try:
+        groups = inst.replica_groups.groups() if inst.replica_groups is not None else None
+    except ValueError as err:  # an iota form whose sizes disagree
+        raise fail(inst, str(err)) from None
     if groups:
         sizes = {len(g) for g in groups}
         if len(sizes) != 1:
@@ -336,8 +340,16 @@ def _parameter(inst: HloInstruction, ctx: RuleContext) -> None:
 
 def _constant(inst: HloInstruction, ctx: RuleContext) -> None:
     shape = inst.shape
+    if shape.is_tuple and inst.literal_text is not None:
+        if inst.literal_text == "{...}":
+            return
+        try:
+            parse_tuple_literal(inst.literal_text, shape)
+        except LiteralError as err:
+            raise fail(inst, f"no value in '{inst.literal_text[:40]}': {err.message}") from None
+        return
     if not shape.is_array:
-        raise fail(inst, "constants must have an array shape")
+        raise fail(inst, "constants must have an array or tuple shape")
     if inst.literal_text is None and inst._literal is None:
         raise fail(inst, "constant has no value")
     if inst.literal_text != "{...}" and (lit := inst.literal) is not None \

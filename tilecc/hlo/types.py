@@ -5,7 +5,8 @@ Contract:
   numeric tests copied from compiled code (spec 000: `(et - 4) & ~4 == 0` selects
   {S32, U32}) hold on the enum values.
 - `Shape` is immutable. An array shape has `element_type`, `dims`, `dynamic_dims` (one
-  bool per dim, `<=N` in text) and an optional `Layout`; a tuple shape has
+  bool per dim, `<=N` in text; an unbounded size is UNBOUNDED = -1, `?`) and an optional
+  `Layout`; a tuple shape has
   `element_type == TUPLE` and `tuple_shapes`; a token has `element_type == TOKEN`.
   Scalars (rank 0) never carry a layout in text.
 - `Layout.minor_to_major` is the typed part; everything after it inside the braces
@@ -278,10 +279,14 @@ def array_shape(element_type: PrimitiveType, dims: tuple[int, ...]) -> Shape:
     return shape
 
 
+UNBOUNDED = -1
+"""The size of an unbounded dynamic dimension, `?` in text (XLA's Shape::kUnboundedSize)."""
+
+
 @lru_cache(maxsize=4096)
 def _array_text(shape: Shape) -> str:
     if any(shape.dynamic_dims):
-        dims = ",".join(("<=" if dyn else "") + str(d)
+        dims = ",".join("?" if d == UNBOUNDED else ("<=" if dyn else "") + str(d)
                         for d, dyn in zip(shape.dims, shape.dynamic_dims))
     else:
         dims = ",".join(map(str, shape.dims))

@@ -6,7 +6,8 @@ Contract:
   the child becomes an OracleError carrying the child's last stderr lines; the jobs after
   it run in a fresh child.
 - `run_on_xla(text, inputs, replicas, partitions=1)`: `inputs` holds one array per entry
-  parameter, each with a leading device axis of length replicas * partitions (device
+  parameter (a tuple parameter: a tuple of them, nested as its shape, passed to XLA as its
+  leaves), each with a leading device axis of length replicas * partitions (device
   d = replica * partitions + partition, the order of XLA's flattened ids); the result is
   the flattened root tuple (a non-tuple root is one output), each with that leading axis.
 - `parse_on_xla(text)` / `compile_on_xla(text, replicas)` return None or raise OracleError
@@ -366,7 +367,7 @@ def _child_job(jax: Any, xc: Any, kind: str, text: str, inputs: list[np.ndarray]
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
     sharding = NamedSharding(Mesh(np.array(devices), ("d",)), PartitionSpec())
     args = []
-    for index, array in enumerate(inputs):
+    for index, array in enumerate(flat_inputs(inputs)):
         if array.ndim == 0 or array.shape[0] != count:
             raise ValueError(f"input {index} has shape {array.shape}; expected a leading "
                              f"device axis of length {count}")
@@ -385,6 +386,15 @@ def _child_job(jax: Any, xc: Any, kind: str, text: str, inputs: list[np.ndarray]
         return [np.array([best_wall, best_cpu])]
     outputs = executable.execute_sharded(args).disassemble_into_single_device_arrays()
     return [np.stack([np.asarray(piece) for piece in per_device]) for per_device in outputs]
+
+
+def flat_inputs(inputs: list[Any]) -> list[np.ndarray]:
+    """The arrays of `inputs`, tuples flattened depth-first: XLA's compiled entry takes a
+    tuple parameter as its leaves."""
+    out: list[np.ndarray] = []
+    for x in inputs:
+        out.extend(flat_inputs(list(x)) if isinstance(x, tuple) else [x])
+    return out
 
 
 if __name__ == "__main__":

@@ -145,10 +145,10 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def verify_or_raise(module: HloModule, when: str) -> None:
+def verify_or_raise(module: HloModule, when: str, allow_mixed_precision: bool = False) -> None:
     """Run the HLO verifier; re-raise its error with `when` ("after pass X") in front."""
     try:
-        verify_module(module)
+        verify_module(module, allow_mixed_precision)
     except VerifyError as err:
         raise VerifyError(f"{when}: {err}") from None
 
@@ -157,9 +157,11 @@ class PassPipeline:
     """Named passes run in order, with optional verification and before/after dumps."""
 
     def __init__(self, passes: list[HloPass], *, verify: bool = True,
-                 dump_dir: Path | None = None) -> None:
+                 dump_dir: Path | None = None, allow_mixed_precision: bool = False) -> None:
         self.passes = passes
         self.verify = verify
+        self.allow_mixed_precision = allow_mixed_precision
+        """The verifier's XLA option of that name (a reducer of another precision)."""
         self.dump_dir = dump_dir
 
     def run(self, module: HloModule,
@@ -169,7 +171,7 @@ class PassPipeline:
         called with (pass, module, "before" / "after") right around each pass's run (what a
         command reports: time, matches, what changed)."""
         if self.verify:
-            verify_or_raise(module, "input module")
+            verify_or_raise(module, "input module", self.allow_mixed_precision)
         results: list[tuple[str, bool]] = []
         for index, hlo_pass in enumerate(self.passes, start=1):
             self._dump(module, index, hlo_pass.name, "before")
@@ -180,7 +182,8 @@ class PassPipeline:
                 listener(hlo_pass, module, "after")
             self._dump(module, index, hlo_pass.name, "after")
             if self.verify:
-                verify_or_raise(module, f"after pass {hlo_pass.name}")
+                verify_or_raise(module, f"after pass {hlo_pass.name}",
+                                self.allow_mixed_precision)
             results.append((hlo_pass.name, changed))
         return results
 
@@ -234,8 +237,8 @@ def lookup_pass(name: str) -> PassInfo:
     raise PassError(f"unknown pass '{name}'; valid passes: {valid}")
 
 
-def build_pipeline(names: list[str], *, verify: bool = True,
-                   dump_dir: Path | None = None) -> PassPipeline:
+def build_pipeline(names: list[str], *, verify: bool = True, dump_dir: Path | None = None,
+                   allow_mixed_precision: bool = False) -> PassPipeline:
     """A pipeline of the named passes in the order given."""
     return PassPipeline([lookup_pass(n).create() for n in names], verify=verify,
-                        dump_dir=dump_dir)
+                        dump_dir=dump_dir, allow_mixed_precision=allow_mixed_precision)

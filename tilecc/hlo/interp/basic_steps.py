@@ -18,6 +18,7 @@ from tilecc.hlo.interp.dot import dot_op
 from tilecc.hlo.interp.rng import rng_bit_generator
 from tilecc.hlo.interp.values import Array, Lanes, Operands, Runner, Step, Value, select_lanes
 from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.literal import LiteralError, TupleLiteral, parse_tuple_literal
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import (bit_width, is_complex, is_floating, numpy_dtype,
                               primitive_type_name)
@@ -39,6 +40,8 @@ def binary_step(runner: Runner, inst: HloInstruction) -> Step:
 
 
 def constant_step(runner: Runner, inst: HloInstruction) -> Step:
+    if inst.shape.is_tuple:
+        return _tuple_constant_step(inst)
     literal = inst.literal
     if literal is None:
         raise InterpError(f"{inst.name}: constant without a value")
@@ -50,6 +53,22 @@ def constant_step(runner: Runner, inst: HloInstruction) -> Step:
             value = cache[d.count] = np.broadcast_to(literal, (d.count,) + literal.shape)
         return value
     return step
+
+
+def _tuple_constant_step(inst: HloInstruction) -> Step:
+    """A tuple constant `((1, 2), {3, 4})`: its arrays broadcast over the lanes."""
+    if inst.literal_text is None or inst.literal_text == "{...}":
+        raise InterpError(f"{inst.name}: constant without a value")
+    try:
+        value = parse_tuple_literal(inst.literal_text, inst.shape)
+    except LiteralError as err:
+        raise InterpError(f"{inst.name}: {err.message}") from None
+
+    def lanes(v: TupleLiteral | Array, count: int) -> Value:
+        if isinstance(v, tuple):
+            return tuple(lanes(x, count) for x in v)
+        return np.broadcast_to(v, (count,) + v.shape)
+    return lambda a, d: lanes(value, d.count)
 
 
 def iota_step(runner: Runner, inst: HloInstruction) -> Step:

@@ -8,6 +8,7 @@ A new family of opcodes lives in its own module and adds its rows here.
 
 from __future__ import annotations
 
+from tilecc.hlo.interp import async_steps as s
 from tilecc.hlo.interp import basic_steps as b
 from tilecc.hlo.interp import called_steps as c
 from tilecc.hlo.interp import collective_steps as k
@@ -16,6 +17,7 @@ from tilecc.hlo.interp.custom_calls import custom_call_step
 from tilecc.hlo.interp.gather import gather_step, scatter_step
 from tilecc.hlo.interp.select_scatter import select_and_scatter_step
 from tilecc.hlo.interp.shapes import HANDLERS as DATA_MOVEMENT
+from tilecc.hlo.interp.topk import topk_step
 from tilecc.hlo.interp.values import Builder
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
 
@@ -48,4 +50,13 @@ STEPS: dict[Op, Builder] = {
     Op.REDUCE_SCATTER: k.reduce_scatter_step, Op.ALL_TO_ALL: k.all_to_all_step,
     Op.COLLECTIVE_PERMUTE: k.collective_permute_step,
     Op.COLLECTIVE_BROADCAST: k.collective_broadcast_step,
+    Op.ALL_REDUCE_START: k.all_reduce_step, Op.ALL_REDUCE_DONE: b.first_operand_step,
+    Op.ALL_GATHER_START: s.all_gather_start_step, Op.ALL_GATHER_DONE: s.element_step(1),
+    Op.COLLECTIVE_PERMUTE_START: s.collective_permute_start_step,
+    Op.COLLECTIVE_PERMUTE_DONE: s.element_step(1),
+    Op.COPY_START: s.copy_start_step, Op.COPY_DONE: s.element_step(0),
+    Op.ASYNC_START: s.async_start_step, Op.ASYNC_UPDATE: b.first_operand_step,
+    Op.ASYNC_DONE: s.element_step(1),
+    Op.AFTER_ALL: s.after_all_step, Op.ADD_DEPENDENCY: b.first_operand_step,
+    Op.DOMAIN: b.first_operand_step, Op.TOPK: topk_step,
 }

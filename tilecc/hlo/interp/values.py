@@ -5,7 +5,8 @@ HLO tuple). `Lanes` describes that axis for a running computation. A Step is one
 instruction; a Builder makes the Step of an instruction from the `Runner` compiling it
 (the only thing a builder may ask of the interpreter: its device counts and `run`).
 `lane_combiner` runs a reducer computation on flat scalar lanes. `check_input` accepts an
-entry input only with the parameter's exact dtype and (devices, *dims) shape.
+entry input only with the parameter's exact dtype and (devices, *dims) shape (a tuple
+parameter: a tuple of such, nested as its shape).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.ir import HloComputation, HloInstruction
-from tilecc.hlo.types import numpy_dtype
+from tilecc.hlo.types import Shape, numpy_dtype
 
 Array = np.ndarray
 Value = Union[Array, tuple["Value", ...]]
@@ -79,18 +80,31 @@ def single_or_tuple(inst: HloInstruction, outs: Sequence[Value]) -> Value:
     return outs[0] if len(outs) == 1 and not inst.shape.is_tuple else tuple(outs)
 
 
-def check_input(param: HloInstruction, x: np.ndarray, devices: int) -> Array:
-    """`x` if it fits `param` on `devices` devices, else InterpError saying what fits."""
-    shape = param.shape
-    if not shape.is_array:
-        raise InterpError(f"parameter {param.name} has shape {shape}; only array "
-                          "parameters can be given inputs")
-    want = (devices,) + shape.dims
-    dtype = numpy_dtype(shape.element_type)
+def check_input(param: HloInstruction, x: Any, devices: int) -> Value:
+    """`x` if it fits `param` on `devices` devices, else InterpError saying what fits: an
+    array for an array parameter, a tuple of such (nested as the shape is) for a tuple."""
+    return _check_value(param, param.shape, x, devices, "")
+
+
+def _check_value(param: HloInstruction, shape: Shape, x: Any, devices: int,
+                 index: str) -> Value:
+    where = f"parameter {param.parameter_number} ({param.name}{index}: {shape})"
+    if shape.is_tuple:
+        if not isinstance(x, (tuple, list)) or len(x) != len(shape.tuple_shapes):
+            raise InterpError(f"input for {where} must be a tuple of "
+                              f"{len(shape.tuple_shapes)} values")
+        return tuple(_check_value(param, s, v, devices, f"{index}[{k}]")
+                     for k, (s, v) in enumerate(zip(shape.tuple_shapes, x)))
+    if not shape.is_array and not shape.is_token:
+        raise InterpError(f"{where}: only array and token parameters (or tuples of them) "
+                          "can be given inputs")
+    x = np.asarray(x)
+    # a token is an empty pred row per device (interp.async_steps.token_lanes)
+    want = (devices,) + shape.dims if shape.is_array else (devices, 0)
+    dtype = numpy_dtype(shape.element_type) if shape.is_array else np.dtype(np.bool_)
     if x.shape != want or x.dtype != dtype:
-        raise InterpError(f"input for parameter {param.parameter_number} ({param.name}: "
-                          f"{shape}) must be {dtype}{list(want)} (leading device axis), got "
-                          f"{x.dtype}{list(x.shape)}")
+        raise InterpError(f"input for {where} must be {dtype}{list(want)} (leading device "
+                          f"axis), got {x.dtype}{list(x.shape)}")
     return x
 
 

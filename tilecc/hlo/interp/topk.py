@@ -1,0 +1,48 @@
+"""The topk step: the k largest (or smallest) elements of the last dimension and their
+indices, as XLA CPU computes them.
+
+Contract: `topk(x), k=K, largest=true|false` has shape (values[..., K], s32 indices[..., K]).
+XLA CPU decomposes topk into a stable sort of (value, iota) with a total-order comparison
+(TopkDecomposer): floats order -NaN < -inf < ... < -0 < +0 < ... < inf < NaN, equal values
+keep their index order; the first K of that order are the result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tilecc.errors import InterpError
+from tilecc.hlo.interp.values import Lanes, Operands, Runner, Step, Value
+from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.types import is_floating, numpy_dtype
+
+
+def _total_order_key(x: np.ndarray) -> np.ndarray:
+    """Integers whose order is the total order of the floats `x` (any float width)."""
+    wide = x.astype(np.float64)
+    bits = wide.view(np.int64)
+    # negative floats: flip the magnitude bits so more negative sorts lower
+    return np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
+
+
+def topk_step(runner: Runner, inst: HloInstruction) -> Step:
+    k_text = inst.attributes.get("k", "")
+    if not k_text.isdigit():
+        raise InterpError(f"{inst.name}: topk needs k=<count>")
+    k = int(k_text)
+    largest = inst.attributes.get("largest", "true") == "true"
+    t = inst.operands[0].shape.element_type
+    floating, unsigned = is_floating(t), numpy_dtype(t).kind == "u"
+
+    def step(a: Operands, d: Lanes) -> Value:
+        x = a[0]
+        if floating:
+            key = _total_order_key(x)
+        elif unsigned:  # u64 does not fit int64: shift the range instead
+            key = (x.astype(np.uint64) ^ np.uint64(1 << 63)).view(np.int64)
+        else:
+            key = x.astype(np.int64)
+        # ~key reverses the order without the overflow of -key at INT64_MIN
+        order = np.argsort(~key if largest else key, axis=-1, kind="stable")[..., :k]
+        return (np.take_along_axis(x, order, axis=-1), order.astype(np.int32))
+    return step
