@@ -12,6 +12,7 @@ created if missing; each file is written atomically), one summary line per outpu
   differing index and exits 1.
 - `--keep-temps DIR` keeps the kernel's KLR (DIR/<fn>.klr.json) and BIR
   (DIR/<fn>.bir.json).
+Tracing stops with a KernelError after `--max-trace-steps N` trace steps (tilecc.limits).
 `--html R.html` writes the kernel report page (tilecc.viz.kernel_report): with `--check`
 it pictures the difference from the KLR reference interpreter.
 """
@@ -30,6 +31,7 @@ from tilecc.commands.inputs import ARRAY, NUMBER, read_inputs, typed
 from tilecc.commands.outputs import write_results
 from tilecc.errors import TileccError
 from tilecc.fileio import write_text_atomic
+from tilecc.limits import raised
 from tilecc.nki.driver import TracedKernel, lower_traced, run_traced, trace_kernel
 from tilecc.nki.loader import kernel_failure, load_kernel, split_target
 from tilecc.sim.stats import report_estimates
@@ -40,6 +42,14 @@ DEFAULT_TOLERANCE = {"rtol": 1e-5, "atol": 1e-6}
 def run(args: argparse.Namespace) -> int:
     if args.replicas is not None or args.partitions is not None:
         raise TileccError("--replicas / --partitions apply to HLO modules, not to kernels")
+    if getattr(args, "max_steps", None) is not None:
+        raise TileccError("--max-steps applies to HLO modules; a kernel's tracing is bounded "
+                          "by --max-trace-steps")
+    with raised("trace-steps", getattr(args, "max_trace_steps", None)):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     kernel = load_kernel(args.target)
     module = getattr(getattr(kernel, "fn", kernel), "__globals__", {})
     arrays = kernel_arguments(args.input, kernel, (ARRAY, NUMBER))
