@@ -202,3 +202,78 @@ def test_a_kernel_tensor_beyond_the_bounds_names_its_field(shape, expected, tmp_
     program, given = bir_with(tmp_path, edit)
     err = fail(["sim", program, "--input", given, "--out", str(tmp_path / "o")], capsys)
     assert err.startswith(f"{program}:{expected}")
+
+
+# --- errors about an argument name its --input ------------------------------------------------
+
+@pytest.mark.parametrize("command", ["trace", "run"])
+@pytest.mark.parametrize("dtype", ["complex64", "uint64", "<U3"])
+def test_a_kernel_argument_of_no_nki_dtype_names_its_input_file(command, dtype, tmp_path, capsys):
+    np.save(tmp_path / "x.npy", np.zeros((128, 384), np.dtype(dtype)))
+    out = ["-o", str(tmp_path / "k.klr.json")] if command == "trace" else \
+        ["--out", str(tmp_path / "o")]
+    err = fail([command, f"{PREFIX_SUM}:prefix_sum", "--input", f"x={tmp_path / 'x.npy'}", *out],
+               capsys)
+    assert err.startswith(f"error: --input x: {tmp_path / 'x.npy'}: {np.dtype(dtype)} is not an "
+                          f"NKI dtype (expected one of float32, ")
+
+
+def test_a_shape_of_no_nki_dtype_names_its_input(tmp_path, capsys):
+    err = fail(["trace", f"{PREFIX_SUM}:prefix_sum", "--input", "x=c64[128,384]"], capsys)
+    assert err.startswith("error: --input x: c64[128,384]: complex64 is not an NKI dtype")
+
+
+def test_a_bool_array_runs_as_the_simulate_api_passes_it(tmp_path, capsys):
+    x = np.zeros((128, 384), bool)
+    x[:, ::3] = True
+    np.save(tmp_path / "x.npy", x)
+    assert main(["run", f"{PREFIX_SUM}:prefix_sum", "--input", f"x={tmp_path / 'x.npy'}",
+                 "--out", str(tmp_path / "o")]) == 0
+    out = np.load(tmp_path / "o" / "out.npy")
+    assert out.dtype == np.uint8
+    np.testing.assert_array_equal(out[0, :7], [1, 1, 1, 2, 2, 2, 3])
+
+
+@pytest.mark.parametrize("array, held", [
+    (np.zeros((128, 64), np.float64), "float64[128, 64]"),
+    (np.zeros((128, 65), np.float32), "float32[128, 65]"),
+])
+def test_a_sim_input_of_another_dtype_or_shape_names_its_file(array, held, tmp_path, capsys):
+    np.save(tmp_path / "a.npy", array)
+    err = fail(["sim", str(BIR), "--input", f"a={tmp_path / 'a.npy'}", "--out",
+                str(tmp_path / "o")], capsys)
+    assert err == (f"error: --input a: {tmp_path / 'a.npy'} holds {held}; the kernel's input a "
+                   "is float32[128, 64]\n")
+
+
+def test_hlo_opt_refuses_a_verify_count_too_big_before_the_passes_run(tmp_path, capsys):
+    hlo = REPO / "examples" / "hlo" / "psum_max.hlo"
+    err = fail(["hlo-opt", str(hlo), "--passes=decompose-int-all-reduce",
+                "--verify=99999999999999999999", "-o", str(tmp_path / "o.hlo")], capsys)
+    assert err == (f"error: {hlo}: --verify=99999999999999999999: module jit_psum_max on replicas "
+                   "x partitions = 399999999999999999996 devices: needs 399999999999999999996 "
+                   "elements of one value (all devices together), more than the limit of "
+                   "268435456; raise it with TILECC_MAX_ELEMENTS=N\n")
+
+
+def test_a_fault_of_an_hlo_run_names_the_module_file(tmp_path, capsys):
+    hlo = tmp_path / "t.hlo"
+    hlo.write_text("HloModule m\nENTRY e {\n  ROOT t = token[] parameter(0)\n}\n")
+    err = fail(["run", str(hlo), "--out", str(tmp_path / "o")], capsys)
+    assert err == f"error: {hlo}: t: cannot make random values of shape token[]\n"
+
+
+def test_a_kernel_nested_too_deeply_to_compile_names_its_file(tmp_path, capsys):
+    kernel = tmp_path / "k.py"
+    kernel.write_text("X = " + "+".join(["1"] * 20_000) + "\n\ndef f(a):\n    return a\n")
+    err = fail(["trace", f"{kernel}:f", "--input", "a=f32[128,4]"], capsys)
+    assert err == f"error: {kernel}: nested too deeply for Python to compile (RecursionError)\n"
+
+
+def test_a_kernel_nested_deeper_than_a_recursive_visitor_allows_still_compiles():
+    # 800 unary minus signs: CPython compiles them; ast.NodeTransformer recurses too deep
+    code = compile_kernel(("X = " + "-" * 800 + "2 ** 3\n").encode(), "k.py")
+    from tilecc.nki.kernel_source import GUARD
+    scope = {GUARD: guarded_pow}
+    exec(code, scope)
+    assert scope["X"] == 8

@@ -41,13 +41,14 @@ from pathlib import Path
 from tilecc.commands import seed_value
 from tilecc.commands.hlo_pass_report import PassReport
 from tilecc.commands.hlo_source import SEPARATOR, read_hlo_sources
-from tilecc.errors import PassError
+from tilecc.errors import InterpError, PassError
 from tilecc.fileio import write_text_atomic
 from tilecc.hlo.equivalence import check_equivalence, default_replicas
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
 from tilecc.hlo.short_form import print_short
+from tilecc.limits import LimitError
 from tilecc.passes.pass_base import PASS_REGISTRY, build_pipeline
 
 HELP = "run HLO passes (decompose-int-all-reduce, decompose-scalar-reduce) on an HLO text module"
@@ -153,6 +154,12 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
     module = parse_module(text, label)
     verify = args.verify is not None or args.oracle is not None
     before = module.clone() if verify else None
+    if before is not None:   # sizes too big to run are refused before the passes print
+        from tilecc.commands.run_hlo import check_sizes_of
+        replicas = args.verify if args.verify not in (None, _DEFAULT_N) else \
+            default_replicas(module)
+        check_sizes_of(label if args.verify in (None, _DEFAULT_N) else
+                       f"{label}: --verify={replicas}", module, replicas * module.num_partitions)
     report = PassReport(form, args.verbose, args.changes, label)
     pipeline = build_pipeline(names, dump_dir=dump_dir)
     for name, changed in pipeline.run(module, report):
@@ -167,7 +174,11 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
         print(f"verify: running {label} before and after the passes on {oracle} ...",
               file=sys.stderr, flush=True)
         given = read_inputs(before, list(args.inputs), replicas * before.num_partitions)
-        equal = check_equivalence(before, module, replicas, args.seed, oracle, given, sys.stderr)
+        try:
+            equal = check_equivalence(before, module, replicas, args.seed, oracle, given,
+                                      sys.stderr)
+        except (InterpError, LimitError) as err:   # name the module's file
+            raise type(err)(f"{label}: {err}") from None
         verdict = (equal, f"{'equal' if equal else 'MISMATCH'} on {oracle}, {replicas} "
                           f"replica(s), seed {args.seed} (input module vs the pipeline's output)")
     if dump_dir is not None and args.dump_format != {"text"}:

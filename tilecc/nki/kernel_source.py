@@ -25,6 +25,7 @@ import warnings
 from types import CodeType, ModuleType
 from typing import Any
 
+from tilecc.errors import TileccError
 from tilecc.limits import LIMITS, limit
 from tilecc.nki.errors import kernel_error
 
@@ -46,32 +47,48 @@ def guarded_pow(base: Any, exponent: Any) -> Any:
     return base ** exponent
 
 
-class _GuardPowers(ast.NodeTransformer):
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        self.generic_visit(node)
-        if not isinstance(node.op, ast.Pow):
-            return node
+def _guarded(node: ast.AST) -> ast.AST:
+    """`node`, or the guarded call that replaces it (its operands stay below it)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
         return ast.copy_location(ast.Call(ast.Name(GUARD, ast.Load()), [node.left, node.right],
                                           []), node)
-
-    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
-        self.generic_visit(node)
-        if not (isinstance(node.op, ast.Pow) and isinstance(node.target, ast.Name)):
-            return node
-        target = node.target
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Pow) and \
+            isinstance(node.target, ast.Name):
         value = ast.Call(ast.Name(GUARD, ast.Load()),
-                         [ast.Name(target.id, ast.Load()), node.value], [])
-        return ast.copy_location(ast.Assign([target], ast.copy_location(value, node)), node)
+                         [ast.Name(node.target.id, ast.Load()), node.value], [])
+        return ast.copy_location(ast.Assign([node.target], ast.copy_location(value, node)), node)
+    return node
+
+
+def _guard_powers(tree: ast.Module) -> ast.Module:
+    """Every power of `tree` guarded, walked with a stack: a kernel nested deeper than
+    Python's recursion limit allows a recursive visitor is still one CPython compiles."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        value[i] = _guarded(item)
+                        stack.append(value[i])
+            elif isinstance(value, ast.AST):
+                setattr(node, name, new := _guarded(value))
+                stack.append(new)
+    return tree
 
 
 def compile_kernel(source: bytes, path: str) -> CodeType:
     """The code of a kernel file's source with every `**` guarded (SyntaxError as compile
-    raises it)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tree = ast.parse(source, filename=path)
-        tree = ast.fix_missing_locations(_GuardPowers().visit(tree))
-        return compile(tree, path, "exec", dont_inherit=True)
+    raises it; a TileccError naming the file when it is nested too deeply for CPython)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = _guard_powers(ast.parse(source, filename=path))
+            return compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
+    except RecursionError:
+        raise TileccError(f"{path}: nested too deeply for Python to compile "
+                          f"(RecursionError)") from None
 
 
 class KernelLoader(importlib.machinery.SourceFileLoader):
