@@ -277,3 +277,13 @@ def test_a_kernel_nested_deeper_than_a_recursive_visitor_allows_still_compiles()
     scope = {GUARD: guarded_pow}
     exec(code, scope)
     assert scope["X"] == 8
+
+
+def test_a_bad_dimension_of_a_shape_spanning_lines_is_quoted_on_one_line():
+    # fuzzing campaign 4, run-hlo #4365 / #4623: the shape's newline ran the message over
+    from tilecc.errors import ParseError
+    from tilecc.hlo.parser import parse_module
+    with pytest.raises(ParseError) as info:
+        parse_module("HloModule m\nENTRY e {\n  ROOT c = f32[3,\n]{1,0} constant({1,2,3})\n}\n")
+    assert "\n" not in info.value.message
+    assert "bad dimension '' in shape f32[3,\\n]{1,0}" in info.value.message
