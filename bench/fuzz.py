@@ -7,7 +7,8 @@ violation is listed with its command line and, with --minimize, written shrunk t
 
     python bench/fuzz.py --per-command 10000 --seed campaign-1 --jobs 2
 
-and the held-out check from `--per-command 200 --seed held-out-1 --family held-out`.
+and the held-out check from `--per-command 200 --seed held-out-1 --family held-out`;
+`--seed campaign-3 --targets sim --index 240` runs one mutant again.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ def main() -> int:
                         help="which structured mutators to use")
     parser.add_argument("--targets", default=",".join(TARGETS), help="comma-separated targets")
     parser.add_argument("--jobs", type=int, default=2, help="parallel workers")
+    parser.add_argument("--index", type=int, default=None, metavar="I",
+                        help="run only mutant I of each command (to reproduce one; with "
+                        "--targets, of one command)")
     parser.add_argument("--subprocess", action="store_true",
                         help="a fresh interpreter per mutant instead of the fork server")
     parser.add_argument("--minimize", type=int, default=100, metavar="RUNS",
@@ -49,9 +53,11 @@ def main() -> int:
               file=sys.stderr)
         return 1
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
-    report = run_campaign(targets, args.per_command, args.seed, args.family, args.jobs,
+    first, count, jobs = (0, args.per_command, args.jobs) if args.index is None else \
+        (args.index, args.index + 1, 1)
+    report = run_campaign(targets, count, args.seed, args.family, jobs,
                           args.subprocess, args.minimize, args.time_limit,
-                          cpu_limit=args.cpu_limit, minutes=args.minutes)
+                          cpu_limit=args.cpu_limit, minutes=args.minutes, first=first)
     width = max(len(t) for t in targets)
     print(f"{'command':<{width}}  mutants  " + "  ".join(CLASSES))
     for target in targets:

@@ -2,8 +2,10 @@
 
 Contract: `LIMITS` is the one table of bounds that protect a command from its input --
 loop steps, elements of one value, nesting depth, launch-grid programs, the length of an
-error message line. `limit(name)` is the bound in force: the environment
-variable the table names when it is set (a positive integer), else the default. An input
+error message line, trace steps of a kernel, the size of an integer a kernel computes with
+`**`. `limit(name)` is the bound in force: the value of the limit's option inside
+`raised(name, value)` (a command given the option), else the environment variable the
+table names when it is set (a positive integer), else the default. An input
 beyond a bound is a `LimitError` (one line naming the place, the bound and how to raise
 it), never a hang, a crash or a partial result. `StepBudget` counts the steps of one long
 run against a bound and shows progress on a terminal. `cut(text)` shortens user text
@@ -12,10 +14,12 @@ quoted in a message; `cut_lines(message)` cuts every line of a message the CLI p
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
 import time
+from collections.abc import Iterator
 
 from tilecc.errors import TileccError
 
@@ -41,6 +45,12 @@ LIMITS: dict[str, Limit] = {
                       "elements of one value (all devices together)"),
     "depth": Limit(100, "TILECC_MAX_DEPTH", "levels of nesting in a host program"),
     "grid": Limit(4096, "TILECC_MAX_GRID", "programs in an SPMD launch grid"),
+    "trace-steps": Limit(1_000_000, "TILECC_MAX_TRACE_STEPS",
+                         "trace steps (an NKI instruction traced, or one iteration of an "
+                         "nl.affine_range / sequential_range / static_range loop)",
+                         "--max-trace-steps"),
+    "int-bits": Limit(1 << 20, "TILECC_MAX_INT_BITS",
+                      "bits of an integer a kernel computes with **"),
     "message": Limit(400, "TILECC_MAX_MESSAGE", "characters of one line of an error message"),
 }
 
@@ -49,7 +59,31 @@ class LimitError(TileccError):
     """An input asks for more than a bound of LIMITS allows."""
 
 
+# name -> the bound one command line sets with the limit's option (`raised`)
+_SET_BY_OPTION: dict[str, int] = {}
+
+
+@contextlib.contextmanager
+def raised(name: str, bound: int | None) -> Iterator[None]:
+    """`limit(name)` is `bound` inside (the value of the limit's option for one command;
+    None: the option was not given, the variable or the default stays in force)."""
+    if bound is None:
+        yield
+        return
+    before = _SET_BY_OPTION.get(name)
+    _SET_BY_OPTION[name] = bound
+    try:
+        yield
+    finally:
+        if before is None:
+            del _SET_BY_OPTION[name]
+        else:
+            _SET_BY_OPTION[name] = before
+
+
 def limit(name: str) -> int:
+    if (bound := _SET_BY_OPTION.get(name)) is not None:
+        return bound
     entry = LIMITS[name]
     text = os.environ.get(entry.env)
     if text is None:
@@ -66,10 +100,15 @@ def limit(name: str) -> int:
 
 def beyond(name: str, amount: int, where: str, bound: int | None = None) -> LimitError:
     """The error for `amount` > the bound `name` at `where` (an instruction, a file:line)."""
+    return LimitError(f"{where}: {over(name, amount, bound)}")
+
+
+def over(name: str, amount: int, bound: int | None = None) -> str:
+    """The words of `beyond` without the place, for readers that add the place themselves
+    (a field path of a JSON document)."""
     entry = LIMITS[name]
     bound = limit(name) if bound is None else bound
-    return LimitError(f"{where}: needs {amount} {entry.what}, more than the limit of {bound}; "
-                      f"{entry.how_to_raise()}")
+    return f"needs {amount} {entry.what}, more than the limit of {bound}; {entry.how_to_raise()}"
 
 
 def cut(text: str, most: int = 200) -> str:

@@ -44,7 +44,7 @@ def move_to_psum(node: Any, name: str) -> None:
     (lambda d: d["body"][1]["store"]["op"]["tensorScalar"].update(op0="mul"),
      "body[1].store.op.tensorScalar.op0: error: unknown AluOp 'mul'"),
     (lambda d: move_to_psum(d, "tsc.3.6"),
-     "error: memory location 'tsc.3.6': 32768 bytes per partition exceed the 16384 of PSUM"),
+     "bad.klr.json: memory location 'tsc.3.6': 32768 bytes per partition exceed the 16384 of PSUM"),
 ])
 def test_bad_input_one_line_no_output(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                       edit, message: str) -> None:  # type: ignore[no-untyped-def]

@@ -311,7 +311,7 @@ def test_bad_launch_grids(grid, npys, capsys):
 @pytest.mark.parametrize("argv, expected", [
     # 1e15 devices: 16 PB, refused before anything is allocated
     (["run", str(HLO), "--replicas=1000000000000000"],
-     "error: module jit_psum_max on replicas x partitions = 4000000000000000 devices: needs "
+     f"error: {HLO}: module jit_psum_max on replicas x partitions = 4000000000000000 devices: needs "
      "4000000000000000 elements of one value (all devices together), more than the limit of "
      "268435456; raise it with TILECC_MAX_ELEMENTS=N"),
     (["run", f"{KERNEL}:softmax_row[99999999999]", "--input"],   # a launch grid of 1e11 programs
@@ -330,7 +330,7 @@ def test_more_dimensions_than_numpy_holds_is_one_line(tmp_path, capsys):
     hlo.write_text("HloModule m\nENTRY e {\n  ROOT p = f32[" + ",".join(["1"] * 64) +
                    "] parameter(0)\n}\n")
     err = fail(["run", str(hlo), "--out", str(tmp_path / "o")], capsys)
-    assert err == ("error: p: f32 array of 64 dimensions; numpy arrays (with the device axis) "
+    assert err == (f"error: {hlo}: p: f32 array of 64 dimensions; numpy arrays (with the device axis) "
                    "have at most 64\n")
 
 

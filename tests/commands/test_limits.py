@@ -81,7 +81,7 @@ def test_a_constant_too_big_for_its_text_is_refused_before_building_it() -> None
 def test_device_counts_beyond_the_element_bound(header, argv, expected, tmp_path, capsys):
     hlo = write(tmp_path, "m.hlo", f"HloModule m{header}\nENTRY e {{\n  ROOT c = s32[] constant(1)\n}}\n")
     err = fail(["run", hlo, *argv, "--out", str(tmp_path / "o")], capsys)
-    assert err.startswith(f"error: {expected}: needs ") and "TILECC_MAX_ELEMENTS=N" in err
+    assert err.startswith(f"error: {hlo}: {expected}: needs ") and "TILECC_MAX_ELEMENTS=N" in err
     assert not (tmp_path / "o").exists()
 
 
@@ -89,7 +89,7 @@ def test_a_value_beyond_the_element_bound_names_its_instruction(tmp_path, capsys
     hlo = write(tmp_path, "m.hlo", "HloModule m\nENTRY e {\n  z = f32[] constant(0)\n"
                 "  ROOT b = f32[100000,100000] broadcast(z), dimensions={}\n}\n")
     err = fail(["run", hlo, "--replicas", "1", "--out", str(tmp_path / "o")], capsys)
-    assert err == ("error: e/b (f32[100000,100000]{1,0} on 1 devices): needs 10000000000 elements of "
+    assert err == (f"error: {hlo}: e/b (f32[100000,100000]{{1,0}} on 1 devices): needs 10000000000 elements of "
                    "one value (all devices together), more than the limit of 268435456; raise it "
                    "with TILECC_MAX_ELEMENTS=N\n")
 
@@ -156,7 +156,7 @@ def test_a_launch_grid_beyond_the_bound(tmp_path, capsys):
 def test_long_loops_stop_at_max_steps(bound, step, tmp_path, capsys):
     hlo = write(tmp_path, "loop.hlo", LOOP % (bound, step))
     err = fail(["run", hlo, "--max-steps", "3000", "--out", str(tmp_path / "o")], capsys)
-    assert err == ("error: computation body: needs 3002 HLO steps in one run (an instruction on "
+    assert err == (f"error: {hlo}: computation body: needs 3002 HLO steps in one run (an instruction on "
                    "1024 elements of each device is one step), more than the limit of 3000; raise "
                    "it with --max-steps or TILECC_MAX_STEPS=N\n")
     assert not (tmp_path / "o").exists()

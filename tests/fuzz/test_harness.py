@@ -64,6 +64,9 @@ def _case(files=None, argv=None, outputs=("out.hlo",), codes=(0, 1)):
     (1, False, "", {}, "bad exit code"),   # no message at all
     (1, False, "error: " + "x" * 600 + "\n", {}, "bad exit code"),   # uncut
     (1, False, "a\nb\nc\nd\n", {}, "bad exit code"),   # more than message, line and caret
+    (1, False, "p: no change\nverify: running\nf:1:1: error: x\n  y\n  ^\n", {}, "clean error"),
+    (1, False, "p: changed\nerror: x\na\nb\nc\n", {}, "bad exit code"),
+    (1, False, "p: changed\n" * 9 + "error: x\n", {}, "bad exit code"),
     (1, False, "error: x\n", {"in.hlo": b"changed"}, "input modified"),
     (1, False, "error: x\n", {"out.hlo": b"half"}, "partial output"),
     (1, False, "error: x\n", {".out.hlo.abc.tmp": b"half"}, "partial output"),

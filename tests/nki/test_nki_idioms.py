@@ -4,6 +4,7 @@ imports of neuronxcc inside a kernel, launch grids, and the opt-in neuronxcc shi
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -116,8 +117,10 @@ def test_neuronxcc_imports_inside_a_kernel_and_the_shim(tmp_path):
 
         print(engine.vector.name, double(np.ones((2, 3), np.float32)).sum())
         '''))
+    # TMPDIR: the folder `tilecc nki-shim` makes for its sitecustomize.py stays in tmp_path
     run = subprocess.run([sys.executable, "-m", "tilecc.cli", "nki-shim", "--", sys.executable, str(script)],
-                         capture_output=True, text=True, cwd=tmp_path)
+                         capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "TMPDIR": str(tmp_path)})
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "vector 12.0"
     plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path)

@@ -67,7 +67,7 @@ def test_runs_and_writes_outputs_in_their_dtype(program_file, tmp_path, capsys):
 @pytest.mark.parametrize("make_args, message", [
     (lambda d: ["--input", f"b={d / 'f.npy'}"], "--input b: the kernel has no input of that name (inputs: a, acc, out)"),
     (lambda d: ["--input", f"a={d / 'f.npy'}", "--input", f"acc={d / 'f.npy'}"],
-     "input 'a' is float32[128, 4]; the kernel expects bfloat16[128, 16]"),
+     "f.npy holds float32[128, 4]; the kernel's input a is bfloat16[128, 16]"),
     (lambda d: ["--input", f"a={d / 'missing.npy'}"], "--input a: cannot read "),
     (lambda d: ["--input", f"a={d / 'junk.npy'}"], "junk.npy is not a .npy file (no NUMPY header)"),
     (lambda d: ["--input", f"a={d / 'obj.npy'}"], "obj.npy holds Python objects (dtype object); tilecc reads numeric arrays only"),

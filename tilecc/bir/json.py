@@ -9,7 +9,9 @@ is {"memref", "dtype", "offset", "ap": [[step, num], ...]}, an immediate {"dtype
 (non-finite floats as "inf" / "-inf" / "nan"). A TensorScalarPtr whose flags select no
 variant (`bir.tensor_scalar_variant`) is refused. Unknown keys are errors here (BIR JSON is
 tilecc's own format). Malformed input -> ParseError with the field path
-(`instructions[3].op0: unknown AluOpType 'mul'`).
+(`instructions[3].op0: unknown AluOpType 'mul'`); so is a memory location or kernel tensor
+of more elements than tilecc.limits' "elements" bound, or a tensor of more than
+MAX_TENSOR_DIMS dimensions, before anything is allocated for it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from tilecc.errors import ParseError
 from tilecc.fileio import parse_json_text
 from tilecc.klr.json_fields import (Bad, at, bad_at, enum_reader, expect_obj, field, json_type,
                                     read_bool, read_int, read_nat, read_str)
+from tilecc.limits import limit, over
 
 _HEADER = ("name", "engine", "ins", "outs", "pos")
 # class -> [(attribute, writer kind)] of the op-specific fields, in declaration order
@@ -276,17 +279,35 @@ _dtype = enum_reader(e.BirDtype)
 def _memloc(value: Any) -> MemoryLocation:
     obj = expect_obj(value, "a memory location")
     _only_keys(obj, ("name", "kind", "dtype", "partitions", "bytes_per_partition"))
-    return MemoryLocation(field(obj, "name", read_str), field(obj, "kind",
-                                                              enum_reader(e.MemoryKind)),
-                          field(obj, "dtype", _dtype), field(obj, "partitions", read_nat),
-                          field(obj, "bytes_per_partition", read_nat))
+    loc = MemoryLocation(field(obj, "name", read_str), field(obj, "kind",
+                                                             enum_reader(e.MemoryKind)),
+                         field(obj, "dtype", _dtype), field(obj, "partitions", read_nat),
+                         field(obj, "bytes_per_partition", read_nat))
+    # the simulator allocates an HBM location whole: its size is bounded before that
+    elements = loc.partitions * (loc.bytes_per_partition // e.BIR_DTYPE_SIZE[loc.dtype])
+    if elements > limit("elements"):
+        raise bad_at("bytes_per_partition", over("elements", elements))
+    return loc
+
+
+# dimensions of a kernel tensor: numpy 1 makes no array of more (numpy 2: 64)
+MAX_TENSOR_DIMS = 32
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    shape = tuple(_list(value, read_nat))
+    if len(shape) > MAX_TENSOR_DIMS:
+        raise Bad(f"{len(shape)} dimensions, more than the {MAX_TENSOR_DIMS} a tensor may have")
+    if (elements := math.prod(shape)) > limit("elements"):
+        raise Bad(over("elements", elements))
+    return shape
 
 
 def _io(value: Any) -> IOTensor:
     obj = expect_obj(value, "a kernel tensor")
     _only_keys(obj, ("name", "dtype", "shape"))
     return IOTensor(field(obj, "name", read_str), field(obj, "dtype", _dtype),
-                    tuple(field(obj, "shape", lambda v: _list(v, read_nat))))
+                    field(obj, "shape", _shape))
 
 
 def _float(value: Any) -> float:

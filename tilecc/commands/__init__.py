@@ -15,3 +15,15 @@ def seed_value(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {value}")
     return value
+
+
+def step_count(text: str) -> int:
+    """A bound given on the command line (`--max-steps`, `--max-trace-steps`): a positive
+    integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of steps, got '{text}'")
+    return value

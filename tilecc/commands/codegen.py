@@ -20,6 +20,7 @@ from tilecc.bir.listing import format_program
 from tilecc.bir.verifier import verify_program
 from tilecc.codegen.klr_to_bir import KlirToBirCodegen
 from tilecc.commands.stages import refuse_wrong_stage
+from tilecc.errors import CodegenError, VerifyError
 from tilecc.fileio import refuse_overwriting, write_text_atomic
 from tilecc.klr.read import read_kernel_file
 
@@ -43,8 +44,12 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         kernel = read_kernel_file(args.kernel)
-        program = KlirToBirCodegen().codegen_kernel(kernel)
-        verify_program(program)
+        try:
+            program = KlirToBirCodegen().codegen_kernel(kernel)
+            verify_program(program)
+        except (CodegenError, VerifyError) as err:   # a fault of the kernel: name its file
+            path = "<stdin>" if args.kernel == "-" else args.kernel
+            raise type(err)(f"{path}: {err}") from None
         text = format_program(program) if args.format == "text" \
             else write_program_json(program, pretty=True) + "\n"
     finally:

@@ -49,7 +49,7 @@ from pathlib import Path
 from tilecc.commands import seed_value
 from tilecc.commands.hlo_pass_report import PassReport
 from tilecc.commands.hlo_source import SEPARATOR, read_hlo_sources
-from tilecc.errors import PassError
+from tilecc.errors import InterpError, PassError
 from tilecc.fileio import write_text_atomic
 from tilecc.limits import LimitError
 from tilecc.hlo.equivalence import check_equivalence, default_replicas
@@ -192,6 +192,12 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
     module = parse_module(text, label)
     verify = args.verify is not None or args.oracle is not None
     before = module.clone() if verify else None
+    if before is not None:   # sizes too big to run are refused before the passes print
+        from tilecc.commands.run_hlo import check_sizes_of
+        replicas = args.verify if args.verify not in (None, _DEFAULT_N) else \
+            default_replicas(module)
+        check_sizes_of(label if args.verify in (None, _DEFAULT_N) else
+                       f"{label}: --verify={replicas}", module, replicas * module.num_partitions)
     report = PassReport(form, args.verbose, args.changes, label)
     pipeline = build_pipeline(names, dump_dir=dump_dir,
                               allow_mixed_precision=args.allow_mixed_precision)
@@ -211,8 +217,10 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
         check = check_equivalence if spread is None else spread.check_equivalence
         try:
             equal = check(before, module, replicas, args.seed, oracle, given, sys.stderr)
-        except LimitError as err:
-            raise LimitError(f"{err}{_loop_hint(before)}") from None
+        except LimitError as err:   # name the module's file, and the loop's bound
+            raise LimitError(f"{label}: {err}{_loop_hint(before)}") from None
+        except InterpError as err:
+            raise InterpError(f"{label}: {err}") from None
         verdict = (equal, f"{'equal' if equal else 'MISMATCH'} on {oracle}, {replicas} "
                           f"replica(s), seed {args.seed} (input module vs the pipeline's output)")
     if dump_dir is not None and args.dump_format != {"text"}:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from tilecc.commands import seed_value
+from tilecc.commands import seed_value, step_count
 from tilecc.commands.outputs import refuse_stdout
 from tilecc.commands.stages import kernel_function_missing, refuse_wrong_stage
 from tilecc.errors import TileccError
 
+TRACE_STEPS_HELP = ("kernels: stop tracing with an error after N trace steps (an instruction "
+                    "traced, or an iteration of an nl range loop; default: "
+                    "TILECC_MAX_TRACE_STEPS, else 1000000)")
 HELP = "execute an HLO module on N replicas, or trace + lower + simulate an NKI kernel (file.py:fn)"
 
 
@@ -40,21 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="kernel only: compare the outputs with the file's reference()")
     parser.add_argument("--keep-temps", metavar="DIR",
                         help="kernel only: keep the KLR and BIR JSON in DIR")
-    parser.add_argument("--max-steps", type=_step_count, default=None, metavar="N",
+    parser.add_argument("--max-steps", type=step_count, default=None, metavar="N",
                         help="HLO only: stop with an error after N steps (an instruction on up "
                         "to 1024 elements of one device is a step; default: TILECC_MAX_STEPS, "
                         "else 1000000)")
+    parser.add_argument("--max-trace-steps", type=step_count, default=None, metavar="N",
+                        help=TRACE_STEPS_HELP)
     add_kernel_arguments(parser)
-
-
-def _step_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number of steps, got '{text}'")
-    return value
 
 
 def add_kernel_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,4 +85,7 @@ def run(args: argparse.Namespace) -> int:
         if args.html:
             raise TileccError("--html applies to kernels (kernel.py:fn); draw an HLO module "
                               "with `tilecc hlo-graph`")
+        if args.max_trace_steps is not None:
+            raise TileccError("--max-trace-steps applies to kernels (kernel.py:fn); an HLO run "
+                              "is bounded by --max-steps")
     return int(importlib.import_module(f"tilecc.commands.{module_name}").run(args))

@@ -26,7 +26,7 @@ import importlib
 
 import numpy as np
 
-from tilecc.errors import InterpError, TileccError
+from tilecc.errors import InterpError, TileccError, VerifyError
 from tilecc.commands.inputs import read_inputs as read_inputs_of
 from tilecc.commands.inputs import typed
 from tilecc.commands.outputs import write_results
@@ -37,6 +37,7 @@ from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import entry_inputs
 from tilecc.hlo.run_limits import check_run_sizes
 from tilecc.hlo.types import numpy_dtype
+from tilecc.limits import LimitError
 from tilecc.mpi_launch import under_mpiexec
 
 
@@ -48,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
         raise TileccError("--uninit, --stats and --profile apply to kernels, not to HLO modules")
     if under_mpiexec():   # one process per block of devices: tilecc/commands/run_hlo_mpi.py
         return int(importlib.import_module("tilecc.commands.run_hlo_mpi").run(args))
-    module = parse_module(read_text(args.target), "<stdin>" if args.target == "-" else args.target)
+    path = "<stdin>" if args.target == "-" else args.target
+    module = parse_module(read_text(args.target), path)
     replicas = module.replica_count if args.replicas is None else args.replicas
     if replicas < 1:
         raise TileccError(f"--replicas must be at least 1, got {replicas}")
@@ -56,16 +58,28 @@ def run(args: argparse.Namespace) -> int:
     if partitions < 1:
         raise TileccError(f"--partitions must be at least 1, got {partitions}")
     devices = replicas * partitions
-    check_run_sizes(module, devices)
+    check_sizes_of(path, module, devices)
     given = read_inputs(module, list(args.input or []), devices)
-    inputs = entry_inputs(module, devices, np.random.default_rng(args.seed), given)
     assert module.entry is not None
-    if args.save_inputs:
-        write_results(args.save_inputs, ((p.name, a) for p, a in
-                                         zip(module.entry.parameters, inputs)), "--save-inputs")
-    outputs = evaluate_module(module, inputs, replicas, partitions, args.max_steps)
+    try:   # a fault of the module (or a bound it reaches): name the file it came from
+        inputs = entry_inputs(module, devices, np.random.default_rng(args.seed), given)
+        if args.save_inputs:
+            write_results(args.save_inputs, ((p.name, a) for p, a in
+                                             zip(module.entry.parameters, inputs)),
+                          "--save-inputs")
+        outputs = evaluate_module(module, inputs, replicas, partitions, args.max_steps)
+    except (InterpError, LimitError) as err:
+        raise type(err)(f"{path}: {err}") from None
     write_results(args.out, ((f"out{k}", array) for k, array in enumerate(outputs)))
     return 0
+
+
+def check_sizes_of(path: str, module: HloModule, devices: int) -> None:
+    """check_run_sizes, its error naming the file the module came from."""
+    try:
+        check_run_sizes(module, devices)
+    except (LimitError, VerifyError) as err:
+        raise type(err)(f"{path}: {err}") from None
 
 
 def read_inputs(module: HloModule, specs: list[str], devices: int) -> dict[int, np.ndarray]:

@@ -12,6 +12,7 @@ created if missing; each file is written atomically), one summary line per outpu
   differing index and exits 1.
 - `--keep-temps DIR` keeps the kernel's KLR (DIR/<fn>.klr.json) and BIR
   (DIR/<fn>.bir.json).
+Tracing stops with a KernelError after `--max-trace-steps N` trace steps (tilecc.limits).
 `--html R.html` writes the kernel report page (tilecc.viz.kernel_report): with `--check`
 it pictures the difference from the KLR reference interpreter.
 """
@@ -26,10 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from tilecc.commands.inputs import ARRAY, NUMBER, read_inputs, typed
+from tilecc.commands.inputs import ARRAY, NUMBER, read_inputs, split_input_spec, typed
 from tilecc.commands.outputs import write_results
 from tilecc.errors import TileccError
 from tilecc.fileio import write_text_atomic
+from tilecc.limits import cut, raised
+from tilecc.nki.dtypes import canonical_dtype, dtype_info
 from tilecc.nki.driver import TracedKernel, lower_traced, run_traced, trace_kernel
 from tilecc.nki.loader import kernel_failure, load_kernel, split_target
 from tilecc.sim.stats import report_estimates
@@ -40,6 +43,14 @@ DEFAULT_TOLERANCE = {"rtol": 1e-5, "atol": 1e-6}
 def run(args: argparse.Namespace) -> int:
     if args.replicas is not None or args.partitions is not None:
         raise TileccError("--replicas / --partitions apply to HLO modules, not to kernels")
+    if getattr(args, "max_steps", None) is not None:
+        raise TileccError("--max-steps applies to HLO modules; a kernel's tracing is bounded "
+                          "by --max-trace-steps")
+    with raised("trace-steps", getattr(args, "max_trace_steps", None)):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     kernel = load_kernel(args.target)
     module = getattr(getattr(kernel, "fn", kernel), "__globals__", {})
     arrays = kernel_arguments(args.input, kernel, (ARRAY, NUMBER))
@@ -79,12 +90,28 @@ def kernel_arguments(specs: list[str], kernel: Callable[..., Any],
                               f"(parameters: {', '.join(params)})")
         return name
 
+    texts = dict(split_input_spec(spec) for spec in specs)
     arguments: dict[str, Any] = {}
     for name, value in read_inputs(specs, resolve, kinds, mmap).values():
         if isinstance(value, np.ndarray):
             value = value.item() if value.ndim == 0 else typed(name, value)
+        if not isinstance(value, (int, float)):
+            value = _nki_typed(name, texts[name], value, convert=not mmap)
         arguments[name] = value
     return arguments
+
+
+def _nki_typed(name: str, text: str, value: Any, convert: bool) -> Any:
+    """An array argument of an NKI dtype, with `convert` in that dtype's numpy storage (a
+    bool array as uint8, as `nki.simulate` passes it); else the error naming the --input
+    and its file."""
+    try:
+        dtype = dtype_info(canonical_dtype(value.dtype)).numpy
+    except ValueError as err:
+        raise TileccError(f"--input {name}: {cut(text)}: {err}") from None
+    if convert and isinstance(value, np.ndarray) and value.dtype != dtype:
+        return value.astype(dtype)
+    return value
 
 
 def require_all(kernel: Callable[..., Any], arguments: dict[str, Any]) -> None:

@@ -26,11 +26,12 @@ import numpy as np
 
 from tilecc.bir.inst import IOTensor, Program
 from tilecc.bir.json import read_program_json
-from tilecc.commands.inputs import read_inputs, typed
+from tilecc.commands.inputs import read_inputs, split_input_spec, typed
 from tilecc.commands.outputs import refuse_stdout, write_results
 from tilecc.commands.stages import refuse_wrong_stage
 from tilecc.errors import SimError
 from tilecc.fileio import read_text
+from tilecc.limits import cut
 from tilecc.sim.dtypes import numpy_dtype
 from tilecc.sim.execute import simulate
 
@@ -58,13 +59,19 @@ def parse_inputs(specs: list[str], tensors: list[IOTensor]) -> dict[str, np.ndar
                            f"(inputs: {', '.join(sorted(by_name)) or 'none'})")
         return name
 
+    files = dict(split_input_spec(spec) for spec in specs)
     inputs: dict[str, np.ndarray] = {}
     for name, value in read_inputs(specs, resolve).values():
         assert isinstance(value, np.ndarray)  # arrays only here
         tensor = by_name[name]
-        value = typed(name, value, numpy_dtype(tensor.dtype))
+        dtype = numpy_dtype(tensor.dtype)
+        value = typed(name, value, dtype)
         if value.ndim == 1 and tuple(tensor.shape) == (1, value.size):
             value = value.reshape(tensor.shape)
+        if value.shape != tuple(tensor.shape) or value.dtype != dtype:
+            raise SimError(f"--input {name}: {cut(files[name])} holds {value.dtype}"
+                           f"{list(value.shape)}; the kernel's input {name} is {dtype}"
+                           f"{list(tensor.shape)}")
         inputs[name] = value
     return inputs
 

@@ -8,20 +8,24 @@ and dtypes -- a .npy file's (the data is not read) or a shape written out, `NAME
 Python number (commands/inputs.py) -- and writes the KLR kernel atomically to OUT (default
 stdout): JSON, or with `--format=text` a readable listing, one statement per line
 (tilecc/klr/listing.py). A kernel error is one line `kernel.py:LINE:COL: error: ...` with
-the source line, and exit 1.
+the source line, and exit 1; so is tracing beyond `--max-trace-steps N` trace steps
+(tilecc.limits).
 """
 
 from __future__ import annotations
 
 import argparse
 
+from tilecc.commands import step_count
 from tilecc.commands.inputs import ARRAY, NUMBER, SHAPE
+from tilecc.commands.run import TRACE_STEPS_HELP
 from tilecc.commands.run_kernel import kernel_arguments, require_all
 from tilecc.commands.stages import refuse_wrong_stage
 from tilecc.errors import TileccError
 from tilecc.fileio import refuse_overwriting, write_text_atomic
 from tilecc.klr.listing import format_kernel
 from tilecc.klr.read import write_kernel_json
+from tilecc.limits import raised
 from tilecc.nki.driver import ArgSpec, trace_kernel
 from tilecc.nki.loader import kernel_failure, load_kernel, split_target
 
@@ -37,9 +41,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", default="-", help="KLR JSON output file (default stdout)")
     parser.add_argument("--format", choices=["json", "text"], default="json",
                         help="KLR JSON (default) or a readable listing")
+    parser.add_argument("--max-trace-steps", type=step_count, default=None, metavar="N",
+                        help=TRACE_STEPS_HELP.removeprefix("kernels: "))
 
 
 def run(args: argparse.Namespace) -> int:
+    with raised("trace-steps", args.max_trace_steps):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     refuse_wrong_stage(args.target, "trace")
     refuse_overwriting(args.output, split_target(args.target)[0], "kernel file")
     kernel = load_kernel(args.target)

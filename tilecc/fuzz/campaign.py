@@ -8,6 +8,8 @@ with its command line, the classification evidence and, if `minimize` is set, th
 mutated files shrunk to a small reproduction (tilecc/fuzz/minimize.py). A progress line
 goes to `progress` (stderr) every `every` mutants per worker. The targets take turns, so a
 campaign given `minutes` stops at its deadline with about as many mutants of each.
+Mutants `first` .. `per_command - 1` are run (`first` > 0: a part of a campaign, or one
+mutant to reproduce).
 """
 
 from __future__ import annotations
@@ -54,11 +56,11 @@ def _runner(subprocess: bool, time_limit: float, memory_limit: int,
 
 def _work(worker: int, jobs: int, targets: list[str], per_command: int, seed: str, family: str,
           run: Callable[[Case], Outcome], minimize_budget: int, out: TextIO,
-          progress: TextIO | None, every: int, deadline: float | None) -> None:
+          progress: TextIO | None, every: int, deadline: float | None, first: int) -> None:
     done = 0
     # mutant i of every target before mutant i + jobs of any: a campaign stopped at its
     # deadline has run about as many mutants of each command
-    for i in range(worker, per_command, jobs):
+    for i in range(first + worker, per_command, jobs):
         if deadline is not None and time.monotonic() > deadline:
             return
         for name in targets:
@@ -85,7 +87,7 @@ def run_campaign(targets: list[str], per_command: int, seed: str, family: str = 
                  time_limit: float = DEFAULT_TIME_LIMIT,
                  memory_limit: int = DEFAULT_MEMORY_LIMIT, cpu_limit: int = DEFAULT_CPU_LIMIT,
                  progress: TextIO | None = sys.stderr, every: int = 500,
-                 minutes: float | None = None) -> Report:
+                 minutes: float | None = None, first: int = 0) -> Report:
     for name in targets:
         TARGETS[name].all_seeds()   # read the fixtures once, before the workers fork
     run = _runner(subprocess, time_limit, memory_limit, cpu_limit)
@@ -103,7 +105,7 @@ def run_campaign(targets: list[str], per_command: int, seed: str, family: str = 
                 try:
                     with open(log, "w") as out:
                         _work(worker, jobs, targets, per_command, seed, family, run,
-                              minimize_budget, out, progress, every, deadline)
+                              minimize_budget, out, progress, every, deadline, first)
                 except BaseException:   # the worker's own failure (Ctrl-C included): shown
                     traceback.print_exc()
                     code = 1

@@ -12,7 +12,8 @@ Classes (VIOLATIONS are the ones the bad-input promise forbids):
   ok              exit 0, every declared output written (a folder of outputs may be empty:
                   a program may declare none), nothing else left behind
   clean error     exit 1, a short message on stderr (<= MAX_MESSAGE_LINES lines of at most
-                  MAX_LINE characters), no traceback, no output written
+                  MAX_LINE characters from the first "error:" line, after at most
+                  MAX_STATUS_LINES status lines), no traceback, no output written
   traceback       "Traceback (most recent call last)" on stderr
   hang            over cpu_limit seconds of CPU time (SIGXCPU from RLIMIT_CPU) or still
                   running after time_limit seconds of wall-clock time (killed by the harness)
@@ -41,6 +42,7 @@ CLASSES = ("ok", "clean error", "traceback", "hang", "killed", "bad exit code",
 VIOLATIONS = frozenset(CLASSES[2:])
 MAX_MESSAGE_LINES = 3          # the message, then maybe the source line and a caret
 MAX_LINE = 500                 # ParseError cuts its source line to 160 characters
+MAX_STATUS_LINES = 8           # lines a command may print before its error line
 DEFAULT_CPU_LIMIT = 10         # seconds of CPU time: the machine may be shared
 DEFAULT_TIME_LIMIT = 120.0     # seconds of wall-clock time
 DEFAULT_MEMORY_LIMIT = 2 << 30  # bytes of address space
@@ -99,7 +101,12 @@ def classify(case: Case, folder: Path, returncode: int | None, timed_out: bool,
         return "partial output"
     # a terminal breaks lines at "\n" only (str.splitlines would also split at \x0b ...)
     lines = [line for line in stderr.split("\n") if line.strip()]
-    if returncode == 1 and not (1 <= len(lines) <= MAX_MESSAGE_LINES and
+    # status lines a command printed before it failed (hlo-opt's one per pass and its
+    # --verify line) are not the message: it starts at the first "error:" line
+    first = next((i for i, line in enumerate(lines) if "error:" in line), 0)
+    message = lines[first:]
+    if returncode == 1 and not (1 <= len(message) <= MAX_MESSAGE_LINES and
+                                first <= MAX_STATUS_LINES and
                                 all(len(line) <= MAX_LINE for line in lines)):
         return "bad exit code"
     return "clean error"

@@ -148,7 +148,9 @@ class Cursor:
                     dynamic.append(True)
                     continue
                 if not p.isdigit():
-                    raise self.error(f"bad dimension '{part.strip()}' in shape {m.group(0)}",
+                    # the shape's text may span lines: the message stays one line
+                    shown = m.group(0).replace("\n", "\\n")
+                    raise self.error(f"bad dimension '{part.strip()}' in shape {shown}",
                                      m.start(2))
                 if len(p) > 18 and int(p) > _MAX_DIM:
                     raise self.error(f"dimension {p[:40]} of shape {type_name}[...] is beyond "

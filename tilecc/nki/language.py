@@ -34,7 +34,8 @@ from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.tensor import PMAX, NkiTensor, mask_tile
 from tilecc.nki import isa, masking, tile_ops
 from tilecc.nki.shapes import new_tensor, par_dim, parse_dtype
-from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype, masked_off, skip_masked_off
+from tilecc.nki.tracer import (active_trace, assigned_name, in_trace, klr_dtype, masked_off,
+                               skip_masked_off)
 
 # ---------------------------------------------------------------- dtypes and buffers
 
@@ -236,8 +237,13 @@ def ds(start: int, size: int) -> slice:
 
 
 def affine_range(start: int, stop: int | None = None, step: int = 1) -> range:
-    """A loop range; tracing unrolls it (nl.sequential_range / nl.static_range alike)."""
-    return range(start, stop, step) if stop is not None else range(start)
+    """A loop range; tracing unrolls it (nl.sequential_range / nl.static_range alike), so
+    its iterations count as trace steps (tilecc.limits), before the first one runs."""
+    loop = range(start, stop, step) if stop is not None else range(start)
+    # len() of a range beyond sys.maxsize overflows: counted by hand (`max` here is nl.max)
+    if in_trace() and (count := -(-(loop.stop - loop.start) // loop.step)) > 0:
+        active_trace().spend(count)
+    return loop
 
 
 sequential_range = static_range = affine_range

@@ -6,6 +6,7 @@ tilecc's frontend, tilecc/nki/shim.py `aliases`) and returns the named function 
 or a plain function; `FILE.py:fn[2,2]` launches it on an SPMD grid of at most
 tilecc.limits' "grid" programs);
 `--input` values are read by tilecc/commands/inputs.py, as every command reads them.
+The file is compiled by tilecc/nki/kernel_source.py (`**` bounded, no .pyc written).
 Every problem is a TileccError (an exception the kernel's own code raised is a KernelError
 at its line, tilecc/nki/errors.py `kernel_failure`), never a traceback.
 """
@@ -25,6 +26,7 @@ from tilecc.fileio import not_decodable
 from tilecc.limits import beyond, cut, limit
 from tilecc.nki.driver import JitKernel
 from tilecc.nki.errors import kernel_failure
+from tilecc.nki.kernel_source import KernelLoader
 from tilecc.nki.shim import aliases
 
 
@@ -50,7 +52,8 @@ def load_kernel(target: str) -> Callable[..., Any]:
     file = Path(path)
     if not file.is_file():
         raise TileccError(f"{path}: no such file")
-    spec = importlib.util.spec_from_file_location(file.stem, file)
+    spec = importlib.util.spec_from_file_location(file.stem, file,
+                                                  loader=KernelLoader(file.stem, str(file)))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(file.resolve().parent))

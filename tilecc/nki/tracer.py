@@ -15,6 +15,9 @@ or the TensorName itself when it is the whole tensor in its natural order. An on
 access must start on an allowed partition (`check_start_partition`). An instruction whose
 `mask=` is a compile-time False appends nothing (`skip_masked_off`). Every statement gets
 the kernel line that traced it as its KLR `pos` (0-based column, tilecc/source_pos.py).
+Tracing is bounded: every instruction, and every iteration of an nl range loop, is a step
+of tilecc.limits' "trace-steps" bound (`spend`), so a kernel looping without end stops with
+a KernelError at its line.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from tilecc.klr import ast
+from tilecc.limits import LimitError, StepBudget, over
 from tilecc.nki.dtypes import dtype_info
 from tilecc.nki.errors import kernel_error, kernel_frame_location, kernel_source_line
 from tilecc.nki.tensor import Allocation, NkiTensor, check_allocation
@@ -115,6 +119,7 @@ class Trace:
         self.returned_shapes: dict[str, tuple[int, ...]] = {}   # a returned reshape's shape
         self._suppressed = 0                      # > 0: instructions are masked off (skip_masked_off)
         self._hbm_count = 0                       # HBM allocations of the current instance
+        self.steps = StepBudget(name="trace-steps")   # tracing is bounded: tilecc.limits
 
     # ---------------------------------------------------------------- SPMD instances
 
@@ -183,8 +188,17 @@ class Trace:
 
     # ---------------------------------------------------------------- KLR building
 
+    def spend(self, steps: int) -> None:
+        """Count `steps` trace steps (an instruction, the iterations of an nl range loop)
+        against the "trace-steps" bound; beyond it, a KernelError at the kernel line."""
+        try:
+            self.steps.spend(steps, "tracing")
+        except LimitError:
+            raise kernel_error(over("trace-steps", self.steps.used, self.steps.bound)) from None
+
     def emit(self, stmt: ast.Stmt) -> None:
         """Append `stmt`, positioned at the kernel line being executed (KLR `pos`)."""
+        self.spend(1)
         if self._suppressed:
             return
         if stmt.pos is None:
