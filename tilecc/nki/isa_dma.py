@@ -35,7 +35,8 @@ _FORMS: dict[int, tuple[tuple[int, ...], ast.TransposeOps, int, int]] = {
 
 
 def _legacy_dma_transpose(fn: object, src: object, *, axes: object = None, mask: object = None,
-                          dtype: object = None) -> NkiTensor:
+                          dtype: object = None, dge_mode: dge_mode = dge_mode.unknown,
+                          oob_mode: oob_mode = oob_mode.error) -> NkiTensor:
     """NKI 1.x: `local = nisa.dma_transpose(src)`, the transpose in a new SBUF tile."""
     if mask is not None:
         raise kernel_error("nisa.dma_transpose: mask= is not supported")
@@ -43,7 +44,7 @@ def _legacy_dma_transpose(fn: object, src: object, *, axes: object = None, mask:
     order = _FORMS[s.ndim][0] if s.ndim in _FORMS else tuple(range(s.ndim))
     out = active_trace().allocate(tuple(s.shape[i] for i in order), s.dtype, "sbuf",
                                   assigned_name())
-    dma_transpose(out, s, axes)
+    dma_transpose(out, s, axes, dge_mode=dge_mode, oob_mode=oob_mode)
     if dtype is None or canonical_dtype(dtype) == s.dtype:
         return out
     trace = active_trace()

@@ -422,10 +422,11 @@ class NkiTensor:
         return NkiTensor(self.alloc, self.offset, self.par_start, tuple(dims))
 
     def reshape(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:
-        """A row-major reshape of a contiguous HBM tensor (as `g.reshape((1, n))`)."""
+        """A row-major reshape of a contiguous HBM tensor (as `g.reshape((1, n))`), or of an
+        on-chip tile's free dims (its partition dim stays dim 0, nki.language.NkiTensor.html)."""
         shape = tuple(shape)
         if self.alloc.on_chip:
-            raise kernel_error("reshape is supported on HBM tensors only")
+            return self._reshape_free(shape)
         count = 1
         for size in shape:
             count *= size
@@ -433,6 +434,24 @@ class NkiTensor:
             raise kernel_error(f"cannot reshape {self!r} to {shape}: only a whole HBM tensor (or a "
                                f"reshape of one) can be reshaped, to the same number of elements")
         return NkiTensor(self.alloc, 0, 0, _row_major_dims(shape))
+
+    def _reshape_free(self, shape: tuple[int, ...]) -> NkiTensor:
+        """On chip: the partition dim is kept as dim 0; the free dims, contiguous in their
+        partition, take the new row-major shape."""
+        free, running = self.dims[1:], 1
+        contiguous = self.par_index == 0
+        for dim in reversed(free):
+            contiguous = contiguous and (dim.num == 1 or dim.step == running)
+            running *= dim.num
+        count = 1
+        for size in shape[1:]:
+            count *= size
+        if not shape or shape[0] != self.partitions or count != running or not contiguous:
+            raise kernel_error(f"cannot reshape {self!r} to {list(shape)}: an on-chip tile keeps "
+                               f"its partition dim ({self.partitions}) first and reshapes free "
+                               f"dims that are contiguous in a partition, to as many elements")
+        return NkiTensor(self.alloc, self.offset, self.par_start,
+                         (self.dims[0], *(Dim(d.step, d.num) for d in _row_major_dims(shape[1:]))))
 
     def is_whole_row_major(self) -> bool:
         """This view is its whole HBM tensor in row-major order, in its own shape: the tensor
