@@ -86,9 +86,19 @@ def dma_transpose(dst: object, src: object, axes: object = None, priority: int |
     if dge_mode is _Dge.hwdge:
         _check_hwdge(s)
     trace = active_trace()
-    trace.emit(ast.DmaTranspose(_padded(trace.access(d, dma=True), dst_pad, d.ndim),
-                                _padded(trace.access(s, dma=True), src_pad, s.ndim), op,
-                                klr_dtype(d.dtype), 0, ast.DmaBounds.error, priority))
+    src_ap = ast.to_pattern(trace.access(s, dma=True))
+    if s.ndim == 2 and src_ap.par_num == 1 and len(src_ap.pattern) == 2:
+        # a 2-d view inside a larger HBM tensor (`t[b, rows, cols]`): KLR keeps the size-1
+        # first dim as the partition, so src is [1, a, b, 1] and dst [b, 1, a, 1] (YWZX)
+        src_pad, dst_pad, op = 2, 0, ast.TransposeOps.YWZX
+        dst_4d = _padded(trace.access(d, dma=True), dst_pad, d.ndim, extra=2)
+        src_4d = ast.AccessPattern(src_ap.tensor, 1, src_ap.pattern + (ast.APPair(0, 1),),
+                                   src_ap.par_offset, src_ap.free_offset)
+    else:
+        dst_4d = _padded(trace.access(d, dma=True), dst_pad, d.ndim)
+        src_4d = _padded(src_ap, src_pad, s.ndim)
+    trace.emit(ast.DmaTranspose(dst_4d, src_4d, op, klr_dtype(d.dtype), 0, ast.DmaBounds.error,
+                                priority))
 
 
 _Oob, _Dge = oob_mode, dge_mode
@@ -109,13 +119,17 @@ def _check_hwdge(s: NkiTensor) -> None:
                            f"128 and a 2-byte dtype, got {list(s.shape)} {s.dtype}")
 
 
-def _padded(access: ast.Access, at: int, ndim: int) -> ast.AccessPattern:
+def _padded(access: ast.Access, at: int, ndim: int,
+            extra: int | None = None) -> ast.AccessPattern:
     """`access` of an `ndim`-d view as a 4-d one: size-1 free pairs inserted at free
-    position `at`."""
+    position `at` (and one more at free position `extra` after that, when given)."""
     ap = ast.to_pattern(access)
     if len(ap.pattern) + 1 != ndim:
         raise kernel_error(f"nisa.dma_transpose: this access of {ap.tensor.name} has "
                            f"{len(ap.pattern) + 1} dims in KLR, not its {ndim}; pass a view "
                            f"whose first dim steps whole rows")
-    pairs = ap.pattern[:at] + (ast.APPair(0, 1),) * (4 - ndim) + ap.pattern[at:]
+    pad = 4 - ndim - (0 if extra is None else 1)
+    pairs = ap.pattern[:at] + (ast.APPair(0, 1),) * pad + ap.pattern[at:]
+    if extra is not None:
+        pairs = pairs[:extra] + (ast.APPair(0, 1),) + pairs[extra:]
     return ast.AccessPattern(ap.tensor, ap.par_num, pairs, ap.par_offset, ap.free_offset)
