@@ -10,6 +10,8 @@ Invariants:
   `par_start` (first partition, on chip) and `dims`, one (step, num) pair per view axis,
   slowest first. On chip the first dim of a view is always the partition dim (step counted
   in partitions); an integer index on it keeps it with size 1, so a tile stays partition-first.
+  A view of a tensor with block dims before its nl.par_dim may keep some of them (indexing
+  the leading ones with ints); its partition dim is then `par_index`, not the first.
 - Indexing accepts ints, slices (`nl.ds(start, size)` is a slice), `...`, and affine index
   expressions of `nl.arange` / `nl.mgrid` (tilecc/nki/indexing.py); the axes of an
   expression access are the grid axes its indices use, in grid order (numpy's broadcast
@@ -373,10 +375,13 @@ class NkiTensor:
         return replace(view, grid=GridAccess(self, tuple(items), sizes, problem, tuple(axes)))
 
     def _make(self, offset: int, par_start: int, dims: list[Dim]) -> NkiTensor:
-        if self.alloc.on_chip and (not dims or not dims[0].is_par):
-            raise kernel_error(f"an {self.buffer} tile must keep its partition dimension first; "
+        # block dims before nl.par_dim may stay (`buf[i]` of a (B0, B1, par_dim(P), F) tensor
+        # is a (B1, par_dim(P), F) view), as long as the partition dim itself is kept
+        if self.alloc.on_chip and not any(dim.is_par for dim in dims):
+            raise kernel_error(f"an {self.buffer} tile must keep its partition dimension; "
                                f"index the dims before nl.par_dim with ints")
-        if self.alloc.on_chip and dims[0].num > 1 and dims[0].step != 1:
+        par = next((dim for dim in dims if dim.is_par), None)
+        if par is not None and par.num > 1 and par.step != 1:
             raise kernel_error("an on-chip tile must cover consecutive partitions (partition step 1)")
         return NkiTensor(self.alloc, offset, par_start, tuple(dims))
 
