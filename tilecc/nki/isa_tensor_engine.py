@@ -30,6 +30,8 @@ from __future__ import annotations
 import weakref
 from enum import Enum
 
+import numpy as np
+
 from tilecc.klr import ast
 from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import canonical_dtype
@@ -85,13 +87,21 @@ def _state(trace: Trace) -> _TraceState:
 
 # ---------------------------------------------------------------- nc_matmul
 
+def _constant_mask(fn: str, mask: object) -> None:
+    """A Tensor Engine call takes a compile-time mask (`mask=i * 128 >= j * 512` of loop
+    ints): True computes, False skips the call (isa_legacy.two_forms); KLR's matmul has no
+    mask, so a mask of grid indices is refused."""
+    if mask is not None and not isinstance(mask, (bool, np.bool_)):
+        raise kernel_error(f"nisa.{fn}: mask= of grid indices is not supported on the Tensor "
+                           f"Engine (KLR's matmul takes no mask); slice the operands instead")
+
+
 def _legacy_matmul(fn: object, stationary: object, moving: object, *,
                    is_stationary_onezero: bool = False, is_moving_onezero: bool = False,
                    is_transpose: bool = False, tile_position: object = (), tile_size: object = (),
                    perf_mode: object = matmul_perf_mode.none, mask: object = None) -> NkiTensor:
     """NKI 1.x: the product in a new PSUM tile (float32; a transpose keeps the dtype)."""
-    if mask is not None:
-        raise kernel_error("nisa.nc_matmul: mask= is not supported on the Tensor Engine")
+    _constant_mask("nc_matmul", mask)
     st = chk.tile("nc_matmul", "stationary", stationary, ("sbuf",))
     mv = chk.tile("nc_matmul", "moving", moving, ("sbuf",))
     double = LEGACY_PERF_MODES.get(perf_mode, perf_mode) is matmul_perf_mode.double_row \
@@ -226,6 +236,8 @@ def _check_dtypes(st: str, mv: str, dst: str, transpose: bool, double: bool, col
 
 def add_into(target: NkiTensor, value: object) -> NkiTensor:
     """`target += value` (module docstring)."""
+    if isinstance(value, NkiTensor) and value.alloc.masked_off:
+        return target   # the product of a call a compile-time False mask skipped
     trace = active_trace()
     state = _state(trace)
     fresh = state.fresh
@@ -245,8 +257,7 @@ def add_into(target: NkiTensor, value: object) -> NkiTensor:
 def _legacy_transpose(fn: object, data: object, *, mask: object = None, dtype: object = None,
                       engine: engine = engine.unknown) -> NkiTensor:
     """NKI 1.x: the transpose in a new tile (PSUM from the Tensor Engine, else SBUF)."""
-    if mask is not None:
-        raise kernel_error("nisa.nc_transpose: mask= is not supported")
+    _constant_mask("nc_transpose", mask)
     x = chk.tile("nc_transpose", "data", data)
     on_pe = _transpose_engine(x, None, engine) is ast.Engine.pe
     out = active_trace().allocate((x.free_elements, x.partitions), x.dtype,

@@ -124,8 +124,9 @@ def ndarray(shape: object, dtype: object, buffer: object = None, name: str = "")
 
 
 def full(shape: object, fill_value: int | float, dtype: object, buffer: object = None,
-         name: str = "") -> NkiTensor:
-    """A new on-chip tensor filled with `fill_value` (one MemSet)."""
+         name: str = "", lazy_initialization: bool = False) -> NkiTensor:
+    """A new on-chip tensor filled with `fill_value` (one MemSet). NKI 1.x's
+    `lazy_initialization` lets its compiler place the fill later; the values are the same."""
     tensor = ndarray(shape, dtype, buffer, name)
     if not tensor.alloc.on_chip:
         raise kernel_error("nl.zeros / nl.full allocate on chip (nl.sbuf or nl.psum)")
@@ -135,12 +136,14 @@ def full(shape: object, fill_value: int | float, dtype: object, buffer: object =
     return tensor
 
 
-def zeros(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
+def zeros(shape: object, dtype: object, buffer: object = None, name: str = "",
+          lazy_initialization: bool = False) -> NkiTensor:
     """A new on-chip tensor of zeros (one MemSet)."""
     return full(shape, 0, dtype, buffer, name)
 
 
-def ones(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
+def ones(shape: object, dtype: object, buffer: object = None, name: str = "",
+         lazy_initialization: bool = False) -> NkiTensor:
     """A new on-chip tensor of ones (one MemSet)."""
     return full(shape, 1, dtype, buffer, name)
 

@@ -1,0 +1,97 @@
+"""NKI 1.x call forms published kernels use: compile-time masks on Tensor Engine calls (True
+computes, False skips the call and its `+=`), a mask joined with a compile-time condition,
+affine_select on a PSUM tile, nl.zeros(lazy_initialization=), and mask= on the per-partition
+searches (max8 / nc_match_replace8 read the box, write the box's partitions). Simulator and
+KLR interpreter against numpy; a mask of grid indices on a matmul is a located KernelError."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilecc.nki as nki
+import tilecc.nki.isa as nisa
+import tilecc.nki.language as nl
+from tilecc.nki import KernelError
+from test_nki_tensor_engine import both
+
+
+@nki.jit
+def causal_block_sums(a, b):
+    """out = sum over k-blocks kb <= row-block of a[kb].T @ b[kb] (a block-causal product)."""
+    k, m = a.shape
+    out = nl.ndarray((m, b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    blocks = k // 32
+    acc = nl.zeros((m, b.shape[1]), dtype=nl.float32, buffer=nl.psum, lazy_initialization=True)
+    for kb in nl.affine_range(blocks):
+        acc[...] += nisa.nc_matmul(nl.load(a[nl.ds(kb * 32, 32), :]),
+                                   nl.load(b[nl.ds(kb * 32, 32), :]), mask=kb < blocks - 1)
+    ip, jf = nl.mgrid[0:m, 0:b.shape[1]]
+    nl.store(out[ip, jf], nl.copy(acc), mask=(jf < b.shape[1]) & (blocks > 1))
+    return out
+
+
+def test_constant_masks_on_the_tensor_engine():
+    rng = np.random.default_rng(5)
+    a = rng.integers(-3, 4, (128, 16)).astype(np.float32)
+    b = rng.integers(-3, 4, (128, 24)).astype(np.float32)
+    want = a[:96].T @ b[:96]   # the last block's matmul is masked off
+    np.testing.assert_array_equal(both(causal_block_sums, a, b), want)
+
+
+@nki.jit
+def select_from_psum(a, b):
+    out = nl.ndarray((a.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    product = nisa.nc_matmul(nl.load(a), nl.load(b))
+    ix, iy = nl.mgrid[0:a.shape[1], 0:b.shape[1]]
+    kept = nisa.affine_select(pred=(ix - iy >= 0), on_true_tile=product, on_false_value=-9984.0)
+    nl.store(out, kept)
+    return out
+
+
+def test_affine_select_of_a_psum_tile():
+    rng = np.random.default_rng(6)
+    a = rng.normal(size=(64, 32)).astype(np.float32)
+    b = rng.normal(size=(64, 48)).astype(np.float32)
+    product = (a.T.astype(np.float64) @ b).astype(np.float32)
+    want = np.where(np.arange(32)[:, None] >= np.arange(48)[None, :], product, np.float32(-9984.0))
+    np.testing.assert_allclose(both(select_from_psum, a, b), want, rtol=1e-5, atol=1e-4)
+
+
+@nki.jit
+def masked_top8(a):
+    n, m = a.shape
+    vals = nl.ndarray((n, 8), dtype=a.dtype, buffer=nl.shared_hbm)
+    replaced = nl.ndarray((n, m), dtype=a.dtype, buffer=nl.shared_hbm)
+    ix, iy = nl.mgrid[0:n, 0:m]
+    tile = nl.load(a)
+    top = nisa.max8(src=tile[ix, iy], mask=(ix < n // 2) & (iy < m // 2))
+    out = nisa.nc_match_replace8(data=tile[ix, iy], vals=top, imm=0.0,
+                                 mask=(ix < n // 2) & (iy < m // 2))
+    nl.store(vals[0:n // 2, :], top[0:n // 2, :])
+    nl.store(replaced[0:n // 2, 0:m // 2], out[0:n // 2, 0:m // 2])
+    return vals, replaced
+
+
+def test_masked_searches_read_the_box_and_write_its_partitions():
+    a = np.random.default_rng(7).permutation(64 * 32).reshape(64, 32).astype(np.float32)
+    vals, replaced = nki.simulate(masked_top8)(a)
+    box = a[:32, :16]
+    top = -np.sort(-box, axis=1)[:, :8]
+    np.testing.assert_array_equal(vals[:32], top)
+    want = np.where(box >= top[:, 7:8], 0.0, box)
+    np.testing.assert_array_equal(replaced[:32, :16], want)
+
+
+def test_a_grid_mask_on_a_matmul_is_a_located_error():
+    @nki.jit
+    def kernel(a):
+        out = nl.ndarray((a.shape[1], a.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+        ix, iy = nl.mgrid[0:a.shape[0], 0:a.shape[1]]
+        tile = nl.load(a)
+        nl.store(out, nl.copy(nisa.nc_matmul(tile, tile, mask=(ix < 32))))
+        return out
+
+    with pytest.raises(KernelError, match="mask= of grid indices is not supported") as err:
+        nki.simulate(kernel)(np.zeros((64, 16), np.float32))
+    assert "test_nki_legacy_call_forms.py:" in str(err.value)
