@@ -95,3 +95,21 @@ def test_a_grid_mask_on_a_matmul_is_a_located_error():
     with pytest.raises(KernelError, match="mask= of grid indices is not supported") as err:
         nki.simulate(kernel)(np.zeros((64, 16), np.float32))
     assert "test_nki_legacy_call_forms.py:" in str(err.value)
+
+
+@nki.jit
+def window_argmax_mask(x):
+    """1 where an element equals its 2 x 2 window's max (nki-samples' select-and-scatter)."""
+    p, w = x.shape[0], x.shape[1]
+    out = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    tile = nl.load(x)
+    best = nl.max(tile, axis=[2, 3], keepdims=True)            # [p, w, 1, 1]
+    hits = nl.equal(best, tile, dtype=nl.float32)                # broadcast to [p, w, 2, 2]
+    nl.store(out, nl.add(hits, nl.multiply(tile, 0.0)))
+    return out
+
+
+def test_binary_ops_broadcast_size_one_free_dims():
+    x = np.random.default_rng(8).permutation(16 * 6 * 4).reshape(16, 6, 2, 2).astype(np.float32)
+    want = (x == x.max(axis=(2, 3), keepdims=True)).astype(np.float32)
+    np.testing.assert_array_equal(both(window_argmax_mask, x), want)

@@ -117,6 +117,11 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str, mask: object 
     operand: object   # a [P, 1] tile or a scalar
     if len(tiles) == 2:
         a, b = _broadcast_partition(*tiles)
+        if (a.free_elements != 1 and b.free_elements != 1 and a.shape != b.shape
+                and (common := _free_broadcast(a, b)) is not None):
+            # numpy broadcasting of size-1 free dims ([P, w, 1, 1] against [P, w, 3, 3]):
+            # the size-1 dims are read repeated (step-0 access pairs)
+            a, b = a.broadcast_to(common), b.broadcast_to(common)
         if a.shape == b.shape or (a.partitions == b.partitions and a.free_elements == b.free_elements):
             box = masking.call_box(what, mask, a, b)
             out, dst = masking.result_tile(a.shape, _dtype(what, dtype, default), name, box)
@@ -153,6 +158,19 @@ def binary(op: Op, x: object, y: object, dtype: object, name: str, mask: object 
     isa.tensor_scalar(dst=dst, data=masking.cut(data, box, data.shape), op0=op,
                       operand0=masking.cut(operand, box, data.shape), reverse0=reverse)
     return out
+
+
+def _free_broadcast(a: NkiTensor, b: NkiTensor) -> tuple[int, ...] | None:
+    """The numpy broadcast shape of two tiles of one rank and partition count whose free
+    dims are equal or 1 on one side; None otherwise."""
+    if a.ndim != b.ndim or a.partitions != b.partitions or a.par_index or b.par_index:
+        return None
+    shape = [a.shape[0]]
+    for x, y in zip(a.shape[1:], b.shape[1:]):
+        if x != y and 1 not in (x, y):
+            return None
+        shape.append(max(x, y))
+    return tuple(shape)
 
 
 def floor_mod(x: object, y: object, dtype: object, name: str, mask: object = None) -> NkiTensor:
