@@ -113,3 +113,36 @@ def test_binary_ops_broadcast_size_one_free_dims():
     x = np.random.default_rng(8).permutation(16 * 6 * 4).reshape(16, 6, 2, 2).astype(np.float32)
     want = (x == x.max(axis=(2, 3), keepdims=True)).astype(np.float32)
     np.testing.assert_array_equal(both(window_argmax_mask, x), want)
+
+
+@nki.jit
+def transpose_then_matmul(a, b):
+    """(a.T).T @ b = a @ b with the transpose's PSUM result fed straight to nc_matmul (1.x)."""
+    out = nl.ndarray((a.shape[0], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_t = nisa.nc_transpose(nl.load(a))                       # [k, m] in PSUM
+    nl.store(out, nl.copy(nisa.nc_matmul(a_t, nl.load(b))))
+    return out
+
+
+def test_a_psum_operand_of_a_1x_matmul_is_staged_through_sbuf():
+    rng = np.random.default_rng(9)
+    a = rng.integers(-3, 4, (48, 64)).astype(np.float32)
+    b = rng.integers(-3, 4, (64, 40)).astype(np.float32)
+    np.testing.assert_array_equal(both(transpose_then_matmul, a, b), a @ b)
+
+
+@nki.jit
+def ragged_tiles(x):
+    """Row tiles of 32; a tile past the end is skipped by a compile-time False mask, so its
+    out-of-range access is never made."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    ip, jf = nl.mgrid[0:32, 0:x.shape[1]]
+    for t in nl.affine_range(4):
+        tile = nl.load(x[t * 32 + ip, jf], mask=(t * 32 < x.shape[0]))
+        nl.store(out[t * 32 + ip, jf], nl.multiply(tile, 3.0), mask=(t * 32 < x.shape[0]))
+    return out
+
+
+def test_a_load_masked_off_at_compile_time_reads_nothing():
+    x = np.arange(64 * 8, dtype=np.float32).reshape(64, 8)
+    np.testing.assert_array_equal(both(ragged_tiles, x), 3 * x)

@@ -19,6 +19,11 @@ same). NKI 1.x `psum += nisa.nc_matmul(a, b)` (and `psum[...] += ...`) turns the
 made the right-hand tile into one that accumulates into `psum` (`add_into`), as the 1.x
 compiler fuses it; any other `+=` is the element-wise add it always was.
 
+NKI 1.x forms as published kernels write them: a compile-time `mask=` (True computes, False
+skips the call, and `psum += skipped` adds nothing); a mask of grid indices is refused, KLR's
+matmul having none. A 1.x operand in PSUM (an nc_transpose result fed to the next matmul) is
+first copied to SBUF by the Vector Engine, since the PE reads SBUF.
+
 nc_transpose: on the Tensor Engine (data in SBUF, dst in PSUM, [128, 128] at most) it is a
 transposing matmul of data (stationary) with an identity (moving) of data's dtype, as the
 page says; on the Vector Engine (SBUF or PSUM, [32, 32] at most) KLR Transpose. engine
@@ -96,14 +101,27 @@ def _constant_mask(fn: str, mask: object) -> None:
                            f"Engine (KLR's matmul takes no mask); slice the operands instead")
 
 
+def _sbuf_operand(arg: str, value: object) -> NkiTensor:
+    """A 1.x matmul operand; a PSUM tile (an nc_transpose result, as NKI 1.x kernels pass
+    it) is first copied to a new SBUF tile by the Vector Engine, since the PE reads SBUF."""
+    tile = chk.tile("nc_matmul", arg, value, ("sbuf", "psum"))
+    if tile.buffer == "sbuf":
+        return tile
+    trace = active_trace()
+    staged = trace.allocate(tile.shape, tile.dtype, "sbuf", assigned_name())
+    trace.emit(ast.NcCopy(trace.access(staged), trace.access(tile), klr_dtype(tile.dtype),
+                          ast.Engine.dve))
+    return staged
+
+
 def _legacy_matmul(fn: object, stationary: object, moving: object, *,
                    is_stationary_onezero: bool = False, is_moving_onezero: bool = False,
                    is_transpose: bool = False, tile_position: object = (), tile_size: object = (),
                    perf_mode: object = matmul_perf_mode.none, mask: object = None) -> NkiTensor:
     """NKI 1.x: the product in a new PSUM tile (float32; a transpose keeps the dtype)."""
     _constant_mask("nc_matmul", mask)
-    st = chk.tile("nc_matmul", "stationary", stationary, ("sbuf",))
-    mv = chk.tile("nc_matmul", "moving", moving, ("sbuf",))
+    st = _sbuf_operand("stationary", stationary)
+    mv = _sbuf_operand("moving", moving)
     double = LEGACY_PERF_MODES.get(perf_mode, perf_mode) is matmul_perf_mode.double_row \
         if isinstance(perf_mode, str) else perf_mode is matmul_perf_mode.double_row
     m = st.free_elements // (2 if double else 1)
