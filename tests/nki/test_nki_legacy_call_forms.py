@@ -146,3 +146,32 @@ def ragged_tiles(x):
 def test_a_load_masked_off_at_compile_time_reads_nothing():
     x = np.arange(64 * 8, dtype=np.float32).reshape(64, 8)
     np.testing.assert_array_equal(both(ragged_tiles, x), 3 * x)
+
+
+@nki.jit
+def rmw_rows(table, rows, values):
+    out = nl.ndarray(table.shape, dtype=table.dtype, buffer=nl.shared_hbm)
+    nl.store(out, nl.load(table))
+    idx = nl.load(rows)
+    nl.atomic_rmw(out[idx, nl.arange(table.shape[1])[None, :]], value=nl.load(values), op=np.add)
+    nl.atomic_rmw(out[0:4, :], value=nl.load(values[0:4, :]), op=nl.add)
+    return out
+
+
+def test_atomic_rmw_adds_into_rows_and_refuses_other_ops():
+    rng = np.random.default_rng(10)
+    table = rng.integers(-5, 5, (16, 8)).astype(np.float32)
+    rows = np.array([[3], [3], [0], [15], [7], [3]], np.int32)
+    values = rng.integers(-5, 5, (6, 8)).astype(np.float32)
+    want = table.copy()
+    np.add.at(want, rows[:, 0], values)
+    want[0:4] += values[0:4]
+    np.testing.assert_array_equal(nki.simulate(rmw_rows)(table, rows, values), want)
+
+    @nki.jit
+    def multiply(t):
+        nl.atomic_rmw(t[0:1, :], value=nl.load(t[0:1, :]), op=np.multiply)
+        return t
+
+    with pytest.raises(KernelError, match="op must be an add"):
+        nki.simulate(multiply)(table)

@@ -192,6 +192,19 @@ def store(dst: NkiTensor, value: object, mask: object = None) -> None:
     isa.dma_copy(dst=dst, src=value)
 
 
+def atomic_rmw(dst: NkiTensor, value: object, op: object, mask: object = None) -> None:
+    """dst = op(dst, value) in HBM, atomically (nki.language.atomic_rmw.html): one DMA that
+    adds into dst (NKI's one DMA compute op is an add), a scatter-add when dst is indexed by
+    a tile of row numbers; another op is a located KernelError."""
+    if not isinstance(dst, NkiTensor) or dst.alloc.on_chip:
+        raise kernel_error(f"nl.atomic_rmw updates an HBM tensor, got {dst!r}")
+    found = _ops.resolve_op(op)
+    if found is None or found.alu != "add":
+        raise kernel_error(f"nl.atomic_rmw: op must be an add (np.add, nl.add), the DMA's one "
+                           f"compute op, got {op!r}")
+    isa.dma_copy(dst=dst, src=value, dst_rmw_op=op, mask=mask)
+
+
 # ---------------------------------------------------------------- indices and loops
 
 def arange(start: int, stop: int | None = None, step: int = 1) -> IndexExpr:
@@ -411,7 +424,7 @@ __all__ = [
     "par_dim", "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
     "float32", "bfloat16", "tfloat32", "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "fp32",
     "sbuf", "psum", "hbm", "shared_hbm", "private_hbm", "tile_size", "ndarray", "full", "zeros",
-    "ones", "empty_like", "load", "store", "arange", "Grid", "mgrid", "ds", "affine_range",
+    "ones", "empty_like", "load", "store", "atomic_rmw", "arange", "Grid", "mgrid", "ds", "affine_range",
     "sequential_range", "static_range", "program_id", "num_programs", "program_ndim", "sum", "max",
     "min", "prod", "mean", "var", "negative", "logical_not", "zeros_like", "ones_like", "nc",
     "spmd_dim", "broadcast_to", "add", "subtract", "multiply", "divide", "maximum", "minimum",
@@ -427,7 +440,7 @@ __all__ = [
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
-    "expand_dims", "select", "atomic_rmw", "sum_reduce", "all_reduce", "loop_reduce",
+    "expand_dims", "select", "sum_reduce", "all_reduce", "loop_reduce",
     "dynamic_range",
 })
 
