@@ -175,3 +175,35 @@ def test_atomic_rmw_adds_into_rows_and_refuses_other_ops():
 
     with pytest.raises(KernelError, match="op must be an add"):
         nki.simulate(multiply)(table)
+
+
+@nki.jit
+def loop_sum_and_max(x):
+    """Over the 4 column blocks of x: their sum and their element-wise max, by nl.loop_reduce."""
+    p, n = x.shape
+    sums = nl.ndarray((p, n // 4), dtype=nl.float32, buffer=nl.shared_hbm)
+    maxes = nl.ndarray((p, n // 4), dtype=nl.float32, buffer=nl.shared_hbm)
+    total = nl.zeros((p, n // 4), dtype=nl.float32)
+    best = nl.full((p, n // 4), -3.0e38, dtype=nl.float32)
+    for k in nl.affine_range(4):
+        block = nl.load(x[:, nl.ds(k * (n // 4), n // 4)])
+        total[...] = nl.loop_reduce(block, op=np.add, loop_indices=(k,), dtype=nl.float32)
+        best[...] = nl.loop_reduce(block, op=np.maximum, loop_indices=k, mask=k < 3)
+    nl.store(sums, total)
+    nl.store(maxes, best)
+    return sums, maxes
+
+
+def test_loop_reduce_folds_into_its_destination():
+    x = np.random.default_rng(11).normal(size=(32, 64)).astype(np.float32)
+    blocks = x.reshape(32, 4, 16)
+    sums, maxes = nki.simulate(loop_sum_and_max)(x)
+    np.testing.assert_allclose(sums, blocks.sum(1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(maxes, blocks[:, :3].max(1))   # the last fold is masked off
+    with pytest.raises(KernelError, match="op must be an ALU operator"):
+        @nki.jit
+        def bad(x):
+            t = nl.zeros((8, 8), dtype=nl.float32)
+            t[...] = nl.loop_reduce(nl.load(x), op=nl.exp, loop_indices=(0,))
+            return x
+        nki.simulate(bad)(np.zeros((8, 8), np.float32))

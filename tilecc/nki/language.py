@@ -424,7 +424,8 @@ __all__ = [
     "par_dim", "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
     "float32", "bfloat16", "tfloat32", "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "fp32",
     "sbuf", "psum", "hbm", "shared_hbm", "private_hbm", "tile_size", "ndarray", "full", "zeros",
-    "ones", "empty_like", "load", "store", "atomic_rmw", "arange", "Grid", "mgrid", "ds", "affine_range",
+    "ones", "empty_like", "load", "store", "atomic_rmw", "loop_reduce", "arange", "Grid", "mgrid",
+    "ds", "affine_range",
     "sequential_range", "static_range", "program_id", "num_programs", "program_ndim", "sum", "max",
     "min", "prod", "mean", "var", "negative", "logical_not", "zeros_like", "ones_like", "nc",
     "spmd_dim", "broadcast_to", "add", "subtract", "multiply", "divide", "maximum", "minimum",
@@ -440,7 +441,7 @@ __all__ = [
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
-    "expand_dims", "select", "sum_reduce", "all_reduce", "loop_reduce",
+    "expand_dims", "select", "sum_reduce", "all_reduce",
     "dynamic_range",
 })
 
@@ -448,6 +449,7 @@ from tilecc.nki.language_math import (  # noqa: E402,F401,A004 (lowered to sever
     abs_max, abs_min, all, ceil, cos, floor, gather_flattened, is_hbm, is_on_chip, is_psum,
     is_sbuf, rms_norm, softmax, static_cast, tan, trunc, where)
 from tilecc.nki.isa_random import device_print, language_dropout as dropout, rand, random_seed  # noqa: E402,F401
+from tilecc.nki.loop_reduce import loop_reduce  # noqa: E402,F401
 
 
 def __getattr__(name: str) -> object:

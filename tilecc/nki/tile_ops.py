@@ -32,6 +32,7 @@ from tilecc.nki import isa, masking
 from tilecc.nki.dtypes import canonical_dtype, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.explicit_ap import explicit_access
+from tilecc.nki.loop_reduce import LoopFold, fold_into
 from tilecc.nki.operators import install
 from tilecc.nki.ops import ALL_OPS, BITVEC_ALU, Op
 from tilecc.nki.shapes import reduce_axes, reduced_shape
@@ -239,7 +240,11 @@ def broadcast_partitions(tile: NkiTensor, shape: tuple[int, ...], name: str) -> 
 
 def assign(dst: NkiTensor, value: object) -> None:
     """`dst[...] = value`: a copy (tensor_copy on chip, dma_copy when HBM is involved) or a
-    fill (memset); a masked instruction's tile copies the box it wrote."""
+    fill (memset); a masked instruction's tile copies the box it wrote; an nl.loop_reduce
+    folds into dst (tilecc/nki/loop_reduce.py)."""
+    if isinstance(value, LoopFold):
+        fold_into(dst, value)
+        return
     value = plain_number(value)
     if isinstance(value, NkiTensor) and value.alloc.masked_off:
         return
