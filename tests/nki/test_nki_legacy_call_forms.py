@@ -207,3 +207,23 @@ def test_loop_reduce_folds_into_its_destination():
             t[...] = nl.loop_reduce(nl.load(x), op=nl.exp, loop_indices=(0,))
             return x
         nki.simulate(bad)(np.zeros((8, 8), np.float32))
+
+
+@nki.jit
+def accumulate_into_a_view(a, b):
+    """acc[0] += nc_matmul(...) over K blocks into a PSUM view nothing zeroed first."""
+    k, m = a.shape
+    out = nl.ndarray((m, b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((1, nl.par_dim(m), b.shape[1]), dtype=nl.float32, buffer=nl.psum)
+    for kb in nl.affine_range(k // 128):
+        acc[0] += nisa.nc_matmul(nl.load(a[nl.ds(kb * 128, 128), :]),
+                                 nl.load(b[nl.ds(kb * 128, 128), :]))
+    nl.store(out, nl.copy(acc[0]))
+    return out
+
+
+def test_1x_accumulation_into_a_psum_view_adds_every_block():
+    rng = np.random.default_rng(12)
+    a = rng.integers(-3, 4, (512, 64)).astype(np.float32)
+    b = rng.integers(-3, 4, (512, 96)).astype(np.float32)
+    np.testing.assert_array_equal(both(accumulate_into_a_view, a, b), a.T @ b)

@@ -265,6 +265,7 @@ def add_into(target: NkiTensor, value: object) -> NkiTensor:
         chk.same_elements("nc_matmul", ("the += target", target), ("the product", made))
         access = trace.access(target)
         stmt.dst, stmt.accumulate = access, state.was_written(trace, access)
+        state.written.add(access)   # the scan saw this matmul's own tile as its dst
         state.fresh = None
         return target
     return target + value
