@@ -75,6 +75,23 @@ def test_load_transpose2d_of_a_view_inside_a_3d_tensor(shape):
     np.testing.assert_array_equal(both(kernel, a), a.transpose(0, 2, 1))
 
 
+def test_dma_transpose_of_gathered_rows():
+    @nki.jit
+    def kernel(table, ids):
+        idx = nl.load(ids)
+        i_p = nl.arange(ids.shape[0])[:, None]
+        iy = nl.arange(table.shape[1])[None, :, None]
+        iz = nl.arange(table.shape[2])[None, None, :]
+        got = nisa.dma_transpose(table[idx[i_p, 0], iy, iz], axes=(2, 1, 0))
+        out = nl.ndarray(got.shape, dtype=table.dtype, buffer=nl.shared_hbm)
+        nl.store(out, got)
+        return out
+
+    table = np.arange(16 * 3 * 4).reshape(16, 3, 4).astype(BF16)
+    ids = np.array([[5], [0], [15], [5], [9], [2], [2], [11]], np.int32)
+    np.testing.assert_array_equal(both(kernel, table, ids), table[ids[:, 0]].transpose(2, 1, 0))
+
+
 def test_tile_returning_dma_transpose_takes_dge_mode():
     @nki.jit
     def kernel(a):

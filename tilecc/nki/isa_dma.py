@@ -8,8 +8,10 @@ dst (SBUF) = src (HBM or SBUF) with its axes permuted: 2-d [1, 0], 3-d [2, 1, 0]
 the permuted shape. dge_mode unknown (default) or hwdge; hwdge adds the hardware DGE's
 rules (2-d: src.shape[0] == 16; 3-d / 4-d: src.shape[0] in {1, 2, 4, 8, 16} and
 src.shape[0] * src.shape[-2] a multiple of 16; src.shape[-1] <= 128; a 2-byte dtype).
-oob_mode skip is only valid with an indirect source, which tilecc does not trace here:
-refused. KLR's TransposeOps permute 4-d accesses, so the accesses get size-1 pairs: 2-d
+An indirect source (rows of an HBM tensor picked by an index tile, tilecc/nki/isa_indirect.py)
+is gathered into SBUF by one IndirectDmaCopy, where oob_mode applies (skip leaves a row's
+partition unwritten), and transposed from there; oob_mode skip without one is refused.
+KLR's TransposeOps permute 4-d accesses, so the accesses get size-1 pairs: 2-d
 [a, b] -> [a, b, 1, 1] with ZWYX; 3-d src [a, b, c, 1] and dst [c, 1, b, a] with YXZW;
 4-d XZYW (klr/ast_tensor_engine.py).
 """
@@ -20,7 +22,7 @@ from tilecc.klr import ast
 from tilecc.nki import operands as chk
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode
-from tilecc.nki.isa_indirect import IndirectView
+from tilecc.nki.isa_indirect import IndirectView, indirect_dma_copy
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.isa_legacy import two_forms
@@ -64,7 +66,11 @@ def dma_transpose(dst: object, src: object, axes: object = None, priority: int |
     d = chk.tile(fn, "dst", dst, ("sbuf",))
     s = chk.tile(fn, "src", src, ("hbm", "sbuf"))
     if isinstance(s, IndirectView):
-        raise kernel_error("nisa.dma_transpose: an indirect (gather) source is not supported")
+        # an indirect source (`t[idx[i_p, 0], iy, iz]`): the rows are gathered into SBUF by
+        # one IndirectDmaCopy (oob_mode applies there), then transposed from SBUF
+        gathered = active_trace().allocate(s.shape, s.dtype, "sbuf", assigned_name())
+        indirect_dma_copy(gathered, s, skip=oob_mode is _Oob.skip)
+        s, oob_mode = gathered, _Oob.error
     if s.ndim not in _FORMS or d.ndim != s.ndim:
         raise kernel_error(f"nisa.dma_transpose: src and dst must both be 2-d, 3-d or 4-d, got "
                            f"{list(s.shape)} and {list(d.shape)}")
@@ -79,8 +85,8 @@ def dma_transpose(dst: object, src: object, axes: object = None, priority: int |
     if d.dtype != s.dtype:
         raise kernel_error(f"nisa.dma_transpose: dst dtype {d.dtype} must be src's {s.dtype}")
     if oob_mode is not _Oob.error:
-        raise kernel_error("nisa.dma_transpose: oob_mode skip needs an indirect src, which tilecc "
-                           "does not trace for dma_transpose")
+        raise kernel_error("nisa.dma_transpose: oob_mode skip needs an indirect src (an index "
+                           "tile picking its rows)")
     if dge_mode not in (_Dge.unknown, _Dge.hwdge):
         raise kernel_error(f"nisa.dma_transpose: dge_mode must be unknown or hwdge, got {dge_mode!r}")
     if dge_mode is _Dge.hwdge:
