@@ -227,3 +227,27 @@ def test_1x_accumulation_into_a_psum_view_adds_every_block():
     a = rng.integers(-3, 4, (512, 64)).astype(np.float32)
     b = rng.integers(-3, 4, (512, 96)).astype(np.float32)
     np.testing.assert_array_equal(both(accumulate_into_a_view, a, b), a.T @ b)
+
+
+@nki.jit
+def exp_row_sums(x):
+    """1.x activation with a fused row sum: reset_reduce, then reduce over a second call."""
+    sums = nl.ndarray((x.shape[0], 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    both_sums = nl.ndarray((x.shape[0], 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    tile = nl.load(x)
+    first = nl.ndarray((x.shape[0], 1), dtype=nl.float32)
+    second = nl.ndarray((x.shape[0], 1), dtype=nl.float32)
+    nisa.activation(op=nl.exp, data=tile, reduce_op=np.add, reduce_res=first,
+                    reduce_cmd=nisa.reduce_cmd.reset_reduce)
+    nisa.activation(op=nl.exp, data=tile, reduce_op=np.add, reduce_res=second,
+                    reduce_cmd=nisa.reduce_cmd.reduce)
+    nl.store(sums, first)
+    nl.store(both_sums, second)
+    return sums, both_sums
+
+
+def test_1x_activation_reduces_rows_into_reduce_res():
+    x = np.random.default_rng(13).normal(size=(64, 48)).astype(np.float32)
+    first, second = nki.simulate(exp_row_sums)(x)
+    np.testing.assert_allclose(first[:, 0], np.exp(x).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(second[:, 0], 2 * np.exp(x).sum(1), rtol=1e-5)
