@@ -251,3 +251,18 @@ def test_1x_activation_reduces_rows_into_reduce_res():
     first, second = nki.simulate(exp_row_sums)(x)
     np.testing.assert_allclose(first[:, 0], np.exp(x).sum(1), rtol=1e-5)
     np.testing.assert_allclose(second[:, 0], 2 * np.exp(x).sum(1), rtol=1e-5)
+
+
+def test_tensor_copy_takes_dst_dtype_and_refuses_another():
+    @nki.jit
+    def kernel(x, other):
+        out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+        landed = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=landed, src=nl.load(x), dtype=x.dtype if not other else nl.int32)
+        nl.store(out, landed)
+        return out
+
+    x = np.arange(32 * 8, dtype=np.float32).reshape(32, 8)
+    np.testing.assert_array_equal(nki.simulate(kernel)(x, False), x)
+    with pytest.raises(KernelError, match="differs from dst's dtype float32"):
+        nki.simulate(kernel)(x, True)

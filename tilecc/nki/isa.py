@@ -29,7 +29,7 @@ from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode, reduce_
 from tilecc.nki.isa_indirect import IndirectView, indirect_dma_copy
 from tilecc.nki.isa_legacy import two_forms
 from tilecc.nki.isa_refused import refusal
-from tilecc.nki.tensor import NkiTensor, mask_tile
+from tilecc.nki.tensor import NkiTensor, canonical_dtype_or_none, mask_tile
 from tilecc.nki.tracer import active_trace, klr_dtype, masked_off
 
 tensor_engine, vector_engine, scalar_engine = engine.tensor, engine.vector, engine.scalar
@@ -163,9 +163,14 @@ def _one_row(view: NkiTensor, index: int) -> NkiTensor:
 
 
 @two_forms(legacy.tensor_copy)
-def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None) -> None:
-    """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM)."""
+def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None,
+                dtype: object = None) -> None:
+    """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM); a `dtype=` (the
+    tutorials' `tensor_copy(dst=, src=, dtype=)`) must be dst's: the copy converts to it."""
     d, s = chk.tile("tensor_copy", "dst", dst), chk.tile("tensor_copy", "src", src)
+    if dtype is not None and canonical_dtype_or_none(dtype) != d.dtype:
+        raise kernel_error(f"nisa.tensor_copy: dtype={dtype!r} differs from dst's dtype {d.dtype}; "
+                           f"the copy writes dst's dtype")
     chk.same_elements("tensor_copy", ("src", s), ("dst", d))
     eng = klr_engine("tensor_copy", engine, (_Engine.vector, _Engine.scalar, _Engine.gpsimd, _Engine.unknown))
     if eng is ast.Engine.pool and "psum" in (d.buffer, s.buffer):
