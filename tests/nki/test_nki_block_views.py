@@ -104,3 +104,38 @@ def test_view_refusals_are_located(body, message):
     with pytest.raises(KernelError, match=message) as err:
         nki.simulate(kernel)(np.zeros((8, 16), np.float32))
     assert "test_nki_block_views.py:" in str(err.value)
+
+
+@nki.jit
+def many_psum_blocks(a, b):
+    """16 blocks of [64, 512] float32 (32 KiB per partition, twice PSUM): one tile per block."""
+    out = nl.ndarray((4, 4, 64, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    qk = nl.ndarray((4, 4, nl.par_dim(64), 512), dtype=nl.float32, buffer=nl.psum)
+    for i in nl.affine_range(4):
+        row = qk[i]                       # the remaining block dim stays
+        for j in nl.affine_range(4):
+            row[j, :, :] = nisa.nc_matmul(nl.load(a[:, nl.ds(i * 64, 64)]),
+                                          nl.load(b[:, nl.ds(j * 512, 512)]))
+            nl.store(out[i, j], nl.copy(qk[i, j]))
+    return out
+
+
+def test_blocks_larger_than_psum_together_are_one_tile_each():
+    rng = np.random.default_rng(14)
+    a = rng.integers(-3, 4, (32, 256)).astype(np.float32)
+    b = rng.integers(-3, 4, (32, 2048)).astype(np.float32)
+    want = (a.T @ b).reshape(4, 64, 4, 512).transpose(0, 2, 1, 3)
+    np.testing.assert_array_equal(both(many_psum_blocks, a, b), want)
+
+
+def test_a_block_tensor_takes_int_block_indices_only():
+    @nki.jit
+    def kernel(x):
+        qk = nl.zeros((4, 4, nl.par_dim(64), 512), dtype=nl.float32, buffer=nl.psum)
+        out = nl.ndarray((64, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, nl.copy(qk[nl.arange(4)[:, None], 0]))
+        return out
+
+    with pytest.raises(KernelError, match=r"block dims \(before nl.par_dim\) are indexed with ints") as err:
+        nki.simulate(kernel)(np.zeros((1, 1), np.float32))
+    assert "test_nki_block_views.py:" in str(err.value)

@@ -164,7 +164,7 @@ def _one_row(view: NkiTensor, index: int) -> NkiTensor:
 
 @two_forms(legacy.tensor_copy)
 def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None,
-                dtype: object = None) -> None:
+                *, dtype: object = None) -> None:
     """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM); a `dtype=` (the
     tutorials' `tensor_copy(dst=, src=, dtype=)`) must be dst's: the copy converts to it."""
     d, s = chk.tile("tensor_copy", "dst", dst), chk.tile("tensor_copy", "src", src)

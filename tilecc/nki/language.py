@@ -33,6 +33,7 @@ from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.tensor import PMAX, NkiTensor, mask_tile
 from tilecc.nki import isa, masking, tile_ops
+from tilecc.nki.block_tensor import BlockTensor
 from tilecc.nki.shapes import new_tensor, par_dim, parse_dtype
 from tilecc.nki.tracer import active_trace, assigned_name, klr_dtype, masked_off, skip_masked_off
 
@@ -128,11 +129,13 @@ def full(shape: object, fill_value: int | float, dtype: object, buffer: object =
     """A new on-chip tensor filled with `fill_value` (one MemSet). NKI 1.x's
     `lazy_initialization` lets its compiler place the fill later; the values are the same."""
     tensor = ndarray(shape, dtype, buffer, name)
-    if not tensor.alloc.on_chip:
+    tiles = tensor.all_blocks() if isinstance(tensor, BlockTensor) else [tensor]
+    if not tiles[0].alloc.on_chip:
         raise kernel_error("nl.zeros / nl.full allocate on chip (nl.sbuf or nl.psum)")
     trace = active_trace()
     value = ast.Immediate(int(fill_value) if tensor.dtype.startswith(("int", "uint")) else float(fill_value))
-    trace.emit(ast.MemSet(trace.access(tensor), value, klr_dtype(tensor.dtype)))
+    for tile in tiles:   # a tensor kept as one tile per block fills each block
+        trace.emit(ast.MemSet(trace.access(tile), value, klr_dtype(tile.dtype)))
     return tensor
 
 
