@@ -22,7 +22,8 @@ compiler fuses it; any other `+=` is the element-wise add it always was.
 NKI 1.x forms as published kernels write them: a compile-time `mask=` (True computes, False
 skips the call, and `psum += skipped` adds nothing); a mask of grid indices is refused, KLR's
 matmul having none. A 1.x operand in PSUM (an nc_transpose result fed to the next matmul) is
-first copied to SBUF by the Vector Engine, since the PE reads SBUF.
+first copied to SBUF by the Vector Engine, since the PE reads SBUF. `psum[...] =
+nisa.nc_matmul(...)` makes that matmul write the PSUM view itself (`write_into`).
 
 nc_transpose: on the Tensor Engine (data in SBUF, dst in PSUM, [128, 128] at most) it is a
 transposing matmul of data (stationary) with an identity (moving) of data's dtype, as the
@@ -250,6 +251,27 @@ def _check_dtypes(st: str, mv: str, dst: str, transpose: bool, double: bool, col
                            "tiling")
     if dst not in ("float32", "bfloat16"):
         raise kernel_error(f"nisa.nc_matmul: dst must be float32 or bfloat16, got {dst}")
+
+
+def write_into(target: NkiTensor, value: object) -> bool:
+    """`psum_view[...] = nisa.nc_matmul(...)` (1.x): the matmul that made `value` writes
+    `target` itself (overwriting), as the 1.x compiler places it, instead of a PSUM tile
+    copied after; False when `value` is not that fresh product."""
+    trace = active_trace()
+    state = _state(trace)
+    fresh = state.fresh
+    if (fresh is None or not isinstance(value, NkiTensor) or target.buffer != "psum"
+            or not trace.body or trace.body[-1] is not fresh[0] or value is not fresh[1]
+            or target.dtype != value.dtype):
+        return False
+    stmt, made = fresh
+    chk.same_elements("nc_matmul", ("the assigned view", target), ("the product", made))
+    access = trace.access(target)
+    state.was_written(trace, access)
+    stmt.dst, stmt.accumulate = access, False
+    state.written.add(access)
+    state.fresh = None
+    return True
 
 
 def add_into(target: NkiTensor, value: object) -> NkiTensor:

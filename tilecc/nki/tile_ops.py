@@ -32,6 +32,7 @@ from tilecc.nki import isa, masking
 from tilecc.nki.dtypes import canonical_dtype, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.explicit_ap import explicit_access
+from tilecc.nki.isa_tensor_engine import write_into
 from tilecc.nki.loop_reduce import LoopFold, fold_into
 from tilecc.nki.operators import install
 from tilecc.nki.ops import ALL_OPS, BITVEC_ALU, Op
@@ -250,6 +251,8 @@ def assign(dst: NkiTensor, value: object) -> None:
         return
     if isinstance(value, NkiTensor) and value.same_view(dst):
         return   # `t[...] += x` assigns back the view `+=` updated in place
+    if write_into(dst, value):
+        return   # a fresh 1.x matmul product now writes dst itself
     if isinstance(value, NkiTensor) and (box := masking.written_box(value)) is not None \
             and dst.shape == value.shape and all(low < high for low, high in box):
         dst, value = dst.restricted(box), value.restricted(box)
