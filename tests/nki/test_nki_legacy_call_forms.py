@@ -266,3 +266,23 @@ def test_tensor_copy_takes_dst_dtype_and_refuses_another():
     np.testing.assert_array_equal(nki.simulate(kernel)(x, False), x)
     with pytest.raises(KernelError, match="differs from dst's dtype float32"):
         nki.simulate(kernel)(x, True)
+
+
+def test_assigning_a_matmul_product_to_psum_writes_it_in_place():
+    @nki.jit
+    def kernel(a, b):
+        out = nl.ndarray((a.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+        res = nl.ndarray((2, nl.par_dim(a.shape[1]), b.shape[1]), dtype=nl.float32, buffer=nl.psum)
+        res[1, :, :] = nisa.nc_matmul(nl.load(a), nl.load(b))
+        nl.store(out, nl.copy(res[1]))
+        return out
+
+    from tilecc.klr import ast
+    rng = np.random.default_rng(15)
+    a = rng.integers(-3, 4, (32, 16)).astype(np.float32)
+    b = rng.integers(-3, 4, (32, 24)).astype(np.float32)
+    np.testing.assert_array_equal(both(kernel, a, b), a.T @ b)
+    body = nki.trace_kernel(kernel, a, b).kernel.body
+    matmuls = [s for s in body if isinstance(s, ast.NcMatMul)]
+    assert len(matmuls) == 1 and "res" in repr(matmuls[0].dst)
+    assert not any(isinstance(s, ast.NcCopy) and "psum" in repr(s.dst) for s in body)
