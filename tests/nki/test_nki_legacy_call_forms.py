@@ -6,6 +6,7 @@ KLR interpreter against numpy; a mask of grid indices on a matmul is a located K
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -253,19 +254,26 @@ def test_1x_activation_reduces_rows_into_reduce_res():
     np.testing.assert_allclose(second[:, 0], 2 * np.exp(x).sum(1), rtol=1e-5)
 
 
-def test_tensor_copy_takes_dst_dtype_and_refuses_another():
+def test_tensor_copy_dtype_casts_before_writing_dst():
     @nki.jit
-    def kernel(x, other):
+    def kernel(x, cast):
         out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
         landed = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
-        nisa.tensor_copy(dst=landed, src=nl.load(x), dtype=x.dtype if not other else nl.int32)
+        nisa.tensor_copy(dst=landed, src=nl.load(x), dtype=nl.bfloat16 if cast else x.dtype)
         nl.store(out, landed)
         return out
 
-    x = np.arange(32 * 8, dtype=np.float32).reshape(32, 8)
-    np.testing.assert_array_equal(nki.simulate(kernel)(x, False), x)
-    with pytest.raises(KernelError, match="differs from dst's dtype float32"):
-        nki.simulate(kernel)(x, True)
+    x = (np.arange(32 * 8, dtype=np.float32).reshape(32, 8) + 1) / 7
+    np.testing.assert_array_equal(both(kernel, x, False), x)
+    rounded = x.astype(ml_dtypes.bfloat16).astype(np.float32)
+    np.testing.assert_array_equal(both(kernel, x, True), rounded)
+    with pytest.raises(KernelError, match="is not an NKI dtype"):
+        @nki.jit
+        def bad(x):
+            t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=t, src=nl.load(x), dtype="complex64")
+            return x
+        nki.simulate(bad)(x)
 
 
 def test_assigning_a_matmul_product_to_psum_writes_it_in_place():
