@@ -47,3 +47,18 @@ def test_psum_tiles_placed_by_bank_compute_as_numpy():
 def test_bad_allocation_arguments_are_kernel_errors(call, message):
     with pytest.raises(KernelError, match=message):
         call()
+
+
+def test_no_reorder_directive_keeps_program_order():
+    @nki.jit
+    def running_sum(a):
+        out = nl.ndarray((a.shape[0], 1), dtype=nl.float32, buffer=nl.shared_hbm)
+        acc = nl.zeros((a.shape[0], 1), dtype=nl.float32)
+        for k in nl.sequential_range(a.shape[1] // 8, directives=ncc.no_reorder()):
+            part = nl.load(a[:, nl.ds(k * 8, 8)])
+            acc[...] = nl.add(acc, nl.sum(part, axis=1, keepdims=True))
+        nl.store(out, acc)
+        return out
+
+    a = np.arange(16 * 32, dtype=np.float32).reshape(16, 32)
+    np.testing.assert_allclose(nki.simulate(running_sum)(a), a.sum(1, keepdims=True), rtol=1e-6)

@@ -19,7 +19,8 @@ from typing import Any
 
 from tilecc.nki.errors import kernel_error
 
-__all__ = ["sbuf", "psum", "skip_middle_end_transformations", "enable_stack_allocator", "force_auto_alloc"]
+__all__ = ["sbuf", "psum", "skip_middle_end_transformations", "enable_stack_allocator", "force_auto_alloc",
+           "no_reorder"]
 
 
 class _Allocator:
@@ -75,3 +76,9 @@ def enable_stack_allocator(kernel: Callable[..., Any] | None = None, **options: 
 def force_auto_alloc(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """The kernel unchanged (an allocation switch)."""
     return kernel
+
+
+def no_reorder() -> str:
+    """The loop directive `nl.sequential_range(n, directives=ncc.no_reorder())`: the
+    simulator runs instructions in program order anyway."""
+    return "no_reorder"

@@ -257,8 +257,10 @@ def ds(start: int, size: int) -> slice:
     return slice(start, start + size)
 
 
-def affine_range(start: int, stop: int | None = None, step: int = 1) -> range:
-    """A loop range; tracing unrolls it (nl.sequential_range / nl.static_range alike)."""
+def affine_range(start: int, stop: int | None = None, step: int = 1,
+                 directives: object = None) -> range:
+    """A loop range; tracing unrolls it (nl.sequential_range / nl.static_range alike). NKI 1.x
+    `directives=ncc.no_reorder()` steer its scheduler: program order is kept anyway."""
     return range(start, stop, step) if stop is not None else range(start)
 
 
