@@ -139,3 +139,19 @@ def test_a_block_tensor_takes_int_block_indices_only():
     with pytest.raises(KernelError, match=r"block dims \(before nl.par_dim\) are indexed with ints") as err:
         nki.simulate(kernel)(np.zeros((1, 1), np.float32))
     assert "test_nki_block_views.py:" in str(err.value)
+
+
+def test_psum_overflow_names_the_kernel_line():
+    from tilecc.errors import SimError
+
+    @nki.jit
+    def kernel(a):
+        out = nl.ndarray((a.shape[0], 4096), dtype=nl.float32, buffer=nl.shared_hbm)
+        big = nl.zeros((a.shape[0], 4096), dtype=nl.float32, buffer=nl.psum)   # all of PSUM
+        more = nl.zeros((a.shape[0], 512), dtype=nl.float32, buffer=nl.psum)
+        nl.store(out, nl.add(nl.copy(big), nl.copy(more[:, 0:1])))
+        return out
+
+    with pytest.raises(SimError, match=r"test_nki_block_views.py:\d+:\d+ .*PSUM locations live there "
+                                       r"need 18432 bytes"):
+        nki.simulate(kernel)(np.zeros((8, 1), np.float32))
