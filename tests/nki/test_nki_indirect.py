@@ -124,10 +124,6 @@ def ap_other_dim(a):
     a.ap(pattern=[[8, 128], [1, 8]], vector_offset=idx_tile(), indirect_dim=1)  # <-
 
 
-def transpose_gathered(a):
-    nisa.dma_transpose(nl.ndarray((8, 128), dtype=nl.float32, buffer=nl.sbuf), a[idx_tile(), :])  # <-
-
-
 CASES = [
     (index_on_chip_table, r"an index tile selects rows of a whole HBM tensor"),
     (index_not_first, r"only the first index may be a tile of row numbers"),
@@ -137,7 +133,6 @@ CASES = [
     (wrong_rows, r"must be \[128, 8\] \(one partition per index, one row each\)"),
     (ap_wrong_first_pair, r"the first pair must step one row per index, \[8, 128\]"),
     (ap_other_dim, r"needs a vector_offset tile and indirect_dim=0"),
-    (transpose_gathered, r"an indirect \(gather\) source is not supported"),
 ]
 
 

@@ -109,7 +109,8 @@ def test_pytest_does_not_collect_a_kernel_named_test(tmp_path, capsys):
 
 def test_tensor_copy_takes_dst_and_its_dtype():
     """The nki-samples matmul tutorial: nisa.tensor_copy(dst=result_sbuf, src=result_psum,
-    dtype=result.dtype); another dtype than dst's is refused."""
+    dtype=result.dtype); another dtype than dst's is a cast on the way, a name that is no
+    dtype is refused."""
     def kernel(a, dtype):
         out = nl.ndarray(a.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)
         psum = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.psum)
@@ -121,5 +122,7 @@ def test_tensor_copy_takes_dst_and_its_dtype():
     a = np.array([[1.0, 2.5, -3.0]], np.float32)
     got = nki.simulate(kernel)(a, nl.bfloat16)
     np.testing.assert_array_equal(got.astype(np.float32), a)
-    with pytest.raises(nki.KernelError, match="dtype='float16' differs from dst's dtype bfloat16"):
-        nki.simulate(kernel)(a, "float16")
+    got = nki.simulate(kernel)(np.array([[1.0, 2.5, 70000.0]], np.float32), "float16")
+    np.testing.assert_array_equal(got.astype(np.float32), [[1.0, 2.5, np.inf]])  # via fp16
+    with pytest.raises(nki.KernelError, match="dtype='float17' is not an NKI dtype"):
+        nki.simulate(kernel)(a, "float17")

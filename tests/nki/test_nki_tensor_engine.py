@@ -280,7 +280,7 @@ CASES = [
     (transpose_changes_dtype, r"nc_transpose: dst dtype float32 must be data's bfloat16"),
     (transpose_wrong_shape, r"nc_transpose: dst \[8, 64\] must be \[8, 128\]"),
     (pe_transpose_into_sbuf, r"the Tensor Engine reads data from SBUF and writes dst to PSUM"),
-    (matmul_mask, r"nc_matmul: mask= is not supported"),
+    (matmul_mask, r"nc_matmul: mask= of grid indices is not supported"),
     (mx_matmul, r"nisa.nc_matmul_mx is not supported by tilecc: the MX quantized family"),
     (mx_quantize, r"nisa.quantize_mx is not supported by tilecc: the MX quantized family"),
 ]

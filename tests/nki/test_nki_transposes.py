@@ -61,6 +61,48 @@ def test_load_transpose2d(dtype):
     np.testing.assert_array_equal(both(kernel, a), a.T.astype(np.float32))
 
 
+@pytest.mark.parametrize("shape", [(3, 40, 24), (2, 16, 8)], ids=str)
+def test_load_transpose2d_of_a_view_inside_a_3d_tensor(shape):
+    @nki.jit
+    def kernel(a):
+        out = nl.ndarray((a.shape[0], a.shape[2], a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
+        for b in nl.affine_range(a.shape[0]):
+            rows = nl.arange(a.shape[1])[:, None]
+            nl.store(out[b], nl.load_transpose2d(a[b, rows, nl.arange(a.shape[2])[None, :]]))
+        return out
+
+    a = np.arange(int(np.prod(shape))).reshape(shape).astype(BF16)
+    np.testing.assert_array_equal(both(kernel, a), a.transpose(0, 2, 1))
+
+
+def test_dma_transpose_of_gathered_rows():
+    @nki.jit
+    def kernel(table, ids):
+        idx = nl.load(ids)
+        i_p = nl.arange(ids.shape[0])[:, None]
+        iy = nl.arange(table.shape[1])[None, :, None]
+        iz = nl.arange(table.shape[2])[None, None, :]
+        got = nisa.dma_transpose(table[idx[i_p, 0], iy, iz], axes=(2, 1, 0))
+        out = nl.ndarray(got.shape, dtype=table.dtype, buffer=nl.shared_hbm)
+        nl.store(out, got)
+        return out
+
+    table = np.arange(16 * 3 * 4).reshape(16, 3, 4).astype(BF16)
+    ids = np.array([[5], [0], [15], [5], [9], [2], [2], [11]], np.int32)
+    np.testing.assert_array_equal(both(kernel, table, ids), table[ids[:, 0]].transpose(2, 1, 0))
+
+
+def test_tile_returning_dma_transpose_takes_dge_mode():
+    @nki.jit
+    def kernel(a):
+        out = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, nisa.dma_transpose(a[:, :], dge_mode=nisa.dge_mode.hwdge))
+        return out
+
+    a = np.arange(16 * 8).reshape(16, 8).astype(BF16)
+    np.testing.assert_array_equal(both(kernel, a), a.T)
+
+
 @pytest.mark.parametrize("shape, axes", [((16, 8), (1, 0)), ((2, 3, 4), (2, 1, 0)),
                                          ((2, 3, 4, 5), (3, 1, 2, 0))], ids=str)
 def test_dma_transpose_every_rank(shape, axes):

@@ -119,10 +119,16 @@ class Mask:
     region that is not a box and is a KernelError naming it."""
     clauses: tuple[tuple[IndexExpr, str, object], ...]
 
-    def __and__(self, other: object) -> Mask:
+    def __and__(self, other: object) -> Mask | bool:
+        # a compile-time condition joined in (`(i_f < n) & (i * 128 < seqlen)` with loop
+        # ints): True keeps the mask, False masks the whole call off
+        if isinstance(other, (bool, np.bool_)):
+            return self if other else False
         if not isinstance(other, Mask):
             return NotImplemented
         return Mask(self.clauses + other.clauses)
+
+    __rand__ = __and__
 
     def __repr__(self) -> str:
         return " & ".join(f"({expr.describe()} {op} {bound!r})" for expr, op, bound in self.clauses)

@@ -166,12 +166,16 @@ def _one_row(view: NkiTensor, index: int) -> NkiTensor:
 @two_forms(legacy.tensor_copy)
 def tensor_copy(dst: object, src: object, engine: engine = engine.unknown, name: str | None = None,
                 *, dtype: object = None) -> None:
-    """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM); a `dtype=` (the
-    tutorials' `tensor_copy(dst=, src=, dtype=)`) must be dst's: the copy converts to it."""
+    """dst = src on Vector, Scalar or GpSimd Engine (tiles in SBUF / PSUM). The tutorials'
+    `tensor_copy(dst=, src=, dtype=)` casts to `dtype` ("cast to expected output data-type"):
+    another dtype than dst's is a copy into a tile of that dtype, then into dst."""
     d, s = chk.tile("tensor_copy", "dst", dst), chk.tile("tensor_copy", "src", src)
-    if dtype is not None and canonical_dtype_or_none(dtype) != d.dtype:
-        raise kernel_error(f"nisa.tensor_copy: dtype={dtype!r} differs from dst's dtype {d.dtype}; "
-                           f"the copy writes dst's dtype")
+    if dtype is not None and (cast := canonical_dtype_or_none(dtype)) != d.dtype:
+        if cast is None:
+            raise kernel_error(f"nisa.tensor_copy: dtype={dtype!r} is not an NKI dtype")
+        staged = active_trace().allocate(s.shape, cast, "sbuf", "cast")
+        tensor_copy(staged, s, engine)
+        s = staged
     chk.same_elements("tensor_copy", ("src", s), ("dst", d))
     eng = klr_engine("tensor_copy", engine, (_Engine.vector, _Engine.scalar, _Engine.gpsimd, _Engine.unknown))
     if eng is ast.Engine.pool and "psum" in (d.buffer, s.buffer):

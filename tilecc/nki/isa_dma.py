@@ -8,8 +8,10 @@ dst (SBUF) = src (HBM or SBUF) with its axes permuted: 2-d [1, 0], 3-d [2, 1, 0]
 the permuted shape. dge_mode unknown (default) or hwdge; hwdge adds the hardware DGE's
 rules (2-d: src.shape[0] == 16; 3-d / 4-d: src.shape[0] in {1, 2, 4, 8, 16} and
 src.shape[0] * src.shape[-2] a multiple of 16; src.shape[-1] <= 128; a 2-byte dtype).
-oob_mode skip is only valid with an indirect source, which tilecc does not trace here:
-refused. KLR's TransposeOps permute 4-d accesses, so the accesses get size-1 pairs: 2-d
+An indirect source (rows of an HBM tensor picked by an index tile, tilecc/nki/isa_indirect.py)
+is gathered into SBUF by one IndirectDmaCopy, where oob_mode applies (skip leaves a row's
+partition unwritten), and transposed from there; oob_mode skip without one is refused.
+KLR's TransposeOps permute 4-d accesses, so the accesses get size-1 pairs: 2-d
 [a, b] -> [a, b, 1, 1] with ZWYX; 3-d src [a, b, c, 1] and dst [c, 1, b, a] with YXZW;
 4-d XZYW (klr/ast_tensor_engine.py).
 """
@@ -20,7 +22,7 @@ from tilecc.klr import ast
 from tilecc.nki import operands as chk
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_enums import dge_mode, engine, klr_engine, oob_mode
-from tilecc.nki.isa_indirect import IndirectView
+from tilecc.nki.isa_indirect import IndirectView, indirect_dma_copy
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.dtypes import canonical_dtype
 from tilecc.nki.isa_legacy import two_forms
@@ -35,7 +37,8 @@ _FORMS: dict[int, tuple[tuple[int, ...], ast.TransposeOps, int, int]] = {
 
 
 def _legacy_dma_transpose(fn: object, src: object, *, axes: object = None, mask: object = None,
-                          dtype: object = None) -> NkiTensor:
+                          dtype: object = None, dge_mode: dge_mode = dge_mode.unknown,
+                          oob_mode: oob_mode = oob_mode.error) -> NkiTensor:
     """NKI 1.x: `local = nisa.dma_transpose(src)`, the transpose in a new SBUF tile."""
     if mask is not None:
         raise kernel_error("nisa.dma_transpose: mask= is not supported")
@@ -43,7 +46,7 @@ def _legacy_dma_transpose(fn: object, src: object, *, axes: object = None, mask:
     order = _FORMS[s.ndim][0] if s.ndim in _FORMS else tuple(range(s.ndim))
     out = active_trace().allocate(tuple(s.shape[i] for i in order), s.dtype, "sbuf",
                                   assigned_name())
-    dma_transpose(out, s, axes)
+    dma_transpose(out, s, axes, dge_mode=dge_mode, oob_mode=oob_mode)
     if dtype is None or canonical_dtype(dtype) == s.dtype:
         return out
     trace = active_trace()
@@ -63,7 +66,11 @@ def dma_transpose(dst: object, src: object, axes: object = None, priority: int |
     d = chk.tile(fn, "dst", dst, ("sbuf",))
     s = chk.tile(fn, "src", src, ("hbm", "sbuf"))
     if isinstance(s, IndirectView):
-        raise kernel_error("nisa.dma_transpose: an indirect (gather) source is not supported")
+        # an indirect source (`t[idx[i_p, 0], iy, iz]`): the rows are gathered into SBUF by
+        # one IndirectDmaCopy (oob_mode applies there), then transposed from SBUF
+        gathered = active_trace().allocate(s.shape, s.dtype, "sbuf", assigned_name())
+        indirect_dma_copy(gathered, s, skip=oob_mode is _Oob.skip)
+        s, oob_mode = gathered, _Oob.error
     if s.ndim not in _FORMS or d.ndim != s.ndim:
         raise kernel_error(f"nisa.dma_transpose: src and dst must both be 2-d, 3-d or 4-d, got "
                            f"{list(s.shape)} and {list(d.shape)}")
@@ -78,16 +85,26 @@ def dma_transpose(dst: object, src: object, axes: object = None, priority: int |
     if d.dtype != s.dtype:
         raise kernel_error(f"nisa.dma_transpose: dst dtype {d.dtype} must be src's {s.dtype}")
     if oob_mode is not _Oob.error:
-        raise kernel_error("nisa.dma_transpose: oob_mode skip needs an indirect src, which tilecc "
-                           "does not trace for dma_transpose")
+        raise kernel_error("nisa.dma_transpose: oob_mode skip needs an indirect src (an index "
+                           "tile picking its rows)")
     if dge_mode not in (_Dge.unknown, _Dge.hwdge):
         raise kernel_error(f"nisa.dma_transpose: dge_mode must be unknown or hwdge, got {dge_mode!r}")
     if dge_mode is _Dge.hwdge:
         _check_hwdge(s)
     trace = active_trace()
-    trace.emit(ast.DmaTranspose(_padded(trace.access(d, dma=True), dst_pad, d.ndim),
-                                _padded(trace.access(s, dma=True), src_pad, s.ndim), op,
-                                klr_dtype(d.dtype), 0, ast.DmaBounds.error, priority))
+    src_ap = ast.to_pattern(trace.access(s, dma=True))
+    if s.ndim == 2 and src_ap.par_num == 1 and len(src_ap.pattern) == 2:
+        # a 2-d view inside a larger HBM tensor (`t[b, rows, cols]`): KLR keeps the size-1
+        # first dim as the partition, so src is [1, a, b, 1] and dst [b, 1, a, 1] (YWZX)
+        src_pad, dst_pad, op = 2, 0, ast.TransposeOps.YWZX
+        dst_4d = _padded(trace.access(d, dma=True), dst_pad, d.ndim, extra=2)
+        src_4d = ast.AccessPattern(src_ap.tensor, 1, src_ap.pattern + (ast.APPair(0, 1),),
+                                   src_ap.par_offset, src_ap.free_offset)
+    else:
+        dst_4d = _padded(trace.access(d, dma=True), dst_pad, d.ndim)
+        src_4d = _padded(src_ap, src_pad, s.ndim)
+    trace.emit(ast.DmaTranspose(dst_4d, src_4d, op, klr_dtype(d.dtype), 0, ast.DmaBounds.error,
+                                priority))
 
 
 _Oob, _Dge = oob_mode, dge_mode
@@ -108,13 +125,17 @@ def _check_hwdge(s: NkiTensor) -> None:
                            f"128 and a 2-byte dtype, got {list(s.shape)} {s.dtype}")
 
 
-def _padded(access: ast.Access, at: int, ndim: int) -> ast.AccessPattern:
+def _padded(access: ast.Access, at: int, ndim: int,
+            extra: int | None = None) -> ast.AccessPattern:
     """`access` of an `ndim`-d view as a 4-d one: size-1 free pairs inserted at free
-    position `at`."""
+    position `at` (and one more at free position `extra` after that, when given)."""
     ap = ast.to_pattern(access)
     if len(ap.pattern) + 1 != ndim:
         raise kernel_error(f"nisa.dma_transpose: this access of {ap.tensor.name} has "
                            f"{len(ap.pattern) + 1} dims in KLR, not its {ndim}; pass a view "
                            f"whose first dim steps whole rows")
-    pairs = ap.pattern[:at] + (ast.APPair(0, 1),) * (4 - ndim) + ap.pattern[at:]
+    pad = 4 - ndim - (0 if extra is None else 1)
+    pairs = ap.pattern[:at] + (ast.APPair(0, 1),) * pad + ap.pattern[at:]
+    if extra is not None:
+        pairs = pairs[:extra] + (ast.APPair(0, 1),) + pairs[extra:]
     return ast.AccessPattern(ap.tensor, ap.par_num, pairs, ap.par_offset, ap.free_offset)

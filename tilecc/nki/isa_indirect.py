@@ -15,8 +15,9 @@ nki.isa.dma_copy.html, "Indirect addressing (gather/scatter)"; NKI 1.x
   rows, skip leaves that partition out; NKI 1.x `dst_rmw_op=np.add` on a scatter adds into
   the rows (a row named twice gets both). Both sides indirect, scalar_offset (a register or
   1 x 1 offset) and indirect_dim other than 0 are located KernelErrors.
-- An IndirectView is only for DMAs: indexing it again, reshaping it, computing on it or
-  transposing it (dma_transpose) is a KernelError.
+- An IndirectView is only for DMAs (dma_transpose gathers it into SBUF first,
+  tilecc/nki/isa_dma.py): indexing it again, reshaping it or computing on it is a
+  KernelError.
 """
 
 from __future__ import annotations

@@ -118,10 +118,15 @@ def _cut(value: object, box: DimBox | None, data: NkiTensor) -> object:
 # ---------------------------------------------------------------- 1.x signatures
 
 def activation(fn: Callable[..., None], op: object, data: object, *, bias: object = None,
-               scale: object = 1.0, mask: object = None, dtype: object = None) -> NkiTensor:
+               scale: object = 1.0, reduce_op: object = None, reduce_res: object = None,
+               reduce_cmd: object = None, mask: object = None, dtype: object = None) -> NkiTensor:
+    """NKI 1.x activation (nki.isa.activation.html of 2.26): the reduce_op / reduce_res /
+    reduce_cmd row reduction as the 2.x form's."""
     x, box = _tile(fn, "data", data, mask, bias, scale)
     out, dst = _result(x.shape, _dtype(fn, dtype, x.dtype), box)
-    fn(dst=dst, op=op, data=_cut(x, box, x), bias=_cut(bias, box, x), scale=_cut(scale, box, x))
+    extra = {} if reduce_cmd is None else {"reduce_cmd": reduce_cmd}
+    fn(dst=dst, op=op, data=_cut(x, box, x), bias=_cut(bias, box, x), scale=_cut(scale, box, x),
+       reduce_op=reduce_op, reduce_res=_cut(reduce_res, box, x), **extra)
     return out
 
 

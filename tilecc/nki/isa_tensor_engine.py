@@ -19,6 +19,12 @@ same). NKI 1.x `psum += nisa.nc_matmul(a, b)` (and `psum[...] += ...`) turns the
 made the right-hand tile into one that accumulates into `psum` (`add_into`), as the 1.x
 compiler fuses it; any other `+=` is the element-wise add it always was.
 
+NKI 1.x forms as published kernels write them: a compile-time `mask=` (True computes, False
+skips the call, and `psum += skipped` adds nothing); a mask of grid indices is refused, KLR's
+matmul having none. A 1.x operand in PSUM (an nc_transpose result fed to the next matmul) is
+first copied to SBUF by the Vector Engine, since the PE reads SBUF. `psum[...] =
+nisa.nc_matmul(...)` makes that matmul write the PSUM view itself (`write_into`).
+
 nc_transpose: on the Tensor Engine (data in SBUF, dst in PSUM, [128, 128] at most) it is a
 transposing matmul of data (stationary) with an identity (moving) of data's dtype, as the
 page says; on the Vector Engine (SBUF or PSUM, [32, 32] at most) KLR Transpose. engine
@@ -29,6 +35,8 @@ from __future__ import annotations
 
 import weakref
 from enum import Enum
+
+import numpy as np
 
 from tilecc.klr import ast
 from tilecc.nki import operands as chk
@@ -85,15 +93,36 @@ def _state(trace: Trace) -> _TraceState:
 
 # ---------------------------------------------------------------- nc_matmul
 
+def _constant_mask(fn: str, mask: object) -> None:
+    """A Tensor Engine call takes a compile-time mask (`mask=i * 128 >= j * 512` of loop
+    ints): True computes, False skips the call (isa_legacy.two_forms); KLR's matmul has no
+    mask, so a mask of grid indices is refused."""
+    if mask is not None and not isinstance(mask, (bool, np.bool_)):
+        raise kernel_error(f"nisa.{fn}: mask= of grid indices is not supported on the Tensor "
+                           f"Engine (KLR's matmul takes no mask); slice the operands instead")
+
+
+def _sbuf_operand(arg: str, value: object) -> NkiTensor:
+    """A 1.x matmul operand; a PSUM tile (an nc_transpose result, as NKI 1.x kernels pass
+    it) is first copied to a new SBUF tile by the Vector Engine, since the PE reads SBUF."""
+    tile = chk.tile("nc_matmul", arg, value, ("sbuf", "psum"))
+    if tile.buffer == "sbuf":
+        return tile
+    trace = active_trace()
+    staged = trace.allocate(tile.shape, tile.dtype, "sbuf", assigned_name())
+    trace.emit(ast.NcCopy(trace.access(staged), trace.access(tile), klr_dtype(tile.dtype),
+                          ast.Engine.dve))
+    return staged
+
+
 def _legacy_matmul(fn: object, stationary: object, moving: object, *,
                    is_stationary_onezero: bool = False, is_moving_onezero: bool = False,
                    is_transpose: bool = False, tile_position: object = (), tile_size: object = (),
                    perf_mode: object = matmul_perf_mode.none, mask: object = None) -> NkiTensor:
     """NKI 1.x: the product in a new PSUM tile (float32; a transpose keeps the dtype)."""
-    if mask is not None:
-        raise kernel_error("nisa.nc_matmul: mask= is not supported on the Tensor Engine")
-    st = chk.tile("nc_matmul", "stationary", stationary, ("sbuf",))
-    mv = chk.tile("nc_matmul", "moving", moving, ("sbuf",))
+    _constant_mask("nc_matmul", mask)
+    st = _sbuf_operand("stationary", stationary)
+    mv = _sbuf_operand("moving", moving)
     double = LEGACY_PERF_MODES.get(perf_mode, perf_mode) is matmul_perf_mode.double_row \
         if isinstance(perf_mode, str) else perf_mode is matmul_perf_mode.double_row
     m = st.free_elements // (2 if double else 1)
@@ -224,8 +253,31 @@ def _check_dtypes(st: str, mv: str, dst: str, transpose: bool, double: bool, col
         raise kernel_error(f"nisa.nc_matmul: dst must be float32 or bfloat16, got {dst}")
 
 
+def write_into(target: NkiTensor, value: object) -> bool:
+    """`psum_view[...] = nisa.nc_matmul(...)` (1.x): the matmul that made `value` writes
+    `target` itself (overwriting), as the 1.x compiler places it, instead of a PSUM tile
+    copied after; False when `value` is not that fresh product."""
+    trace = active_trace()
+    state = _state(trace)
+    fresh = state.fresh
+    if (fresh is None or not isinstance(value, NkiTensor) or target.buffer != "psum"
+            or not trace.body or trace.body[-1] is not fresh[0] or value is not fresh[1]
+            or target.dtype != value.dtype):
+        return False
+    stmt, made = fresh
+    chk.same_elements("nc_matmul", ("the assigned view", target), ("the product", made))
+    access = trace.access(target)
+    state.was_written(trace, access)
+    stmt.dst, stmt.accumulate = access, False
+    state.written.add(access)
+    state.fresh = None
+    return True
+
+
 def add_into(target: NkiTensor, value: object) -> NkiTensor:
     """`target += value` (module docstring)."""
+    if isinstance(value, NkiTensor) and value.alloc.masked_off:
+        return target   # the product of a call a compile-time False mask skipped
     trace = active_trace()
     state = _state(trace)
     fresh = state.fresh
@@ -235,6 +287,7 @@ def add_into(target: NkiTensor, value: object) -> NkiTensor:
         chk.same_elements("nc_matmul", ("the += target", target), ("the product", made))
         access = trace.access(target)
         stmt.dst, stmt.accumulate = access, state.was_written(trace, access)
+        state.written.add(access)   # the scan saw this matmul's own tile as its dst
         state.fresh = None
         return target
     return target + value
@@ -245,8 +298,7 @@ def add_into(target: NkiTensor, value: object) -> NkiTensor:
 def _legacy_transpose(fn: object, data: object, *, mask: object = None, dtype: object = None,
                       engine: engine = engine.unknown) -> NkiTensor:
     """NKI 1.x: the transpose in a new tile (PSUM from the Tensor Engine, else SBUF)."""
-    if mask is not None:
-        raise kernel_error("nisa.nc_transpose: mask= is not supported")
+    _constant_mask("nc_transpose", mask)
     x = chk.tile("nc_transpose", "data", data)
     on_pe = _transpose_engine(x, None, engine) is ast.Engine.pe
     out = active_trace().allocate((x.free_elements, x.partitions), x.dtype,

@@ -21,9 +21,10 @@ from tilecc.nki import operands as chk
 from tilecc.nki.dtypes import plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.isa_legacy import two_forms
-from tilecc.nki.isa_vector import ap, emit, f32_immediate, new_tile, no_mask
+from tilecc.nki import masking
+from tilecc.nki.isa_vector import ap, emit, f32_immediate, masked_input
 from tilecc.nki.tensor import NkiTensor
-from tilecc.nki.tracer import klr_dtype
+from tilecc.nki.tracer import assigned_name, klr_dtype
 
 
 def _searched(fn: str, arg: str, value: object) -> NkiTensor:
@@ -50,18 +51,18 @@ def _index_dtype(fn: str, arg: str, value: NkiTensor) -> None:
 
 def _max8_legacy(fn: object, *, src: object, mask: object = None, dtype: object = None) -> NkiTensor:
     x = _searched("max8", "src", src)
-    no_mask("max8", mask, x)
-    out = new_tile((x.partitions, 8), legacy._dtype(cast(Any, fn), dtype, x.dtype))
-    max8(dst=out, src=x)
+    part, out, written = masked_input("max8", mask, x, (x.partitions, 8),
+                                      legacy._dtype(cast(Any, fn), dtype, x.dtype))
+    max8(dst=written, src=part)
     return out
 
 
 def _find_index8_legacy(fn: object, *, data: object, vals: object, mask: object = None,
                         dtype: object = None) -> NkiTensor:
     x = _searched("nc_find_index8", "data", data)
-    no_mask("nc_find_index8", mask, x)
-    out = new_tile((x.partitions, 8), legacy._dtype(cast(Any, fn), dtype, "uint32"))
-    nc_find_index8(dst=out, data=x, vals=vals)
+    part, out, written = masked_input("nc_find_index8", mask, x, (x.partitions, 8),
+                                      legacy._dtype(cast(Any, fn), dtype, "uint32"))
+    nc_find_index8(dst=written, data=part, vals=_rows(vals, masking.call_box("nisa.nc_find_index8", mask, x)))
     return out
 
 
@@ -69,10 +70,20 @@ def _match_replace8_legacy(fn: object, *, data: object, vals: object, imm: objec
                            dst_idx: object = None, mask: object = None,
                            dtype: object = None) -> NkiTensor:
     x = _searched("nc_match_replace8", "data", data)
-    no_mask("nc_match_replace8", mask, x)
-    out = new_tile(x.shape, legacy._dtype(cast(Any, fn), dtype, x.dtype))
-    nc_match_replace8(dst=out, data=x, vals=vals, imm=imm, dst_idx=dst_idx)
+    box = masking.call_box("nisa.nc_match_replace8", mask, x)
+    out, written = masking.result_tile(x.shape, legacy._dtype(cast(Any, fn), dtype, x.dtype),
+                                       assigned_name(), box)
+    part = masking.cut(x, box, x.shape)
+    nc_match_replace8(dst=written, data=part, vals=_rows(vals, box), imm=imm,
+                      dst_idx=_rows(dst_idx, box))
     return out
+
+
+def _rows(value: object, box: masking.DimBox | None) -> object:
+    """A [P, 8] operand of a masked call restricted to the partitions the call computes."""
+    if not isinstance(value, NkiTensor) or box is None:
+        return value
+    return value.restricted((box[0], *((0, n) for n in value.shape[1:])))
 
 
 # ---------------------------------------------------------------- 2.x forms

@@ -15,7 +15,8 @@ src / dst one dtype (a scalar src is first written to a tile); affine_select dst
 on_true in SBUF, pattern elements = elements per partition, float on_false_value;
 range_select comparison ops, [P, 1] float32 bounds, reduce max.
 The 1.x affine_select takes `pred=` as a comparison of grid indices (`iy < ix`): the
-affine expression `lhs - rhs` over the grid compared with 0 by the same operator.
+affine expression `lhs - rhs` over the grid compared with 0 by the same operator; its
+on_true_tile may be a PSUM tile (a matmul result), copied to SBUF first by the Vector Engine.
 """
 
 from __future__ import annotations
@@ -72,6 +73,19 @@ def no_mask(fn: str, mask: object, data: NkiTensor) -> None:
                            f"has another shape than the input); slice the tiles instead")
 
 
+def masked_input(fn: str, mask: object, data: NkiTensor,
+                 out_shape: tuple[int, ...], dtype: str) -> tuple[NkiTensor, NkiTensor, NkiTensor]:
+    """The 1.x `mask=` of an instruction that reduces each partition of `data` to a fixed
+    number of outputs (max8, bn_stats, ...): the input is read inside the mask's box, and the
+    result tile of `out_shape` is written on the box's partitions only (all of its free
+    elements). Returns (the input part read, the full result tile, its part written)."""
+    from tilecc.nki import masking
+    box = masking.call_box(f"nisa.{fn}", mask, data)
+    out_box = None if box is None else (box[0], *((0, n) for n in out_shape[1:]))
+    out, written = masking.result_tile(out_shape, dtype, assigned_name(), out_box)
+    return masking.cut(data, box, data.shape), out, written
+
+
 def legacy_options(fn: str, mask: object, dtype: object, dst: NkiTensor) -> None:
     """The NKI 1.x `mask=` / `dtype=` of instructions that take dst by reference: a mask that
     keeps the whole tile, a dtype that is dst's."""
@@ -95,25 +109,33 @@ def new_tile(shape: tuple[int, ...], dtype: str) -> NkiTensor:
 
 def _bn_stats_legacy(fn: object, data: object, *, mask: object = None, dtype: object = None) -> NkiTensor:
     x = chk.tile("bn_stats", "data", data)
-    no_mask("bn_stats", mask, x)
-    out = new_tile((x.partitions, 6), legacy._dtype(cast(Any, fn), dtype, x.dtype))
-    bn_stats(dst=out, data=x)
+    part, out, written = masked_input("bn_stats", mask, x, (x.partitions, 6),
+                                      legacy._dtype(cast(Any, fn), dtype, x.dtype))
+    bn_stats(dst=written, data=part)
     return out
 
 
 def _bn_aggr_legacy(fn: object, data: object, *, mask: object = None, dtype: object = None) -> NkiTensor:
     x = chk.tile("bn_aggr", "data", data)
-    no_mask("bn_aggr", mask, x)
-    out = new_tile((x.partitions, 2), legacy._dtype(cast(Any, fn), dtype, x.dtype))
-    bn_aggr(dst=out, data=x)
+    part, out, written = masked_input("bn_aggr", mask, x, (x.partitions, 2),
+                                      legacy._dtype(cast(Any, fn), dtype, x.dtype))
+    bn_aggr(dst=written, data=part)
     return out
 
 
 def _affine_select_legacy(fn: object, pred: object, on_true_tile: object, on_false_value: object, *,
                           mask: object = None, dtype: object = None) -> NkiTensor:
-    x = chk.tile("affine_select", "on_true_tile", on_true_tile, ("sbuf",))
+    x = chk.tile("affine_select", "on_true_tile", on_true_tile, ("sbuf", "psum"))
     no_mask("affine_select", mask, x)
     expr, cmp = _predicate(pred, x)
+    if x.buffer == "psum":
+        # NKI 1.x kernels select straight from a matmul's PSUM tile; GpSimd reads SBUF, so
+        # the tile is first copied to SBUF by the Vector Engine (an exact copy)
+        staged = new_tile(x.shape, x.dtype)
+        trace = active_trace()
+        trace.emit(ast.NcCopy(trace.access(staged), trace.access(x), klr_dtype(x.dtype),
+                              klr_engine("affine_select", engine.vector, (engine.vector,))))
+        x = staged
     out = new_tile(x.shape, legacy._dtype(cast(Any, fn), dtype, x.dtype))
     steps = dict(expr.terms)
     pattern = [[steps.get(axis, 0), size] for axis, size in enumerate(expr.sizes) if axis > 0]

@@ -33,6 +33,7 @@ from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.tensor import PMAX, NkiTensor, mask_tile
 from tilecc.nki import isa, masking, tile_ops
+from tilecc.nki.block_tensor import BlockTensor
 from tilecc.nki.shapes import new_tensor, par_dim, parse_dtype
 from tilecc.nki.tracer import (active_trace, assigned_name, in_trace, klr_dtype, masked_off,
                                skip_masked_off)
@@ -125,23 +126,28 @@ def ndarray(shape: object, dtype: object, buffer: object = None, name: str = "")
 
 
 def full(shape: object, fill_value: int | float, dtype: object, buffer: object = None,
-         name: str = "") -> NkiTensor:
-    """A new on-chip tensor filled with `fill_value` (one MemSet)."""
+         name: str = "", lazy_initialization: bool = False) -> NkiTensor:
+    """A new on-chip tensor filled with `fill_value` (one MemSet). NKI 1.x's
+    `lazy_initialization` lets its compiler place the fill later; the values are the same."""
     tensor = ndarray(shape, dtype, buffer, name)
-    if not tensor.alloc.on_chip:
+    tiles = tensor.all_blocks() if isinstance(tensor, BlockTensor) else [tensor]
+    if not tiles[0].alloc.on_chip:
         raise kernel_error("nl.zeros / nl.full allocate on chip (nl.sbuf or nl.psum)")
     trace = active_trace()
     value = ast.Immediate(int(fill_value) if tensor.dtype.startswith(("int", "uint")) else float(fill_value))
-    trace.emit(ast.MemSet(trace.access(tensor), value, klr_dtype(tensor.dtype)))
+    for tile in tiles:   # a tensor kept as one tile per block fills each block
+        trace.emit(ast.MemSet(trace.access(tile), value, klr_dtype(tile.dtype)))
     return tensor
 
 
-def zeros(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
+def zeros(shape: object, dtype: object, buffer: object = None, name: str = "",
+          lazy_initialization: bool = False) -> NkiTensor:
     """A new on-chip tensor of zeros (one MemSet)."""
     return full(shape, 0, dtype, buffer, name)
 
 
-def ones(shape: object, dtype: object, buffer: object = None, name: str = "") -> NkiTensor:
+def ones(shape: object, dtype: object, buffer: object = None, name: str = "",
+         lazy_initialization: bool = False) -> NkiTensor:
     """A new on-chip tensor of ones (one MemSet)."""
     return full(shape, 1, dtype, buffer, name)
 
@@ -159,7 +165,10 @@ def load(src: NkiTensor, dtype: object = None, mask: object = None) -> NkiTensor
     if not isinstance(src, NkiTensor):
         raise kernel_error(f"nl.load reads a tensor, got {src!r}")
     if masked_off(mask):
-        return skip_masked_off(lambda: load(src, dtype))
+        # nothing is read, so an access reaching outside src (the tile past a ragged end that
+        # the compile-time False mask skips) is no error
+        return skip_masked_off(lambda: masking.result_tile(
+            src.shape, parse_dtype(src.dtype if dtype is None else dtype), assigned_name(), None)[0])
     box = masking.call_box("nl.load", mask, src)
     tile, dst = masking.result_tile(src.shape, parse_dtype(src.dtype if dtype is None else dtype),
                                     assigned_name(), box)
@@ -185,6 +194,19 @@ def store(dst: NkiTensor, value: object, mask: object = None) -> None:
     if isinstance(value, NkiTensor) and value.buffer == "psum":
         value = stage_psum(value)   # NKI 1.x stores a matmul result straight from PSUM
     isa.dma_copy(dst=dst, src=value)
+
+
+def atomic_rmw(dst: NkiTensor, value: object, op: object, mask: object = None) -> None:
+    """dst = op(dst, value) in HBM, atomically (nki.language.atomic_rmw.html): one DMA that
+    adds into dst (NKI's one DMA compute op is an add), a scatter-add when dst is indexed by
+    a tile of row numbers; another op is a located KernelError."""
+    if not isinstance(dst, NkiTensor) or dst.alloc.on_chip:
+        raise kernel_error(f"nl.atomic_rmw updates an HBM tensor, got {dst!r}")
+    found = _ops.resolve_op(op)
+    if found is None or found.alu != "add":
+        raise kernel_error(f"nl.atomic_rmw: op must be an add (np.add, nl.add), the DMA's one "
+                           f"compute op, got {op!r}")
+    isa.dma_copy(dst=dst, src=value, dst_rmw_op=op, mask=mask)
 
 
 # ---------------------------------------------------------------- indices and loops
@@ -236,9 +258,11 @@ def ds(start: int, size: int) -> slice:
     return slice(start, start + size)
 
 
-def affine_range(start: int, stop: int | None = None, step: int = 1) -> range:
+def affine_range(start: int, stop: int | None = None, step: int = 1,
+                 directives: object = None) -> range:
     """A loop range; tracing unrolls it (nl.sequential_range / nl.static_range alike), so
-    its iterations count as trace steps (tilecc.limits), before the first one runs."""
+    its iterations count as trace steps (tilecc.limits), before the first one runs. NKI 1.x
+    `directives=ncc.no_reorder()` steer its scheduler: program order is kept anyway."""
     loop = range(start, stop, step) if stop is not None else range(start)
     # len() of a range beyond sys.maxsize overflows: counted by hand (`max` here is nl.max)
     if in_trace() and (count := -(-(loop.stop - loop.start) // loop.step)) > 0:
@@ -411,7 +435,8 @@ __all__ = [
     "par_dim", "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
     "float32", "bfloat16", "tfloat32", "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "fp32",
     "sbuf", "psum", "hbm", "shared_hbm", "private_hbm", "tile_size", "ndarray", "full", "zeros",
-    "ones", "empty_like", "load", "store", "arange", "Grid", "mgrid", "ds", "affine_range",
+    "ones", "empty_like", "load", "store", "atomic_rmw", "loop_reduce", "arange", "Grid", "mgrid",
+    "ds", "affine_range",
     "sequential_range", "static_range", "program_id", "num_programs", "program_ndim", "sum", "max",
     "min", "prod", "mean", "var", "negative", "logical_not", "zeros_like", "ones_like", "nc",
     "spmd_dim", "broadcast_to", "add", "subtract", "multiply", "divide", "maximum", "minimum",
@@ -427,7 +452,7 @@ __all__ = [
 # The parts of NKI's tile-level API that no spec 003 instruction computes (nl.matmul,
 # nl.where ...) are a KernelError at the kernel line.
 _TILE_LEVEL = frozenset({
-    "expand_dims", "select", "atomic_rmw", "sum_reduce", "all_reduce", "loop_reduce",
+    "expand_dims", "select", "sum_reduce", "all_reduce",
     "dynamic_range",
 })
 
@@ -435,6 +460,7 @@ from tilecc.nki.language_math import (  # noqa: E402,F401,A004 (lowered to sever
     abs_max, abs_min, all, ceil, cos, floor, gather_flattened, is_hbm, is_on_chip, is_psum,
     is_sbuf, rms_norm, softmax, static_cast, tan, trunc, where)
 from tilecc.nki.isa_random import device_print, language_dropout as dropout, rand, random_seed  # noqa: E402,F401
+from tilecc.nki.loop_reduce import loop_reduce  # noqa: E402,F401
 
 
 def __getattr__(name: str) -> object:

@@ -13,6 +13,7 @@ both use these, so they live below both.
 from __future__ import annotations
 
 from tilecc.nki.dtypes import canonical_dtype, plain_number
+from tilecc.nki.block_tensor import BlockTensor, needs_blocks
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.tensor import NkiTensor
 from tilecc.nki.tracer import active_trace, assigned_name
@@ -68,8 +69,14 @@ def new_tensor(shape: object, dtype: object, buffer: object = None, name: str = 
     """A new tensor of `shape` and `dtype` in `buffer` (default nl.sbuf); without a name it
     is named after the variable it is assigned to (`row_max = nl.ndarray(...)`)."""
     sizes, par_axis = parse_shape(shape)
-    return active_trace().allocate(sizes, parse_dtype(dtype), parse_buffer(buffer),
-                                   name or assigned_name(), par_axis)
+    dtype, buffer, name = parse_dtype(dtype), parse_buffer(buffer), name or assigned_name()
+    trace = active_trace()
+    if needs_blocks(sizes, dtype, buffer, par_axis):
+        # blocks that do not fit together: one allocation each (tilecc/nki/block_tensor.py)
+        blocks: NkiTensor = BlockTensor(sizes, dtype, buffer, name or buffer, par_axis,  # type: ignore[assignment]
+                                        trace.allocate)
+        return blocks
+    return trace.allocate(sizes, dtype, buffer, name, par_axis)
 
 
 def reduce_axes(what: str, tile: NkiTensor, axis: object) -> list[int]:

@@ -10,6 +10,8 @@ Invariants:
   `par_start` (first partition, on chip) and `dims`, one (step, num) pair per view axis,
   slowest first. On chip the first dim of a view is always the partition dim (step counted
   in partitions); an integer index on it keeps it with size 1, so a tile stays partition-first.
+  A view of a tensor with block dims before its nl.par_dim may keep some of them (indexing
+  the leading ones with ints); its partition dim is then `par_index`, not the first.
 - Indexing accepts ints, slices (`nl.ds(start, size)` is a slice), `...`, and affine index
   expressions of `nl.arange` / `nl.mgrid` (tilecc/nki/indexing.py). An expression access
   has numpy's advanced-indexing shape, the broadcast shape of its indices (NKI docs: "numpy's
@@ -383,10 +385,13 @@ class NkiTensor:
         return replace(view, grid=GridAccess(self, tuple(items), sizes, problem, tuple(axes)))
 
     def _make(self, offset: int, par_start: int, dims: list[Dim]) -> NkiTensor:
-        if self.alloc.on_chip and (not dims or not dims[0].is_par):
-            raise kernel_error(f"an {self.buffer} tile must keep its partition dimension first; "
+        # block dims before nl.par_dim may stay (`buf[i]` of a (B0, B1, par_dim(P), F) tensor
+        # is a (B1, par_dim(P), F) view), as long as the partition dim itself is kept
+        if self.alloc.on_chip and not any(dim.is_par for dim in dims):
+            raise kernel_error(f"an {self.buffer} tile must keep its partition dimension; "
                                f"index the dims before nl.par_dim with ints")
-        if self.alloc.on_chip and dims[0].num > 1 and dims[0].step != 1:
+        par = next((dim for dim in dims if dim.is_par), None)
+        if par is not None and par.num > 1 and par.step != 1:
             raise kernel_error("an on-chip tile must cover consecutive partitions (partition step 1)")
         return NkiTensor(self.alloc, offset, par_start, tuple(dims))
 
@@ -432,10 +437,11 @@ class NkiTensor:
         return NkiTensor(self.alloc, self.offset, self.par_start, tuple(dims))
 
     def reshape(self, shape: tuple[int, ...] | list[int]) -> NkiTensor:
-        """A row-major reshape of a contiguous HBM tensor (as `g.reshape((1, n))`)."""
+        """A row-major reshape of a contiguous HBM tensor (as `g.reshape((1, n))`), or of an
+        on-chip tile's free dims (its partition dim stays dim 0, nki.language.NkiTensor.html)."""
         shape = tuple(shape)
         if self.alloc.on_chip:
-            raise kernel_error("reshape is supported on HBM tensors only")
+            return self._reshape_free(shape)
         count = 1
         for size in shape:
             count *= size
@@ -443,6 +449,24 @@ class NkiTensor:
             raise kernel_error(f"cannot reshape {self!r} to {shape}: only a whole HBM tensor (or a "
                                f"reshape of one) can be reshaped, to the same number of elements")
         return NkiTensor(self.alloc, 0, 0, _row_major_dims(shape))
+
+    def _reshape_free(self, shape: tuple[int, ...]) -> NkiTensor:
+        """On chip: the partition dim is kept as dim 0; the free dims, contiguous in their
+        partition, take the new row-major shape."""
+        free, running = self.dims[1:], 1
+        contiguous = self.par_index == 0
+        for dim in reversed(free):
+            contiguous = contiguous and (dim.num == 1 or dim.step == running)
+            running *= dim.num
+        count = 1
+        for size in shape[1:]:
+            count *= size
+        if not shape or shape[0] != self.partitions or count != running or not contiguous:
+            raise kernel_error(f"cannot reshape {self!r} to {list(shape)}: an on-chip tile keeps "
+                               f"its partition dim ({self.partitions}) first and reshapes free "
+                               f"dims that are contiguous in a partition, to as many elements")
+        return NkiTensor(self.alloc, self.offset, self.par_start,
+                         (self.dims[0], *(Dim(d.step, d.num) for d in _row_major_dims(shape[1:]))))
 
     def is_whole_row_major(self) -> bool:
         """This view is its whole HBM tensor in row-major order, in its own shape: the tensor

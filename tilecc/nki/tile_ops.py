@@ -33,6 +33,8 @@ from tilecc.nki.broadcasting import line_up, repeated_column
 from tilecc.nki.dtypes import canonical_dtype, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.explicit_ap import explicit_access
+from tilecc.nki.isa_tensor_engine import write_into
+from tilecc.nki.loop_reduce import LoopFold, fold_into
 from tilecc.nki.operators import install
 from tilecc.nki.ops import ALL_OPS, BITVEC_ALU, Op
 from tilecc.nki.shapes import reduce_axes, reduced_shape
@@ -212,12 +214,18 @@ def _engine_reaches(view: NkiTensor) -> bool:
 
 def assign(dst: NkiTensor, value: object) -> None:
     """`dst[...] = value`: a copy (tensor_copy on chip, dma_copy when HBM is involved) or a
-    fill (memset); a masked instruction's tile copies the box it wrote."""
+    fill (memset); a masked instruction's tile copies the box it wrote; an nl.loop_reduce
+    folds into dst (tilecc/nki/loop_reduce.py)."""
+    if isinstance(value, LoopFold):
+        fold_into(dst, value)
+        return
     value = plain_number(value)
     if isinstance(value, NkiTensor) and value.alloc.masked_off:
         return
     if isinstance(value, NkiTensor) and value.same_view(dst):
         return   # `t[...] += x` assigns back the view `+=` updated in place
+    if write_into(dst, value):
+        return   # a fresh 1.x matmul product now writes dst itself
     if isinstance(value, NkiTensor) and (box := masking.written_box(value)) is not None \
             and dst.shape == value.shape and all(low < high for low, high in box):
         dst, value = dst.restricted(box), value.restricted(box)

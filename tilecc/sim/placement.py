@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from tilecc.bir.enums import MemoryKind
 from tilecc.bir.inst import AccessPattern, MemoryLocation, Program
 from tilecc.errors import SimError
+from tilecc.sim.inst_label import describe_inst
 from tilecc.sim.psum_banks import bank_start
 
 ALIGN = 64
@@ -103,9 +104,11 @@ def _first_fit(kind: MemoryKind, names: list[str], locs: dict[str, MemoryLocatio
         base = _start(kind, base, width)
         if base + width > CAPACITY[kind]:
             need = sum(locs[r[2]].bytes_per_partition for r in live) + width
-            raise SimError(f"instruction {start} {program.instructions[start].name!r}: the "
-                           f"{len(live) + 1} {kind.name} locations live there need {need} bytes "
-                           f"per partition, more than {CAPACITY[kind]}")
+            inst = program.instructions[start]
+            where = (describe_inst(inst) if inst.pos is not None
+                     else f"instruction {start} {inst.name!r}")   # the kernel line when known
+            raise SimError(f"{where}: the {len(live) + 1} {kind.name} locations live there need "
+                           f"{need} bytes per partition, more than {CAPACITY[kind]}")
         bisect.insort(live, (base, base + width, name))
         plan.base[name] = base
         if base < high:
