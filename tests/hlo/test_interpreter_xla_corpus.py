@@ -58,7 +58,8 @@ KNOWN_DIFFERENT = {  # module -> what is known of the difference
                                         "interpreter's pairwise tree is not XLA CPU's order",
 }
 BEYOND_THE_STEP_LIMIT = {  # loops whose constant trip count XLA CPU runs in a blink and the
-    # interpreter stops at its step limit (tilecc.limits' "steps"), as its contract says
+    # interpreter stops at its step limit (tilecc.limits' "steps"), as its contract says; run
+    # with STEPS_FOR_BEYOND as the limit, which stops them as surely and sooner
     "modules/00986_while_loop_trip_count_annotator_test__TripCountAnnotatorTest."
     "KnownLargeTripCount.hlo",
     "modules/02335_while_loop_simplifier_test__WhileLoopSimplifierTest.FlattenNestedTuple.hlo",
@@ -67,7 +68,9 @@ BEYOND_THE_STEP_LIMIT = {  # loops whose constant trip count XLA CPU runs in a b
 }
 STRIDE = int(os.environ.get("TILECC_XLA_CORPUS_STRIDE", "8"))
 """Every STRIDE-th corpus module is tried (CI time: XLA compiles each one); 1 tries all."""
-MIN_COMPARED = 40 // STRIDE
+SHARDS = 4   # the picked modules in four tests, so a parallel run spreads XLA's compiles
+MIN_COMPARED = 40 // STRIDE // SHARDS
+STEPS_FOR_BEYOND = 200_000
 
 
 def candidate(text: str) -> tuple[HloModule | None, str]:
@@ -145,13 +148,14 @@ def close(got: np.ndarray, want: np.ndarray) -> bool:
 @pytest.mark.skipif(not (CORPUS / "manifest.json").exists(),
                     reason=f"XLA's test corpus is not beside this checkout ({CORPUS}); it is "
                            "data for conformance runs, not part of the package")
-def test_interpreter_equals_xla_on_the_corpus() -> None:
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_interpreter_equals_xla_on_the_corpus(shard: int) -> None:
     from tilecc.hlo.printer import print_module
     from tilecc.hlo.xla import XlaJob, run_many_on_xla
 
     manifest = json.loads((CORPUS / "manifest.json").read_text())["modules"]
     picked = []
-    for entry in manifest[::STRIDE]:
+    for entry in manifest[::STRIDE][shard::SHARDS]:
         if entry["xla_verdict"] != "accept":
             continue
         module, _ = candidate((CORPUS / entry["file"]).read_text(encoding="utf-8"))
@@ -168,7 +172,8 @@ def test_interpreter_equals_xla_on_the_corpus() -> None:
             continue  # XLA CPU does not run it
         compared += 1
         try:
-            got = evaluate_module(module, inputs, module.replica_count, module.num_partitions)
+            got = evaluate_module(module, inputs, module.replica_count, module.num_partitions,
+                                  STEPS_FOR_BEYOND if name in BEYOND_THE_STEP_LIMIT else None)
         except LimitError as err:
             if name not in BEYOND_THE_STEP_LIMIT or "HLO steps" not in str(err):
                 wrong.append(f"{name}: interpreter refused: {err}")
