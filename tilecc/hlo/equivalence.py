@@ -18,6 +18,7 @@ Contract:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TextIO
 
 import numpy as np
@@ -55,12 +56,19 @@ def check_equivalence(before: HloModule, after: HloModule, replicas: int, seed: 
         outs_after = evaluate_module(after, inputs, replicas, partitions)
     print(f"verify on {oracle}: {replicas} replica(s) x {partitions} partition(s), seed {seed}",
           file=out)
+    return report_outputs(outs_before, outs_after, compare_outputs, out)
+
+
+def report_outputs(outs_before: list[np.ndarray], outs_after: list[np.ndarray],
+                   compare: Callable[[np.ndarray, np.ndarray], str], out: TextIO) -> bool:
+    """The verdict lines of a before / after run (one per output, by `compare`); True when
+    every output is equal. Shared by the single-process and the MPI check."""
     if len(outs_before) != len(outs_after):
         print(f"verify: {len(outs_before)} outputs before, {len(outs_after)} after", file=out)
         return False
     ok = True
     for k, (x, y) in enumerate(zip(outs_before, outs_after)):
-        report = compare_outputs(x, y)
+        report = compare(x, y)
         print(f"  output {k}: {report}", file=out)
         ok = ok and report == "equal"
     return ok

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from tilecc.hlo.equivalence import compare_outputs
+from tilecc.hlo.equivalence import compare_outputs, report_outputs
 from tilecc.hlo.interp_mpi import evaluate_module_mpi, local_devices
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.random_inputs import entry_inputs
@@ -37,15 +37,8 @@ def check_equivalence_mpi(before: HloModule, after: HloModule, replicas: int, se
     outs_after = evaluate_module_mpi(after, inputs, replicas, partitions, comm)
     print(f"verify on interpreter: {replicas} replica(s) x {partitions} partition(s), seed {seed}",
           file=out)
-    if len(outs_before) != len(outs_after):
-        print(f"verify: {len(outs_before)} outputs before, {len(outs_after)} after", file=out)
-        return False
-    ok = True
-    for k, (x, y) in enumerate(zip(outs_before, outs_after)):
-        report = _first_mismatch(comm, _local_verdict(x, y, int(mine[0]), devices))
-        print(f"  output {k}: {report}", file=out)
-        ok = ok and report == "equal"
-    return ok
+    return report_outputs(outs_before, outs_after, lambda x, y: _first_mismatch(
+        comm, _local_verdict(x, y, int(mine[0]), devices)), out)
 
 
 def _local_verdict(x: np.ndarray, y: np.ndarray, first_device: int, devices: int) -> str:
