@@ -192,6 +192,19 @@ def test_an_hbm_location_beyond_the_element_bound_names_its_field(tmp_path, caps
                    "than the limit of 268435456; raise it with TILECC_MAX_ELEMENTS=N\n")
 
 
+def test_an_accumulating_write_past_the_partitions_is_a_sim_error(tmp_path, capsys):
+    """A cumulative instruction's accumulator lanes come from its output access, checked
+    before the registers are set (campaign-4 sim #1873: a traceback before)."""
+    def far(doc):
+        inst = next(i for i in doc["instructions"] if i["opcode"] == "TensorScalarCache")
+        inst["outs"][0]["offset"] = 2147483647
+    program, given = bir_with(tmp_path, far)
+    err = fail(["sim", program, "--input", given, "--out", str(tmp_path / "o")], capsys)
+    assert err.startswith(f"error: {program}:instructions[") and len(err.splitlines()) == 1
+    assert "access of 'y' at offset 2147483647 covers partitions 33554431..33554558, past " \
+           "the 128 accumulator lanes" in err
+
+
 @pytest.mark.parametrize("shape, expected", [
     ([1] * 33, "outputs[0].shape: error: 33 dimensions, more than the 32 a tensor may have"),
     ([2 ** 40, 2 ** 40], "outputs[0].shape: error: needs 1208925819614629174706176 elements"),

@@ -27,7 +27,7 @@ from tilecc.errors import SimError
 from tilecc.sim.alu import AluEntry, apply_alu, apply_alu_into, fold_rows, to_f32
 from tilecc.definedness import first_index
 from tilecc.sim.dtypes import convert, numpy_dtype
-from tilecc.sim.machine import Machine
+from tilecc.sim.machine import PARTITIONS, Machine
 
 F32 = np.float32
 Value = np.ndarray
@@ -117,6 +117,11 @@ def lanes(m: Machine, ap: AccessPattern) -> slice:
     """The physical partitions (accumulator lanes) an access covers."""
     pl = m.placement(ap.memref)
     start = 0 if pl.loc.kind == MemoryKind.HBM else ap.offset // pl.row
+    if start + ap.ap[0][1] > PARTITIONS:   # before the registers are touched (machine.view
+        # checks the access itself when the instruction writes it)
+        raise SimError(f"access of {ap.memref!r} at offset {ap.offset} covers partitions "
+                       f"{start}..{start + ap.ap[0][1] - 1}, past the {PARTITIONS} "
+                       f"accumulator lanes")
     return slice(start, start + ap.ap[0][1])
 
 
