@@ -17,7 +17,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from types import FrameType
+from types import CodeType, FrameType
 
 from tilecc.errors import ParseError
 
@@ -47,13 +47,20 @@ def kernel_source_line() -> str:
     return "" if frame is None else linecache.getline(frame.f_code.co_filename, frame.f_lineno)
 
 
+@functools.lru_cache(maxsize=256)
+def _positions(code: CodeType) -> tuple[tuple[int | None, int | None, int | None, int | None], ...]:
+    """A code object's instruction positions, read once: every traced instruction asks for
+    its kernel line, and a kernel function's table is long."""
+    return tuple(code.co_positions())
+
+
 def kernel_frame_location() -> tuple[str, int, int, str | None]:
     """(path, line, col, source line) of the innermost frame outside tilecc/nki."""
     frame = kernel_frame()
     if frame is None:
         return "<kernel>", 0, 0, None
     col = 0
-    positions = list(frame.f_code.co_positions())
+    positions = _positions(frame.f_code)
     index = frame.f_lasti // 2
     if 0 <= index < len(positions) and (start := positions[index][2]) is not None:
         col = start + 1
