@@ -14,29 +14,8 @@ from tilecc.cli import main
 from tilecc.hlo import clone, printer
 from tilecc.hlo.parser import _Parser, parse_module
 
-MODULE = """HloModule verify_structure, replica_count=4
+from test_hlo_opt import MODULE   # an all-reduce and a scalar reduce: both passes match
 
-add_s32 {
-  lhs = s32[] parameter(0)
-  rhs = s32[] parameter(1)
-  ROOT sum = s32[] add(lhs, rhs)
-}
-
-max_s32 {
-  lhs = s32[] parameter(0)
-  rhs = s32[] parameter(1)
-  ROOT m = s32[] maximum(lhs, rhs)
-}
-
-ENTRY main {
-  p0 = s32[] parameter(0)
-  p1 = s32[8,32] parameter(1)
-  psum = s32[] all-reduce(p0), replica_groups={{0,1,2,3}}, to_apply=add_s32
-  low = s32[] constant(-2147483648)
-  top = s32[] reduce(p1, low), dimensions={0,1}, to_apply=max_s32
-  ROOT out = (s32[], s32[]) tuple(psum, top)
-}
-"""
 PASSES = "--passes=decompose-int-all-reduce,decompose-scalar-reduce"
 
 
