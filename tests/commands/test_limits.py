@@ -291,3 +291,14 @@ def test_a_long_run_shows_its_progress_and_bound_on_a_terminal(monkeypatch, caps
                         "elements of each device is one step) (raise it with --max-steps or "
                         "TILECC_MAX_STEPS=N)")
     assert len(lines) == 3
+
+
+def test_hlo_opt_verify_takes_max_steps_as_its_error_says(tmp_path, capsys):
+    """The step-limit error of --verify names --max-steps; hlo-opt takes it."""
+    hlo = write(tmp_path, "loop.hlo", LOOP % (5000, 1))
+    argv = ["hlo-opt", hlo, "--passes=decompose-int-all-reduce", "--verify=1",
+            "-o", str(tmp_path / "o.hlo")]
+    err = fail([*argv, "--max-steps", "100"], capsys)
+    assert "more than the limit of 100; raise it with --max-steps or TILECC_MAX_STEPS=N" in err
+    assert main([*argv, "--max-steps", "100000"]) == 0
+    assert "output 0: equal" in capsys.readouterr().err

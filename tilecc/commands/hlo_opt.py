@@ -3,7 +3,7 @@ hlo-opt does.
 
 Contract:
 - Reads each module (files in order, stdin when none or `-`; HLO text, or HloModuleProto
-  `.pb` / StableHLO `.mlir` through jaxlib: commands/hlo_source.py; `--split-input-file`
+  `.pb` / `.pbtxt` / StableHLO `.mlir` through jaxlib: commands/hlo_source.py; `--split-input-file`
   cuts text at `// -----` lines), verifies it, runs the passes in the order given (CLI
   names or the spec's registry names; none: the module is printed back, a formatter and
   short -> long converter), verifies after every pass, and writes the printed modules to
@@ -28,6 +28,7 @@ Contract:
   by `tilecc run`'s rules -- e.g. the trip count of a while loop, which random values can
   make astronomically long (when they do, the step-limit error names the parameters that
   reach a while loop: tilecc.hlo.loop_bounds).
+- `--max-steps N` bounds each --verify run as `tilecc run --max-steps` does (tilecc.limits).
 - `--allow-mixed-precision` gives the verifier XLA's option of that name: a reduce /
   all-reduce whose reducer computes in another precision than the data (bf16 data, f32
   reducer), as XLA's own tests verify such modules.
@@ -46,12 +47,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tilecc.commands import seed_value
+from tilecc.commands import seed_value, step_count
 from tilecc.commands.hlo_pass_report import PassReport
 from tilecc.commands.hlo_source import SEPARATOR, read_hlo_sources
 from tilecc.errors import InterpError, PassError
 from tilecc.fileio import write_text_atomic
-from tilecc.limits import LimitError
+from tilecc.limits import LimitError, raised
 from tilecc.hlo.equivalence import check_equivalence, default_replicas
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.loop_bounds import loop_bound_parameters
@@ -98,6 +99,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="what executes the module for --verify (default: interpreter); "
                         "giving it implies --verify")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of the --verify inputs")
+    parser.add_argument("--max-steps", type=step_count, default=None, metavar="N",
+                        help="for --verify: stop with an error after N steps of each run, as "
+                        "tilecc run does (default: TILECC_MAX_STEPS, else 1000000)")
     parser.add_argument("--allow-mixed-precision", action="store_true",
                         help="let the verifier accept a reducer of another precision than its "
                         "data (XLA's verifier option allow_mixed_precision)")
@@ -216,7 +220,8 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
         given = read_inputs(before, list(args.inputs), replicas * before.num_partitions)
         check = check_equivalence if spread is None else spread.check_equivalence
         try:
-            equal = check(before, module, replicas, args.seed, oracle, given, sys.stderr)
+            with raised("steps", args.max_steps):
+                equal = check(before, module, replicas, args.seed, oracle, given, sys.stderr)
         except LimitError as err:   # name the module's file, and the loop's bound
             raise LimitError(f"{label}: {err}{_loop_hint(before)}") from None
         except InterpError as err:
