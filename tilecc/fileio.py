@@ -63,6 +63,17 @@ def write_text_atomic(path: str, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def write_dump(folder: Path, name: str, text: str,
+               error: type[TileccError] = TileccError) -> None:
+    """`text` as `folder/name` (a pass's before / after dump), creating the folder; a folder
+    that cannot be made is an `error` naming it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise error(f"{folder}: cannot create dump directory: {err.strerror or err}") from None
+    write_text_atomic(str(folder / name), text)
+
+
 def write_bytes_atomic(path: str, data: bytes) -> None:
     if path == "-":
         sys.stdout.buffer.write(data)

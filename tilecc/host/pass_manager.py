@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tilecc.errors import PassError, TileccError
-from tilecc.fileio import write_text_atomic
+from tilecc.fileio import write_dump
 from tilecc.host import ir
 from tilecc.host.constants import Scope, program_scopes
 from tilecc.host.parser import parse_module
@@ -120,9 +120,4 @@ class PassPipeline:
     def _dump(self, index: int, name: str, when: str, module: ir.Module) -> None:
         if self.dump_dir is None:
             return
-        try:
-            self.dump_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise TileccError(f"{self.dump_dir}: cannot create dump directory: "
-                              f"{err.strerror or err}") from None
-        write_text_atomic(str(self.dump_dir / f"{index:02d}-{name}.{when}.py"), print_module(module))
+        write_dump(self.dump_dir, f"{index:02d}-{name}.{when}.py", print_module(module))

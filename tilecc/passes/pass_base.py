@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilecc.errors import PassError, VerifyError
-from tilecc.fileio import write_text_atomic
+from tilecc.fileio import write_dump
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ASYNC, HloOpcode
 from tilecc.hlo.printer import print_module
@@ -190,13 +190,8 @@ class PassPipeline:
     def _dump(self, module: HloModule, index: int, name: str, when: str) -> None:
         if self.dump_dir is None:
             return
-        try:
-            self.dump_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise PassError(f"{self.dump_dir}: cannot create dump directory: "
-                            f"{err.strerror or err}") from None
-        write_text_atomic(str(self.dump_dir / f"{index:02d}-{name}.{when}.hlo"),
-                          print_module(module))
+        write_dump(self.dump_dir, f"{index:02d}-{name}.{when}.hlo", print_module(module),
+                   PassError)
 
 
 @dataclass(frozen=True, slots=True)
