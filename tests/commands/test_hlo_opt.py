@@ -242,3 +242,14 @@ def test_verify_mismatch_on_xla(module_file: Path, tmp_path: Path, monkeypatch, 
     assert main(["hlo-opt", str(module_file), BOTH, "-o", str(tmp_path / "o.hlo"),
                  "--oracle=xla"]) == 2
     assert "output 1: mismatch" in capsys.readouterr().err
+
+
+def test_a_dump_dir_that_cannot_be_made_is_one_line(module_file: Path, tmp_path: Path,
+                                                    capsys) -> None:
+    (tmp_path / "taken").write_text("a file")
+    assert main(["hlo-opt", str(module_file), BOTH, "-o", str(tmp_path / "o.hlo"),
+                 "--dump-dir", str(tmp_path / "taken" / "dumps")]) == 1
+    err = capsys.readouterr().err
+    assert err.endswith(f"error: {tmp_path / 'taken' / 'dumps'}: cannot create dump directory: "
+                        "Not a directory\n")
+    assert not (tmp_path / "o.hlo").exists()
