@@ -43,9 +43,10 @@ def mpi_environment() -> dict[str, str]:
     return env
 
 
-def run_mpi(n: int, argv: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+def run_mpi(n: int, argv: list[str], timeout: float,
+            cwd: str | os.PathLike[str] | None = None) -> subprocess.CompletedProcess[str]:
     mpiexec = mpiexec_path()
     if mpiexec is None:
         raise FileNotFoundError("mpiexec not found (pip install mpich mpi4py)")
     return subprocess.run([mpiexec, "-n", str(n), *argv], capture_output=True, text=True, timeout=timeout,
-                          env=mpi_environment())
+                          env=mpi_environment(), cwd=cwd)

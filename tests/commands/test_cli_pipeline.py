@@ -124,6 +124,53 @@ def test_run_partitions_and_save_inputs_give_the_same_run_back(work: Path) -> No
     assert lines[1].startswith("r/out0.npy: int32[4, 3] min ")
 
 
+TUPLE_PARAM = """HloModule tuple_param
+
+ENTRY e {
+  t = (f32[2], (s32[3], token[])) parameter(0)
+  a = f32[2] get-tuple-element(t), index=0
+  i = (s32[3], token[]) get-tuple-element(t), index=1
+  b = s32[3] get-tuple-element(i), index=0
+  ROOT r = (f32[2], s32[3]) tuple(a, b)
+}
+"""
+
+
+def test_run_saves_tuple_parameter_leaves_and_reads_them_back(work: Path) -> None:
+    (work / "t.hlo").write_text(TUPLE_PARAM)
+    done = tilecc("run", "t.hlo", "--seed", "7", "--save-inputs", "in", "--out", "r", cwd=work)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (work / "in").iterdir()) == ["t.0.npy", "t.1.0.npy"]  # no token
+    a, b = np.load(work / "in" / "t.0.npy"), np.load(work / "in" / "t.1.0.npy")
+    assert a.dtype == np.float32 and a.shape == (1, 2) and b.dtype == np.int32 and b.shape == (1, 3)
+    np.testing.assert_array_equal(np.load(work / "r" / "out0.npy"), a)
+    np.testing.assert_array_equal(np.load(work / "r" / "out1.npy"), b)
+    np.save(work / "b.npy", np.array([-1, 2**31 - 1, -2**31], np.int32))
+    again = tilecc("run", "t.hlo", "--input", "t.0=in/t.0.npy", "--input", "t.1.0=b.npy",
+                   "--out", "r2", cwd=work)
+    assert again.returncode == 0, again.stderr
+    np.testing.assert_array_equal(np.load(work / "r2" / "out1.npy"), [[-1, 2**31 - 1, -2**31]])
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("t=b.npy", "error: --input t: parameter t has shape (f32[2]{0}, (s32[3]{0}, token[])); "
+                "give its array leaves (inputs: t.0, t.1.0)\n"),
+    ("t.1.1=b.npy", "error: --input t.1.1: parameter t has shape (f32[2]{0}, (s32[3]{0}, "
+                    "token[])); give its array leaves (inputs: t.0, t.1.0)\n"),
+    ("t.1.0=b.npy", "error: --input: tuple parameter t is given in part; give every array "
+                    "leaf (missing: t.0)\n"),
+    ("t.0=b.npy", "error: --input t.0: dtype int32, but parameter t.0 (f32[2]{0}) needs "
+                  "float32\n"),
+])
+def test_run_refuses_a_tuple_parameter_input_that_does_not_fit(work: Path, spec: str,
+                                                                message: str) -> None:
+    (work / "t.hlo").write_text(TUPLE_PARAM)
+    np.save(work / "b.npy", np.zeros(3, np.int32))
+    done = tilecc("run", "t.hlo", "--input", spec, "--out", "r", cwd=work)
+    assert (done.returncode, done.stderr) == (1, message)
+    assert not (work / "r").exists()
+
+
 def test_run_out_dash_is_refused_and_creates_nothing(work: Path) -> None:
     (work / "m.hlo").write_text(SPMD)
     done = tilecc("run", "m.hlo", "--out", "-", cwd=work)

@@ -6,14 +6,16 @@ interpreter on N replicas (default: the module's replica_count) times P partitio
 (default: the module's num_partitions) devices, and writes DIR/out<k>.npy for each output k (the elements of a
 tuple root are outputs 0, 1, ...; a non-tuple root is output 0), each with a leading
 device axis (device = replica * partitions + partition; with one partition, the replica).
-- `--input NAME=FILE.npy`: NAME is the parameter's name or `p<i>` (its number). An array
+- `--input NAME=FILE.npy`: NAME is the parameter's name or `p<i>` (its number), or for a
+  tuple parameter each array leaf's `NAME.K` (commands/parameter_leaves.py). An array
   shaped (devices, *dims) holds one slice per device; an array shaped exactly like the
   parameter is given to every device; anything else, an unknown name, a parameter given
   twice or a dtype other than the parameter's is a one-line error (exit 1). The options
   are read by commands/inputs.py, as every command reads them.
 - Parameters without an input get seeded random values (random_inputs, `--seed`);
-  `--save-inputs DIR` writes every parameter's values as DIR/<parameter name>.npy (with the
-  device axis, so `--input NAME=DIR/NAME.npy` gives them back).
+  `--save-inputs DIR` writes every parameter's values as DIR/<parameter name>.npy (a tuple
+  parameter's leaves as DIR/<NAME.K>.npy; with the device axis, so
+  `--input NAME=DIR/NAME.npy` gives them back).
 - Each output file is written atomically; prints one summary line per output written.
 - Before anything is allocated, every value's size on all devices is checked against
   tilecc.limits' "elements" bound; `--max-steps N` bounds the instructions evaluated.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from typing import Any
 
 import numpy as np
 
@@ -30,13 +33,15 @@ from tilecc.errors import InterpError, TileccError, VerifyError
 from tilecc.commands.inputs import read_inputs as read_inputs_of
 from tilecc.commands.inputs import typed
 from tilecc.commands.outputs import write_results
+from tilecc.commands.parameter_leaves import (Path, assemble, leaf_name, leaf_shape,
+                                             leaves, split_leaf)
 from tilecc.fileio import read_text
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import entry_inputs
 from tilecc.hlo.run_limits import check_run_sizes
-from tilecc.hlo.types import numpy_dtype
+from tilecc.hlo.types import Shape, numpy_dtype
 from tilecc.limits import LimitError
 from tilecc.mpi_launch import under_mpiexec
 
@@ -64,14 +69,25 @@ def run(args: argparse.Namespace) -> int:
     try:   # a fault of the module (or a bound it reaches): name the file it came from
         inputs = entry_inputs(module, devices, np.random.default_rng(args.seed), given)
         if args.save_inputs:
-            write_results(args.save_inputs, ((p.name, a) for p, a in
-                                             zip(module.entry.parameters, inputs)),
-                          "--save-inputs")
+            write_results(args.save_inputs, saved_inputs(module, inputs), "--save-inputs")
         outputs = evaluate_module(module, inputs, replicas, partitions, args.max_steps)
     except (InterpError, LimitError) as err:
         raise type(err)(f"{path}: {err}") from None
     write_results(args.out, ((f"out{k}", array) for k, array in enumerate(outputs)))
     return 0
+
+
+def saved_inputs(module: HloModule, inputs: list[Any]) -> list[tuple[str, np.ndarray]]:
+    """What --save-inputs writes: every array leaf of every parameter, by its input name."""
+    assert module.entry is not None
+    arrays = [leaf for p, value in zip(module.entry.parameters, inputs)
+              for leaf in leaves(p.name, p.shape, value)]
+    seen: set[str] = set()
+    for name, _ in arrays:
+        if name in seen:   # a parameter named like another's tuple leaf (`t.0` beside `t`)
+            raise TileccError(f"--save-inputs: two inputs would be written as {name}.npy")
+        seen.add(name)
+    return arrays
 
 
 def check_sizes_of(path: str, module: HloModule, devices: int) -> None:
@@ -82,25 +98,38 @@ def check_sizes_of(path: str, module: HloModule, devices: int) -> None:
         raise type(err)(f"{path}: {err}") from None
 
 
-def read_inputs(module: HloModule, specs: list[str], devices: int) -> dict[int, np.ndarray]:
-    """Parameter number -> (devices, *dims) array for every --input (commands/inputs.py)."""
+def read_inputs(module: HloModule, specs: list[str], devices: int) -> dict[int, Any]:
+    """Parameter number -> value for every given parameter (commands/inputs.py): an
+    (devices, *dims) array, or for a tuple parameter the tuple of its leaves
+    (commands/parameter_leaves.py)."""
     assert module.entry is not None
     params = module.entry.parameters
     by_name = {p.name: p for p in params}
 
-    def resolve(name: str) -> int:
-        param = by_name.get(name) or _numbered(params, name)
+    def resolve(name: str) -> tuple[int, Path]:
+        found = split_leaf(name, by_name)
+        param, path = found if found is not None else (_numbered(params, name), ())
         if param is None:
             names = ", ".join(f"{p.name} (p{p.parameter_number})" for p in params) or "none"
             raise TileccError(f"--input {name}: no parameter of that name or number "
                               f"(parameters: {names})")
-        return param.parameter_number or 0
+        return param.parameter_number or 0, path
 
     by_number = {p.parameter_number or 0: p for p in params}
-    fitted: dict[int, np.ndarray] = {}
-    for number, (name, array) in read_inputs_of(specs, resolve).items():
-        assert isinstance(number, int) and isinstance(array, np.ndarray)  # arrays only here
-        fitted[number] = _fit(by_number[number], array, devices, name)
+    fitted: dict[int, Any] = {}
+    tuples: dict[int, dict[Path, np.ndarray]] = {}
+    for key, (name, array) in read_inputs_of(specs, resolve).items():
+        assert isinstance(key, tuple) and isinstance(array, np.ndarray)  # arrays only here
+        number, path = key
+        param = by_number[number]
+        shape = leaf_shape(param, path, name)
+        if param.shape.is_tuple:
+            leaf = _fit(leaf_name(param.name, path), shape, array, devices, name)
+            tuples.setdefault(number, {})[path] = leaf
+        else:
+            fitted[number] = _fit(param.name, shape, array, devices, name)
+    for number, given in tuples.items():
+        fitted[number] = assemble(by_number[number], given, devices)
     return fitted
 
 
@@ -112,20 +141,16 @@ def _numbered(params: list[HloInstruction], name: str) -> HloInstruction | None:
     return None
 
 
-def _fit(param: HloInstruction, array: np.ndarray, devices: int, name: str) -> np.ndarray:
-    shape = param.shape
-    if not shape.is_array:
-        raise InterpError(f"--input {name}: parameter {param.name} has shape {shape}; only "
-                          "array parameters take inputs")
+def _fit(param: str, shape: Shape, array: np.ndarray, devices: int, name: str) -> np.ndarray:
     dtype = numpy_dtype(shape.element_type)
     array = typed(name, array, dtype)
     if array.dtype != dtype:
-        raise TileccError(f"--input {name}: dtype {array.dtype}, but parameter {param.name} "
+        raise TileccError(f"--input {name}: dtype {array.dtype}, but parameter {param} "
                           f"({shape}) needs {dtype}")
     if array.shape == (devices,) + shape.dims:
         return array
     if array.shape == shape.dims:
         return np.broadcast_to(array, (devices,) + shape.dims)
     raise TileccError(f"--input {name}: shape {list(array.shape)}, but parameter "
-                      f"{param.name} ({shape}) needs {list(shape.dims)} (one value for every "
+                      f"{param} ({shape}) needs {list(shape.dims)} (one value for every "
                       f"device) or {[devices, *shape.dims]} (one slice per device)")

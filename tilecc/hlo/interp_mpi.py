@@ -73,8 +73,9 @@ class DeviceExchange:
 class MpiInterpreter(Interpreter):
     """The interpreter with collectives that exchange device rows through MPI."""
 
-    def __init__(self, module: HloModule, replicas: int, partitions: int, comm: Any) -> None:
-        super().__init__(module, replicas, partitions)
+    def __init__(self, module: HloModule, replicas: int, partitions: int, comm: Any,
+                 max_steps: int | None = None) -> None:
+        super().__init__(module, replicas, partitions, max_steps)
         self.exchange = DeviceExchange(comm, replicas * partitions)
 
     def compile_instruction(self, inst: HloInstruction) -> Step:
@@ -155,7 +156,8 @@ class MpiInterpreter(Interpreter):
 
 
 def evaluate_module_mpi(module: HloModule, local_inputs: list[np.ndarray], replicas: int,
-                        partitions: int, comm: Any) -> list[np.ndarray]:
+                        partitions: int, comm: Any,
+                        max_steps: int | None = None) -> list[np.ndarray]:
     """Run the entry on this process's devices; see the module contract."""
     if replicas < 1 or partitions < 1:
         raise InterpError(f"need at least one replica and partition, got replicas={replicas} "
@@ -167,11 +169,11 @@ def evaluate_module_mpi(module: HloModule, local_inputs: list[np.ndarray], repli
     if comm.Get_size() > devices:
         raise InterpError(f"{comm.Get_size()} processes for {devices} devices: every process needs a device")
     mine = local_devices(devices, comm.Get_size(), comm.Get_rank())
-    interpreter = MpiInterpreter(module, replicas, partitions, comm)
+    interpreter = MpiInterpreter(module, replicas, partitions, comm, max_steps)
     if len(local_inputs) != len(entry.parameters):
         raise InterpError(f"entry computation {entry.name} takes {len(entry.parameters)} "
                           f"parameters, got {len(local_inputs)} inputs")
-    args = [check_input(p, np.asarray(x), len(mine)) for p, x in zip(entry.parameters, local_inputs)]
+    args = [check_input(p, x, len(mine)) for p, x in zip(entry.parameters, local_inputs)]
     with np.errstate(all="ignore"):
         result = interpreter.run(entry, args, Lanes(len(mine), mine))
     return leaves(result)
