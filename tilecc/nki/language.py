@@ -19,7 +19,6 @@ trace (tilecc/nki/tracer.py).
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -30,12 +29,11 @@ from tilecc.klr import ast
 from tilecc.nki import ops as _ops
 from tilecc.nki.dtypes import canonical_dtype, dtype_info, plain_number
 from tilecc.nki.errors import kernel_error
-from tilecc.nki.indexing import IndexExpr
 from tilecc.nki.tensor import PMAX, NkiTensor, mask_tile
 from tilecc.nki import isa, masking, tile_ops
 from tilecc.nki.block_tensor import BlockTensor
 from tilecc.nki.shapes import new_tensor, par_dim, parse_dtype
-from tilecc.nki.tracer import (active_trace, assigned_name, in_trace, klr_dtype, masked_off,
+from tilecc.nki.tracer import (active_trace, assigned_name, klr_dtype, masked_off,
                                skip_masked_off)
 
 # ---------------------------------------------------------------- dtypes and buffers
@@ -209,94 +207,6 @@ def atomic_rmw(dst: NkiTensor, value: object, op: object, mask: object = None) -
     isa.dma_copy(dst=dst, src=value, dst_rmw_op=op, mask=mask)
 
 
-# ---------------------------------------------------------------- indices and loops
-
-def arange(start: int, stop: int | None = None, step: int = 1) -> IndexExpr:
-    """An index over range(start, stop, step), for tensor[...] access patterns."""
-    if stop is None:
-        start, stop = 0, start
-    num = len(range(start, stop, step))
-    if num <= 0:
-        raise kernel_error(f"nl.arange({start}, {stop}, {step}) is empty")
-    return IndexExpr(start, ((0, step),), (num,))
-
-
-class Grid(tuple[IndexExpr, ...]):
-    """The indices of `nl.mgrid[...]`: a tuple (`i_p, i_f = nl.mgrid[...]`) whose axes are
-    also `grid.p` (partition), `grid.x`, `grid.y`, `grid.z` (free axes), as in NKI."""
-
-    def _axis(self, axis: int) -> IndexExpr:
-        if axis >= len(self):
-            raise kernel_error(f"this nl.mgrid has {len(self)} axes; it has no axis {axis}")
-        return self[axis]
-
-    p = property(lambda self: self._axis(0))
-    x = property(lambda self: self._axis(1))
-    y = property(lambda self: self._axis(2))
-    z = property(lambda self: self._axis(3))
-
-
-class _MGrid:
-    """`nl.mgrid[0:128, 0:512]`: one index per axis of a dense grid."""
-
-    def __getitem__(self, key: object) -> Grid:
-        slices = key if isinstance(key, tuple) else (key,)
-        if not builtins.all(isinstance(s, slice) for s in slices):
-            raise kernel_error("nl.mgrid takes slices: nl.mgrid[0:128, 0:512]")
-        ranges = [range(*s.indices(s.stop)) for s in slices]
-        sizes = tuple(len(r) for r in ranges)
-        if any(size == 0 for size in sizes):
-            raise kernel_error(f"nl.mgrid{list(sizes)} has an empty axis")
-        return Grid(IndexExpr(r.start, ((axis, r.step),), sizes) for axis, r in enumerate(ranges))
-
-
-mgrid = _MGrid()
-
-
-def ds(start: int, size: int) -> slice:
-    """A slice of `size` elements from `start` (nl.ds)."""
-    return slice(start, start + size)
-
-
-def affine_range(start: int, stop: int | None = None, step: int = 1,
-                 directives: object = None) -> range:
-    """A loop range; tracing unrolls it (nl.sequential_range / nl.static_range alike), so
-    its iterations count as trace steps (tilecc.limits), before the first one runs. NKI 1.x
-    `directives=ncc.no_reorder()` steer its scheduler: program order is kept anyway."""
-    loop = range(start, stop, step) if stop is not None else range(start)
-    # len() of a range beyond sys.maxsize overflows: counted by hand (`max` here is nl.max)
-    if in_trace() and (count := -(-(loop.stop - loop.start) // loop.step)) > 0:
-        active_trace().spend(count)
-    return loop
-
-
-sequential_range = static_range = affine_range
-
-
-def program_id(axis: int = 0) -> int:
-    """This instance's index along `axis` of the SPMD launch grid (`kernel[gx, gy](...)`)."""
-    return active_trace().program_id(axis)
-
-
-def num_programs(axes: object = None) -> int | tuple[int, ...]:
-    """The launch grid's size along `axes` (an int or a tuple of ints); without axes, the
-    number of instances in the whole grid."""
-    trace = active_trace()
-    if axes is None:
-        count = 1
-        for size in trace.grid:
-            count *= size
-        return count
-    if isinstance(axes, tuple):
-        return tuple(trace.num_programs(axis) for axis in axes)
-    return trace.num_programs(axes)
-
-
-def program_ndim() -> int:
-    """The number of axes of the SPMD launch grid (0 without a grid)."""
-    return len(active_trace().grid)
-
-
 # ---------------------------------------------------------------- tile-level reductions
 
 _FOLD_OPS = {"sum": "add", "max": "maximum", "min": "minimum", "prod": "multiply"}
@@ -347,20 +257,6 @@ def zeros_like(x: NkiTensor, dtype: object = None, buffer: object = None, name: 
 def ones_like(x: NkiTensor, dtype: object = None, buffer: object = None, name: str = "") -> NkiTensor:
     """A new on-chip tensor of ones in `x`'s shape (and dtype unless given)."""
     return full(x.shape, 1, x.dtype if dtype is None else dtype, buffer, name or assigned_name())
-
-
-def nc(count: int) -> int:
-    """Launch-grid annotation: spread a grid dim over `count` NeuronCores. tilecc simulates
-    every program on one core, so it only contributes `count` programs to that dim."""
-    return count
-
-
-def spmd_dim(*sizes: int) -> int:
-    """Launch-grid annotation `nl.spmd_dim(nl.nc(2), 2)`: a grid dim of the product of sizes."""
-    count = 1
-    for size in sizes:
-        count *= size
-    return count
 
 
 def broadcast_to(x: NkiTensor, shape: tuple[int, ...] | list[int]) -> NkiTensor:
@@ -456,6 +352,9 @@ _TILE_LEVEL = frozenset({
     "dynamic_range",
 })
 
+from tilecc.nki.language_grid import (  # noqa: E402,F401
+    Grid, affine_range, arange, ds, mgrid, nc, num_programs, program_id, program_ndim,
+    sequential_range, spmd_dim, static_range)
 from tilecc.nki.language_math import (  # noqa: E402,F401,A004 (lowered to several instructions)
     abs_max, abs_min, all, ceil, cos, floor, gather_flattened, is_hbm, is_on_chip, is_psum,
     is_sbuf, rms_norm, softmax, static_cast, tan, trunc, where)
