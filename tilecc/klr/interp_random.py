@@ -19,7 +19,7 @@ from tilecc import counter_rng as rng
 from tilecc.errors import InterpError
 from tilecc.klr import ast as k
 from tilecc.klr import ast_random as kr
-from tilecc.klr.interp import State, lanes, rows
+from tilecc.klr.interp_state import State, lanes, rows
 from tilecc.klr.interp_alu import np_dtype
 
 

@@ -23,7 +23,7 @@ from tilecc.errors import InterpError
 from tilecc.klr import ast as k
 
 if TYPE_CHECKING:
-    from tilecc.klr.interp import State
+    from tilecc.klr.interp_state import State
 
 
 def run_matmul(s: State, op: k.NcMatMul) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.klr import ast as k
 from tilecc.klr import ast_vector as kv
-from tilecc.klr.interp import State, accumulate, lanes, rows
+from tilecc.klr.interp_state import State, accumulate, lanes, rows
 from tilecc.klr.interp_alu import np_dtype
 
 F64 = np.float64
