@@ -62,6 +62,47 @@ def test_topk_equals_xla_on_random_rows() -> None:
         np.testing.assert_array_equal(got[0].astype(np.float64), want[0].astype(np.float64))
 
 
+def topk_custom_call(dims: str, k: int) -> str:
+    lead = dims.rsplit(",", 1)[0] + "," if "," in dims else ""
+    return ("HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+            "  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n"
+            "  ROOT r = pred[] compare(a, b), direction=GT\n}\n"
+            f"ENTRY e {{\n  x = f32[{dims}] parameter(0)\n  ROOT t = (f32[{lead}{k}], "
+            f"s32[{lead}{k}]) custom-call(x), custom_call_target=\"TopK\", "
+            "called_computations={cmp}\n}\n")
+
+
+def test_topk_custom_call_takes_the_largest_in_total_order() -> None:
+    # XLA CPU's answer (runtime_topk.cc): -NaN < -inf < -0 < +0 < inf < NaN, ties by index
+    row = [1, NAN, -0.0, 0.0, -NAN, -np.inf, 1]
+    values, indices = evaluate_module(parse_module(topk_custom_call("7", 7)),
+                                      [np.array([row], np.float32)], 1)
+    assert indices[0].tolist() == [1, 0, 6, 3, 2, 5, 4]
+    assert np.signbit(values[0]).tolist() == [False, False, False, False, True, True, True]
+
+
+def test_topk_custom_call_refuses_a_result_that_does_not_fit() -> None:
+    text = topk_custom_call("2,6", 3).replace("(f32[2,3], s32[2,3])", "(f32[2,3], s32[2,2])")
+    with pytest.raises(InterpError, match=r"t: custom-call TopK takes one array x\[\.\.\., n\]"):
+        evaluate_module(parse_module(text), [np.zeros((1, 2, 6), np.float32)], 1)
+
+
+@pytest.mark.oracle
+def test_topk_custom_call_equals_xla() -> None:
+    from tilecc.hlo.xla import XlaJob, run_many_on_xla
+    pytest.importorskip("jax")
+    cases = []
+    for dims, k in (("9", 4), ("3,8", 8), ("5,7", 1)):
+        m = parse_module(topk_custom_call(dims, k))
+        cases.append((m, random_inputs(m, 1, 3), topk_custom_call(dims, k)))
+    results = run_many_on_xla([XlaJob("run", text, x, 1) for _, x, text in cases])
+    for (m, x, _), want in zip(cases, results):
+        assert isinstance(want, list), want
+        got = evaluate_module(m, x, 1)
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[0].view(np.int32), want[0].view(np.int32))
+
+
 ASYNC = """HloModule m, replica_count=4
 
 add {

@@ -39,8 +39,6 @@ pytestmark = pytest.mark.oracle
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hlo"
 ALL = sorted(FIXTURES.rglob("*.hlo"))
 SKIPPED = {  # program (file name up to the first dot) -> why it is not compared
-    "sort_topk_argmax": "its optimized form calls custom-call TopK, which the interpreter "
-                        "refuses (topk itself: test_interp_async_topk)",
     "exotic_types": "converts to s4 / u4, sub-byte types the interpreter refuses (its c64 "
                     "complex / multiply / abs run: test_interp_complex)",
     "ordered_effects": "has token parameters, which jax cannot hand XLA CPU's entry (the "

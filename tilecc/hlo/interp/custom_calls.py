@@ -1,19 +1,28 @@
 """Custom calls the HLO interpreter recognises: the sharding annotations jax writes into
-modules lowered before SPMD partitioning.
+modules lowered before SPMD partitioning, and XLA CPU's `TopK`.
 
 Contract: `is_identity_custom_call(inst)` says whether XLA CPU runs `inst` as the identity
 (an annotation whose result has its operand's shape and type); `refusal_hint(inst)` is the
 text appended to the interpreter's refusal of any other custom call, naming its target and,
 for a sharding marker, the per-device dump to run instead. `custom_call_step` is the
-custom-call builder: the identity for those annotations, else that refusal.
+custom-call builder: the identity for those annotations, `TopK` as XLA CPU runs it, else
+that refusal.
+- `custom_call_target="TopK"` (written by XLA's TopkRewriter into optimized CPU modules for a
+  sort + slice or a topk): operand x[..., n], result (x's type[..., k], s32[..., k]); XLA
+  CPU's runtime (runtime_topk.cc) takes the k largest of the last axis in the total order
+  -NaN < -inf < ... < -0 < +0 < ... < inf < NaN, equal values in index order, whatever the
+  called comparator (the rewriter only makes TopK of a greater-than comparator): the topk
+  step's order with largest=true (interp/topk.py).
 """
 
 from __future__ import annotations
 
 from tilecc.errors import InterpError
+from tilecc.hlo.interp.topk import top_k
 from tilecc.hlo.interp.values import Runner, Step
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode as Op
+from tilecc.hlo.types import PrimitiveType, is_floating
 
 IDENTITY_CUSTOM_CALLS = frozenset({
     "Sharding", "xla.sdy.FuncResultSharding", "xla.sdy.PropagationBarrier",
@@ -53,7 +62,25 @@ def refusal_hint(inst: HloInstruction) -> str:
 
 
 def custom_call_step(runner: Runner, inst: HloInstruction) -> Step:
+    if custom_call_target(inst) == "TopK":
+        return _topk_call(inst)
     if not is_identity_custom_call(inst):
         raise InterpError(f"{inst.name}: opcode custom-call is not supported by the "
                           f"interpreter{refusal_hint(inst)}")
     return lambda a, d: a[0]
+
+
+def _topk_call(inst: HloInstruction) -> Step:
+    """XLA CPU's TopK custom call; see the module contract."""
+    x = inst.operands[0].shape if len(inst.operands) == 1 else None
+    parts = inst.shape.tuple_shapes if inst.shape.is_tuple else ()
+    if (x is None or not x.is_array or not x.dims or len(parts) != 2
+            or parts[0].element_type != x.element_type
+            or parts[1].element_type != PrimitiveType.S32
+            or parts[0].dims != parts[1].dims or parts[0].dims[:-1] != x.dims[:-1]
+            or parts[0].dims[-1] > x.dims[-1]):
+        raise InterpError(f"{inst.name}: custom-call TopK takes one array x[..., n] and gives "
+                          f"(x's type[..., k], s32[..., k]) with k <= n, not {inst.shape} of "
+                          f"{', '.join(str(o.shape) for o in inst.operands) or 'no operand'}")
+    k, floating = parts[0].dims[-1], is_floating(x.element_type)
+    return lambda a, d: top_k(a[0], k, True, floating)

@@ -14,7 +14,7 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.interp.values import Lanes, Operands, Runner, Step, Value
 from tilecc.hlo.ir import HloInstruction
-from tilecc.hlo.types import is_floating, numpy_dtype
+from tilecc.hlo.types import is_floating
 
 
 def _total_order_key(x: np.ndarray) -> np.ndarray:
@@ -31,18 +31,24 @@ def topk_step(runner: Runner, inst: HloInstruction) -> Step:
         raise InterpError(f"{inst.name}: topk needs k=<count>")
     k = int(k_text)
     largest = inst.attributes.get("largest", "true") == "true"
-    t = inst.operands[0].shape.element_type
-    floating, unsigned = is_floating(t), numpy_dtype(t).kind == "u"
+    floating = is_floating(inst.operands[0].shape.element_type)
 
     def step(a: Operands, d: Lanes) -> Value:
-        x = a[0]
-        if floating:
-            key = _total_order_key(x)
-        elif unsigned:  # u64 does not fit int64: shift the range instead
-            key = (x.astype(np.uint64) ^ np.uint64(1 << 63)).view(np.int64)
-        else:
-            key = x.astype(np.int64)
-        # ~key reverses the order without the overflow of -key at INT64_MIN
-        order = np.argsort(~key if largest else key, axis=-1, kind="stable")[..., :k]
-        return (np.take_along_axis(x, order, axis=-1), order.astype(np.int32))
+        return top_k(a[0], k, largest, floating)
     return step
+
+
+def top_k(x: np.ndarray, k: int, largest: bool,
+          floating: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(values, s32 indices) of the first `k` of the last axis in XLA CPU's order: the
+    total order of the values (descending when `largest`), equal values by index.
+    `floating`: x holds an HLO float type (bf16 / fp8 are numpy void-kind records)."""
+    if floating:
+        key = _total_order_key(x)
+    elif x.dtype.kind == "u":  # u64 does not fit int64: shift the range instead
+        key = (x.astype(np.uint64) ^ np.uint64(1 << 63)).view(np.int64)
+    else:
+        key = x.astype(np.int64)
+    # ~key reverses the order without the overflow of -key at INT64_MIN
+    order = np.argsort(~key if largest else key, axis=-1, kind="stable")[..., :k]
+    return np.take_along_axis(x, order, axis=-1), order.astype(np.int32)
