@@ -222,7 +222,10 @@ def apply_alu(entry: AluEntry, x: Operand, y: Operand) -> np.ndarray:
             raise SimError(f"bitvec op {entry.name} needs integer data, got {like}")
         return entry.fn(to_bits(xa, like), to_bits(ya, like))
     # float warnings (x / 0, inf - inf) are the semantics, silenced by `simulate` for speed
-    return np.asarray(entry.fn(to_f32(x), to_f32(y)), dtype=F32)
+    result = entry.fn(to_f32(x), to_f32(y))
+    if type(result) is np.ndarray and result.dtype is F32_DTYPE:  # the hot path
+        return result
+    return np.asarray(result, dtype=F32)
 
 
 def apply_alu_into(entry: AluEntry, x: np.ndarray | np.generic, y: np.ndarray | np.generic,
@@ -233,10 +236,20 @@ def apply_alu_into(entry: AluEntry, x: np.ndarray | np.generic, y: np.ndarray | 
     if entry.kind != "arith" or not isinstance(entry.fn, np.ufunc) or out.dtype != F32:
         return False
     xa, ya = to_f32(x), to_f32(y)
-    if np.broadcast_shapes(xa.shape, ya.shape) != out.shape:
+    if not broadcasts_to(xa.shape, ya.shape, out.shape):
         return False
     entry.fn(xa, ya, out=out)
     return True
+
+
+def broadcasts_to(a: tuple[int, ...], b: tuple[int, ...], out: tuple[int, ...]) -> bool:
+    """np.broadcast_shapes(a, b) == out, without its cost in the common cases (a tile and
+    a scalar, two tiles of one shape; np.broadcast_shapes costs more than a small ufunc)."""
+    if a == out and (b == out or not b):
+        return True
+    if b == out and not a:
+        return True
+    return np.broadcast_shapes(a, b) == out
 
 
 def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

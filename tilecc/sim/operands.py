@@ -24,7 +24,8 @@ import numpy as np
 from tilecc.bir.enums import EngineAccumulationType as Acc, MemoryKind
 from tilecc.bir.inst import AccessPattern, Argument, Immediate
 from tilecc.errors import SimError
-from tilecc.sim.alu import AluEntry, apply_alu, apply_alu_into, fold_rows, to_f32
+from tilecc.sim.alu import (AluEntry, apply_alu, apply_alu_into, broadcasts_to, fold_rows,
+                            to_f32)
 from tilecc.definedness import first_index
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.machine import PARTITIONS, Machine
@@ -90,6 +91,26 @@ def write_stage(m: Machine, ap: AccessPattern, entry: AluEntry, data: Value,
     x, y = (operand, data) if reverse else (data, operand)
     if not apply_alu_into(entry, x, y, m.view(ap, write=True)):
         write(m, ap, stage(entry, data, operand, reverse))
+
+
+def write_stages(m: Machine, ap: AccessPattern, data: Value, op0: AluEntry,
+                 s0: Value | np.generic, reverse0: bool, op1: AluEntry,
+                 s1: Value | np.generic, reverse1: bool) -> None:
+    """`(data op0 s0) op1 s1` into the destination: both stages in place in a float32
+    destination when they are single ufuncs giving its shape and `s1` does not overlap it
+    (a temporary of a large tile costs more than the arithmetic: fresh pages), else the
+    first stage into a temporary and the last through `write_stage`. Same values either way."""
+    view = m.view(ap, write=True)
+    if (view.dtype == F32 and data.shape == view.shape and op0.kind == op1.kind == "arith"
+            and isinstance(op0.fn, np.ufunc) and isinstance(op1.fn, np.ufunc)
+            and (type(s1) is not np.ndarray or not np.may_share_memory(s1, view))):
+        a0, b0 = to_f32(s0), to_f32(s1)
+        if broadcasts_to(data.shape, a0.shape, view.shape) and broadcasts_to(
+                view.shape, b0.shape, view.shape):
+            op0.fn(*((a0, to_f32(data)) if reverse0 else (to_f32(data), a0)), out=view)
+            op1.fn(*((b0, view) if reverse1 else (view, b0)), out=view)
+            return
+    write_stage(m, ap, op1, stage(op0, data, s0, reverse0), s1, reverse1)
 
 
 def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
