@@ -290,9 +290,9 @@ def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.n
 def _fold_zero_sign(values: np.ndarray, axes: tuple[int, ...], folded: np.ndarray,
                     is_max: bool) -> np.ndarray:
     """A max fold that lands on zero is +0 if any +0 was folded (min: -0 if any -0)."""
-    zero = folded == 0
-    if not zero.any():
+    if folded.all():   # no fold landed on zero (NaN counts as nonzero)
         return folded
+    zero = folded == 0
     wanted_sign = ~np.signbit(values) if is_max else np.signbit(values)
     present = np.any((values == 0) & wanted_sign, axis=axes)
     plus, minus = F32(0.0), F32(-0.0)

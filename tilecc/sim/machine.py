@@ -54,6 +54,7 @@ ALIGN = 64
 START_PARTITIONS = (0, 32, 64, 96)
 _MASK_DTYPES: dict[int, np.dtype[np.unsignedinteger]] = {
     1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_MASK_FULL: dict[int, int] = {size: int(np.iinfo(d).max) for size, d in _MASK_DTYPES.items()}
 
 
 @dataclass(slots=True)
@@ -113,7 +114,10 @@ class Machine:
         self.dve_acc = np.zeros(PARTITIONS, np.float32)
         self.rng_state = counter_rng.power_on()  # Vector / GpSimd generators (tilecc/counter_rng.py)
         self.placements: dict[str, Placement] = {}
-        self._views: dict[int, CachedView] = {}
+        # views by access object (id, checked by identity) and by access value: a BIR file
+        # read back holds one object per operand, codegen's programs share them
+        self._views: dict[int, tuple[AccessPattern, CachedView]] = {}
+        self._views_by_value: dict[AccessPattern, CachedView] = {}
         self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
         # the definedness shadow beside the data (tilecc/definedness.py)
         self.generation = 0   # bumped whenever bytes become undefined: cached checks expire
@@ -123,6 +127,7 @@ class Machine:
         self._register_origins: dict[int, Origin] = {}
         self._inst: Inst | None = None
         self._reads: list[UndefinedRead] = []
+        # outputs of the running instruction, by id of their view entry
         self._writes: dict[int, tuple[CachedView, np.ndarray | None]] = {}
         self._reported: set[str] = set()
 
@@ -188,15 +193,14 @@ class Machine:
         reset; an access found all defined is not checked again until some bytes become
         undefined (`generation`).
         """
-        entry = self._views.get(id(ap))
-        if entry is None or entry.ap is not ap:
-            entry = self._make_view(ap)
-            self._views[id(ap)] = entry
+        hit = self._views.get(id(ap))
+        entry = hit[1] if hit is not None and hit[0] is ap else self._cache_view(ap)
         if not entry.start_ok and not dma:
             self._check_start(ap)
             entry.start_ok = True
         if write:
-            self._writes.setdefault(id(ap), (entry, None))
+            if (key := id(entry)) not in self._writes:
+                self._writes[key] = (entry, None)
         elif entry.checked != self.generation:
             if entry.mask.size and entry.mask.min() != entry.full:
                 undefined = entry.mask != entry.full
@@ -207,26 +211,51 @@ class Machine:
 
     def undefined(self, ap: AccessPattern) -> np.ndarray:
         """The undefined elements of `ap` now (a bool mask of its view's shape)."""
-        entry = self._views.get(id(ap))
-        if entry is None or entry.ap is not ap:
+        hit = self._views.get(id(ap))
+        if hit is None or hit[0] is not ap:
             self.view(ap, write=False, dma=True)
-            entry = self._views[id(ap)]
+            hit = self._views[id(ap)]
+        entry = hit[1]
         return entry.mask != entry.full
 
     def declare(self, ap: AccessPattern, undefined: np.ndarray) -> None:
         """An executor's own rule: the output `ap` gets exactly `undefined` at `finish`."""
-        entry = self._views[id(ap)]
-        self._writes[id(ap)] = (entry, np.broadcast_to(undefined, entry.view.shape))
+        entry = self._views[id(ap)][1]
+        self._writes[id(entry)] = (entry, np.broadcast_to(undefined, entry.view.shape))
+
+    def _cache_view(self, ap: AccessPattern) -> CachedView:
+        """The view of an access object met for the first time (one per access value)."""
+        entry = self._views_by_value.get(ap)
+        if entry is None:
+            entry = self._make_view(ap)
+            self._views_by_value[ap] = entry
+        self._views[id(ap)] = (ap, entry)
+        return entry
 
     # ------------------------------------------------------------------ definedness
 
     def begin(self, inst: Inst) -> None:
-        """Start recording the reads and writes of `inst`."""
-        self._inst, self._reads, self._writes = inst, [], {}
+        """Start recording the reads and writes of `inst` (the records of the one before
+        were emptied by its `finish`, or by the fault that ended it)."""
+        self._inst = inst
+        if self._reads:
+            self._reads = []
+        if self._writes:
+            self._writes = {}
 
     def finish(self) -> None:
         """Give each output of the instruction its shadow; report undefined data reaching HBM."""
         reads, writes = self._reads, self._writes
+        if not reads:
+            generation = self.generation
+            if len(writes) == 1:   # the common case: one output, nothing undefined read
+                entry, declared = next(iter(writes.values()))
+                if declared is None:
+                    writes.clear()
+                    if entry.checked != generation:
+                        entry.mask[...] = entry.full
+                        entry.checked = generation
+                    return
         self._reads, self._writes = [], {}
         for entry, declared in writes.values():
             shape = entry.view.shape
@@ -316,7 +345,7 @@ class Machine:
         mask = np.ndarray(shape, mask_dtype, buffer=pl.written, offset=byte_offset,
                           strides=strides)
         hbm = pl.loc.kind == MemoryKind.HBM
-        return CachedView(ap, view, mask, int(np.iinfo(mask_dtype).max), -1, hbm, hbm)
+        return CachedView(ap, view, mask, _MASK_FULL[dtype.itemsize], -1, hbm, hbm)
 
     def _geometry(self, pl: Placement, ap: AccessPattern
                   ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:

@@ -31,6 +31,7 @@ from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.machine import PARTITIONS, Machine
 
 F32 = np.float32
+F32_DTYPE = np.dtype(F32)
 Value = np.ndarray
 
 
@@ -74,13 +75,14 @@ def write(m: Machine, ap: AccessPattern, values: Value, dma: bool = False,
     """Convert `values` to the AP's dtype and store them (same shape, or same element count);
     `undefined` (the output's shape) replaces the default definedness rule for this output."""
     view = m.view(ap, write=True, dma=dma)
-    values = np.asarray(values)
+    if type(values) is not np.ndarray:
+        values = np.asarray(values)
     if values.shape != view.shape:
         if values.size != view.size:
             raise SimError(f"writes {values.shape} values through a {view.shape} access "
                            f"to {ap.memref!r}")
         values = values.reshape(view.shape)
-    view[...] = convert(values, view.dtype)
+    view[...] = values if values.dtype is view.dtype else convert(values, view.dtype)
     if undefined is not None:
         m.declare(ap, np.asarray(undefined, bool).reshape(view.shape) if np.ndim(undefined) else undefined)
 
@@ -101,24 +103,36 @@ def write_stages(m: Machine, ap: AccessPattern, data: Value, op0: AluEntry,
     (a temporary of a large tile costs more than the arithmetic: fresh pages), else the
     first stage into a temporary and the last through `write_stage`. Same values either way."""
     view = m.view(ap, write=True)
-    if (view.dtype == F32 and data.shape == view.shape and op0.kind == op1.kind == "arith"
-            and isinstance(op0.fn, np.ufunc) and isinstance(op1.fn, np.ufunc)
+    if (view.dtype is F32_DTYPE and data.shape == view.shape and op0.kind == op1.kind == "arith"
+            and type(op0.fn) is np.ufunc and type(op1.fn) is np.ufunc
             and (type(s1) is not np.ndarray or not np.may_share_memory(s1, view))):
-        a0, b0 = to_f32(s0), to_f32(s1)
-        if broadcasts_to(data.shape, a0.shape, view.shape) and broadcasts_to(
+        a0, b0, x = _port(s0), _port(s1), _port(data)
+        if broadcasts_to(x.shape, a0.shape, view.shape) and broadcasts_to(
                 view.shape, b0.shape, view.shape):
-            op0.fn(*((a0, to_f32(data)) if reverse0 else (to_f32(data), a0)), out=view)
-            op1.fn(*((b0, view) if reverse1 else (view, b0)), out=view)
+            if reverse0:
+                op0.fn(a0, x, out=view)
+            else:
+                op0.fn(x, a0, out=view)
+            if reverse1:
+                op1.fn(b0, view, out=view)
+            else:
+                op1.fn(view, b0, out=view)
             return
     write_stage(m, ap, op1, stage(op0, data, s0, reverse0), s1, reverse1)
 
 
+def _port(x: Value | np.generic) -> Value | np.generic:
+    """`to_f32` of an operand, passing a float32 scalar as it is (same value in a ufunc)."""
+    return x if type(x) is F32 else to_f32(x)
+
+
 def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
     """A scalar slot: an immediate, or a [P,1] tile broadcast along `data`'s free axes."""
-    if isinstance(arg, Immediate):
-        if isinstance(arg.value, float) or numpy_dtype(arg.dtype).kind == "f":
-            return F32(arg.value)
-        return np.int32(arg.value)
+    if type(arg) is Immediate:
+        value = arg.value
+        if isinstance(value, float) or numpy_dtype(arg.dtype).kind == "f":
+            return F32(value)
+        return np.int32(value)
     tile = m.view(arg, write=False)
     if tile.size != data.shape[0]:
         raise SimError(f"scalar operand {arg.memref!r} has shape {tile.shape}; "
