@@ -195,7 +195,14 @@ class _Style:
         """`,"pos":{...}` in this style, or "" without a position (as the dict form omits it)."""
         if pos is None:
             return ""
-        return f'{self.item}"pos"{self.key}' + json.dumps(_w_pos(pos), separators=(self.item, self.key))
+        file, line, column = pos.file, pos.line, pos.column
+        if type(line) is not int or type(column) is not int or not (
+                file is None or type(file) is str):   # what json.dumps would make of it
+            return f'{self.item}"pos"{self.key}' + json.dumps(
+                _w_pos(pos), separators=(self.item, self.key))
+        i, k = self.item, self.key
+        return (f'{i}"pos"{k}{{"file"{k}{"null" if file is None else _str(file)}{i}'
+                f'"line"{k}{line!r}{i}"column"{k}{column!r}}}')
 
     def inst_formatter(self, opcode: str,
                        cls: type[Inst]) -> Callable[[Inst, dict[int, str]], str]:
