@@ -233,9 +233,10 @@ def apply_alu_into(entry: AluEntry, x: np.ndarray | np.generic, y: np.ndarray | 
     """`apply_alu` straight into a float32 destination view when the op is one numpy ufunc
     and the operands broadcast to exactly `out`'s shape (saves a temporary and a copy);
     False when it cannot, and nothing was written."""
-    if entry.kind != "arith" or not isinstance(entry.fn, np.ufunc) or out.dtype != F32:
+    if entry.kind != "arith" or type(entry.fn) is not np.ufunc or out.dtype is not F32_DTYPE:
         return False
-    xa, ya = to_f32(x), to_f32(y)
+    xa = x if type(x) is F32 else to_f32(x)   # a float32 scalar is the same value as it is
+    ya = y if type(y) is F32 else to_f32(y)
     if not broadcasts_to(xa.shape, ya.shape, out.shape):
         return False
     entry.fn(xa, ya, out=out)

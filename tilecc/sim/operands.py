@@ -106,9 +106,13 @@ def write_stages(m: Machine, ap: AccessPattern, data: Value, op0: AluEntry,
     if (view.dtype is F32_DTYPE and data.shape == view.shape and op0.kind == op1.kind == "arith"
             and type(op0.fn) is np.ufunc and type(op1.fn) is np.ufunc
             and (type(s1) is not np.ndarray or not np.may_share_memory(s1, view))):
-        a0, b0, x = _port(s0), _port(s1), _port(data)
-        if broadcasts_to(x.shape, a0.shape, view.shape) and broadcasts_to(
-                view.shape, b0.shape, view.shape):
+        # float32 scalars (immediates) go to the ufunc as they are: the same value
+        a0 = s0 if type(s0) is F32 else to_f32(s0)
+        b0 = s1 if type(s1) is F32 else to_f32(s1)
+        x = to_f32(data)
+        shape = view.shape
+        if ((not a0.shape or broadcasts_to(x.shape, a0.shape, shape))
+                and (not b0.shape or b0.shape == shape or broadcasts_to(shape, b0.shape, shape))):
             if reverse0:
                 op0.fn(a0, x, out=view)
             else:
@@ -121,23 +125,21 @@ def write_stages(m: Machine, ap: AccessPattern, data: Value, op0: AluEntry,
     write_stage(m, ap, op1, stage(op0, data, s0, reverse0), s1, reverse1)
 
 
-def _port(x: Value | np.generic) -> Value | np.generic:
-    """`to_f32` of an operand, passing a float32 scalar as it is (same value in a ufunc)."""
-    return x if type(x) is F32 else to_f32(x)
-
-
 def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
     """A scalar slot: an immediate, or a [P,1] tile broadcast along `data`'s free axes."""
-    if type(arg) is Immediate:
+    if isinstance(arg, Immediate):
         value = arg.value
         if isinstance(value, float) or numpy_dtype(arg.dtype).kind == "f":
             return F32(value)
         return np.int32(value)
     tile = m.view(arg, write=False)
-    if tile.size != data.shape[0]:
+    parts = data.shape[0]
+    if tile.size != parts:
         raise SimError(f"scalar operand {arg.memref!r} has shape {tile.shape}; "
-                       f"expected [{data.shape[0]}, 1]")
-    return tile.reshape((data.shape[0],) + (1,) * (data.ndim - 1))
+                       f"expected [{parts}, 1]")
+    if tile.ndim == data.ndim and tile.shape[0] == parts:   # [P, 1, ...] already
+        return tile
+    return tile.reshape((parts,) + (1,) * (data.ndim - 1))
 
 
 def stage(entry: AluEntry, data: Value, operand: Value | np.generic, reverse: bool) -> Value:
