@@ -189,9 +189,10 @@ class Machine:
 
         A read records the undefined elements it meets (for `finish`); `write=True` records
         the access as an output of the instruction, whose shadow `finish` sets (the caller
-        assigns through the view right after). Views are cached per access object until
-        reset; an access found all defined is not checked again until some bytes become
-        undefined (`generation`).
+        assigns through the view right after). Views are cached per access object and per
+        access value (equal accesses share one view and its definedness state) until reset;
+        an access found all defined is not checked again until some bytes become undefined
+        (`generation`).
         """
         hit = self._views.get(id(ap))
         entry = hit[1] if hit is not None and hit[0] is ap else self._cache_view(ap)
