@@ -247,16 +247,14 @@ class Machine:
     def finish(self) -> None:
         """Give each output of the instruction its shadow; report undefined data reaching HBM."""
         reads, writes = self._reads, self._writes
-        if not reads:
-            generation = self.generation
-            if len(writes) == 1:   # the common case: one output, nothing undefined read
-                entry, declared = next(iter(writes.values()))
-                if declared is None:
-                    writes.clear()
-                    if entry.checked != generation:
-                        entry.mask[...] = entry.full
-                        entry.checked = generation
-                    return
+        if not reads and len(writes) == 1:   # the common case: one output, nothing undefined
+            (entry, declared), = writes.values()
+            if declared is None:
+                writes.clear()
+                if entry.checked != self.generation:
+                    entry.mask[...] = entry.full
+                    entry.checked = self.generation
+                return
         self._reads, self._writes = [], {}
         for entry, declared in writes.values():
             shape = entry.view.shape
