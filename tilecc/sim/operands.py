@@ -10,7 +10,10 @@ undefined=mask)` declares its own, `read_undefined` gives an operand's undefined
 `read_registers` / `write_registers` are the accumulator registers' access with their
 shadow; a scalar slot is an Immediate (float32 or int32) or a [P,1] tile that broadcasts
 along the free axes of its partition; `stage` applies one ALU op with the reverse flag
-swapping its ports, always giving the data's shape. `accumulate` applies an
+swapping its ports, always giving the data's shape; `write_stage` / `write_stages` compute
+an instruction's last one or two stages straight into a float32 destination when they can
+(single ufuncs, no operand read after the destination is written overlapping it), with the
+values of the staged form. `accumulate` applies an
 EngineAccumulationType to an engine's registers (one float32 per partition lane, the
 physical partitions of the instruction's output): Idle leaves them, Zero sets the op's
 identity, ZeroAccumulate = identity op rows, Accumulate / AddAccumulate = registers op
