@@ -12,8 +12,9 @@ Invariants:
   shape (partition rows 192 KiB apart would thrash the host's caches and TLB). HBM
   locations are byte arrays of their own, [partitions, bytes_per_partition].
 - A BIR AccessPattern (bir/inst.py) becomes a numpy view with np.ndarray(buffer=...,
-  strides=...): the partition pair first, then one axis per [step, num] free pair, offsets
-  in elements of the access dtype. No copy, no Python loop per element or partition.
+  strides=...) (sim/view_geometry.py): the partition pair first, then one axis per
+  [step, num] free pair, offsets in elements of the access dtype. No copy, no Python loop
+  per element or partition.
 - Before a view is made, the access is checked: more than 128 partitions, a start
   partition that is not 0/32/64/96 (NKI: >64 partitions start at 0, 33..64 at 0 or 64),
   partitions past the location, or free elements outside [0, row) raise SimError with
@@ -46,8 +47,8 @@ from tilecc.definedness import UNINIT_POLICIES, Origin, UndefinedRead, derive, f
 from tilecc.sim.dtypes import numpy_dtype
 from tilecc.sim.inst_label import describe_inst
 from tilecc.sim.psum_banks import bank_start
+from tilecc.sim.view_geometry import PARTITIONS, view_geometry
 
-PARTITIONS = 128
 SBUF_BYTES = 0x30000
 PSUM_BYTES = 0x4000
 ALIGN = 64
@@ -335,7 +336,7 @@ class Machine:
 
     def _make_view(self, ap: AccessPattern) -> CachedView:
         pl = self.placement(ap.memref)
-        shape, byte_offset, strides = self._geometry(pl, ap)
+        shape, byte_offset, strides = view_geometry(pl, ap)
         dtype = numpy_dtype(ap.dtype)
         view = np.ndarray(shape, dtype, buffer=pl.data, offset=byte_offset, strides=strides)
         # the mask has the data's geometry, as unsigned integers of the same size: an
@@ -345,45 +346,6 @@ class Machine:
                           strides=strides)
         hbm = pl.loc.kind == MemoryKind.HBM
         return CachedView(ap, view, mask, _MASK_FULL[dtype.itemsize], -1, hbm, hbm)
-
-    def _geometry(self, pl: Placement, ap: AccessPattern
-                  ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
-        if not ap.ap:
-            raise SimError(f"access to {ap.memref!r} has no partition pair")
-        if numpy_dtype(ap.dtype).itemsize != pl.itemsize:
-            raise SimError(f"access to {ap.memref!r} reads {ap.dtype.name} elements of a "
-                           f"{pl.loc.dtype.name} location")
-        (pstep, pnum), *free = ap.ap
-        row = pl.row
-        row_bytes = pl.data.shape[1]
-        if pl.loc.kind == MemoryKind.HBM:
-            return self._hbm_geometry(pl, ap)
-        start, first = divmod(ap.offset, row)
-        if ap.offset < 0:
-            raise SimError(f"access to {ap.memref!r} has a negative offset {ap.offset}")
-        if not 0 < pnum <= PARTITIONS:
-            raise SimError(f"access to {ap.memref!r} spans {pnum} partitions "
-                           f"(1..{PARTITIONS})")
-        if pnum > 1 and pstep != row:
-            raise SimError(f"access to {ap.memref!r} has partition step {pstep}; "
-                           f"the location's row is {row} elements")
-        if start + pnum > pl.loc.partitions:
-            raise SimError(f"access to {ap.memref!r} reaches partitions {start}.."
-                           f"{start + pnum - 1}; the location has {pl.loc.partitions}")
-        low, high = first, first
-        for step, num in free:
-            if num <= 0:
-                raise SimError(f"access to {ap.memref!r} has an empty pair [{step}, {num}]")
-            span = step * (num - 1)
-            low, high = low + min(span, 0), high + max(span, 0)
-        if low < 0 or high >= row:
-            raise SimError(f"access to {ap.memref!r} reaches free elements {low}..{high}; "
-                           f"the location's row holds 0..{row - 1}")
-        shape = (pnum,) + tuple(num for _, num in free)
-        # a pair of one element never moves: its step (any int64 in the JSON) is no stride
-        strides = (row_bytes,) + tuple(step * pl.itemsize if num > 1 else 0 for step, num in free)
-        byte_offset = start * row_bytes + first * pl.itemsize
-        return shape, byte_offset, strides
 
     def _check_start(self, ap: AccessPattern) -> None:
         """The engines' start-partition rule (32-partition SBUF banks); DMA queues address
@@ -396,23 +358,3 @@ class Machine:
             raise SimError(f"access to {ap.memref!r} starts at partition {start} with {pnum} "
                            f"partitions (start must be 0/32/64/96; >32 partitions: 0/64; "
                            f">64: 0)")
-
-    def _hbm_geometry(self, pl: Placement, ap: AccessPattern
-                      ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
-        """HBM is flat: element = offset + sum over ALL pairs of index * step."""
-        total = pl.loc.partitions * pl.row
-        low = high = ap.offset
-        for step, num in ap.ap:
-            if num <= 0:
-                raise SimError(f"access to {ap.memref!r} has an empty pair [{step}, {num}]")
-            span = step * (num - 1)
-            low, high = low + min(span, 0), high + max(span, 0)
-        if low < 0 or high >= total:
-            raise SimError(f"access to HBM tensor {ap.memref!r} reaches elements {low}..{high}; "
-                           f"it holds 0..{total - 1}")
-        if pl.row * pl.itemsize != pl.data.shape[1]:
-            raise SimError(f"HBM tensor {ap.memref!r}: {pl.data.shape[1]} bytes per partition "
-                           f"is not a whole number of {pl.loc.dtype.name} elements")
-        shape = tuple(num for _, num in ap.ap)
-        strides = tuple(step * pl.itemsize if num > 1 else 0 for step, num in ap.ap)
-        return shape, ap.offset * pl.itemsize, strides
