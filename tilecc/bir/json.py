@@ -191,11 +191,24 @@ class _Style:
             return _str(v)
         return "null" if v is None else repr(v)
 
-    def pos_text(self, pos: SourcePos | None) -> str:
-        """`,"pos":{...}` in this style, or "" without a position (as the dict form omits it)."""
+    def pos_text(self, pos: SourcePos | None, cache: dict[int, str]) -> str:
+        """`,"pos":{...}` in this style, or "" without a position (as the dict form omits it);
+        remembered by id in `cache` (beside the arguments: codegen shares positions too)."""
         if pos is None:
             return ""
-        return f'{self.item}"pos"{self.key}' + json.dumps(_w_pos(pos), separators=(self.item, self.key))
+        text = self.pos_text_uncached(pos)
+        cache[id(pos)] = text
+        return text
+
+    def pos_text_uncached(self, pos: SourcePos) -> str:
+        file, line, column = pos.file, pos.line, pos.column
+        if type(line) is not int or type(column) is not int or not (
+                file is None or type(file) is str):   # what json.dumps would make of it
+            return f'{self.item}"pos"{self.key}' + json.dumps(
+                _w_pos(pos), separators=(self.item, self.key))
+        i, k = self.item, self.key
+        return (f'{i}"pos"{k}{{"file"{k}{"null" if file is None else _str(file)}{i}'
+                f'"line"{k}{line!r}{i}"column"{k}{column!r}}}')
 
     def inst_formatter(self, opcode: str,
                        cls: type[Inst]) -> Callable[[Inst, dict[int, str]], str]:
@@ -206,7 +219,7 @@ class _Style:
         pieces = [repr(f'{{"opcode"{k}{_str(opcode)}{i}"name"{k}'), "s(inst.name)",
                   repr(f'{i}"engine"{k}'), "Q_EngineType[inst.engine]", repr(f'{i}"ins"{k}['),
                   args % "ins", repr(f']{i}"outs"{k}['), args % "outs", repr("]"),
-                  "pos_text(inst.pos)"]
+                  "(cache.get(id(inst.pos)) or pos_text(inst.pos, cache))"]
         for attr, kind in _OP_FIELDS[cls]:
             pieces += [repr(f'{i}"{attr}"{k}'), _field_expr(attr, kind)]
         pieces.append(repr("}"))

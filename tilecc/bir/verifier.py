@@ -309,8 +309,11 @@ def allowed_starts(pnum: int) -> tuple[int, ...]:
 
 
 def elements(ap: b.AccessPattern) -> int:
+    pairs = ap.ap
+    if len(pairs) == 2:   # [partitions, one free pair]: most accesses
+        return pairs[0][1] * pairs[1][1]
     n = 1
-    for _, num in ap.ap:
+    for _, num in pairs:
         n *= num
     return n
 

@@ -86,6 +86,7 @@ class KlirToBirCodegen:
     def codegen_kernel(self, kernel: k.Kernel) -> b.Program:
         inputs = [self.kernel_arg(t) for t in kernel.inputs]
         outputs = [self.kernel_arg(t) for t in kernel.outputs]
+        positions: dict[int, tuple[k.Pos, b.SourcePos]] = {}
         for index, op in enumerate(kernel.body):
             leaf = self.leaves.get(type(op))
             if leaf is None:
@@ -97,9 +98,13 @@ class KlirToBirCodegen:
             except CodegenError as err:
                 raise CodegenError(f"body[{index}] ({type(op).__name__}): {err}") from None
             if (pos := op.pos) is not None:  # every instruction of the leaf: the operator's line
-                source = b.SourcePos(pos.filename, pos.line, pos.column)
+                # one SourcePos per shared (frozen) KLR Pos, as accesses are memoized
+                hit = positions.get(id(pos))
+                if hit is None or hit[0] is not pos:
+                    hit = positions[id(pos)] = (pos, b.SourcePos(pos.filename, pos.line,
+                                                                 pos.column))
                 for inst in self.insts[first:]:
-                    inst.pos = source
+                    inst.pos = hit[1]
         self.name_zero_bias()
         return b.Program(kernel.name, list(self.locations.values()), inputs, outputs,
                          self.insts)

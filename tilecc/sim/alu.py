@@ -222,7 +222,10 @@ def apply_alu(entry: AluEntry, x: Operand, y: Operand) -> np.ndarray:
             raise SimError(f"bitvec op {entry.name} needs integer data, got {like}")
         return entry.fn(to_bits(xa, like), to_bits(ya, like))
     # float warnings (x / 0, inf - inf) are the semantics, silenced by `simulate` for speed
-    return np.asarray(entry.fn(to_f32(x), to_f32(y)), dtype=F32)
+    result = entry.fn(to_f32(x), to_f32(y))
+    if type(result) is np.ndarray and result.dtype is F32_DTYPE:  # the hot path
+        return result
+    return np.asarray(result, dtype=F32)
 
 
 def apply_alu_into(entry: AluEntry, x: np.ndarray | np.generic, y: np.ndarray | np.generic,
@@ -230,13 +233,24 @@ def apply_alu_into(entry: AluEntry, x: np.ndarray | np.generic, y: np.ndarray | 
     """`apply_alu` straight into a float32 destination view when the op is one numpy ufunc
     and the operands broadcast to exactly `out`'s shape (saves a temporary and a copy);
     False when it cannot, and nothing was written."""
-    if entry.kind != "arith" or not isinstance(entry.fn, np.ufunc) or out.dtype != F32:
+    if entry.kind != "arith" or type(entry.fn) is not np.ufunc or out.dtype is not F32_DTYPE:
         return False
-    xa, ya = to_f32(x), to_f32(y)
-    if np.broadcast_shapes(xa.shape, ya.shape) != out.shape:
+    xa = x if type(x) is F32 else to_f32(x)   # a float32 scalar is the same value as it is
+    ya = y if type(y) is F32 else to_f32(y)
+    if not broadcasts_to(xa.shape, ya.shape, out.shape):
         return False
     entry.fn(xa, ya, out=out)
     return True
+
+
+def broadcasts_to(a: tuple[int, ...], b: tuple[int, ...], out: tuple[int, ...]) -> bool:
+    """np.broadcast_shapes(a, b) == out, without its cost in the common cases (a tile and
+    a scalar, two tiles of one shape; np.broadcast_shapes costs more than a small ufunc)."""
+    if a == out and (b == out or not b):
+        return True
+    if b == out and not a:
+        return True
+    return np.broadcast_shapes(a, b) == out
 
 
 def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -277,9 +291,9 @@ def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.n
 def _fold_zero_sign(values: np.ndarray, axes: tuple[int, ...], folded: np.ndarray,
                     is_max: bool) -> np.ndarray:
     """A max fold that lands on zero is +0 if any +0 was folded (min: -0 if any -0)."""
-    zero = folded == 0
-    if not zero.any():
+    if folded.all():   # no fold landed on zero (NaN counts as nonzero)
         return folded
+    zero = folded == 0
     wanted_sign = ~np.signbit(values) if is_max else np.signbit(values)
     present = np.any((values == 0) & wanted_sign, axis=axes)
     plus, minus = F32(0.0), F32(-0.0)

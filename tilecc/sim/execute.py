@@ -40,8 +40,9 @@ from tilecc.bir.tensor_scalar_variant import TensorScalarVariant as Variant
 from tilecc.bir.tensor_scalar_variant import TensorScalarVariantError, tensor_scalar_variant
 from tilecc.errors import SimError, SimIndexError
 from tilecc.sim.inst_label import describe_inst
-from tilecc.sim.activation import apply_activation
-from tilecc.sim.alu import ALU_TABLE, AluEntry, alu_entry, apply_alu, reduce_alu, to_f32
+from tilecc.sim.activation import ACTIVATION_TABLE, apply_activation
+from tilecc.sim.alu import (ALU_TABLE, AluEntry, alu_entry, apply_alu, broadcasts_to, reduce_alu,
+                            to_f32)
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.exec_tensor_engine import TENSOR_ENGINE_EXECUTORS
 from tilecc.sim.exec_random import EXECUTORS as RANDOM_EXECUTORS
@@ -49,7 +50,7 @@ from tilecc.sim.exec_vector import EXECUTORS as VECTOR_EXECUTORS
 from tilecc.sim.machine import Machine
 from tilecc.sim.placement import plan_columns
 from tilecc.sim.operands import (accumulate, lanes, read, read_registers, rows_of, scalar, stage,
-                                 write, write_registers, write_stage)
+                                 write, write_registers, write_stage, write_stages)
 
 F32 = np.float32
 Value = np.ndarray
@@ -76,15 +77,25 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
             scale, acc_args = scalar(m, inst.ins[2], src), inst.ins[3:]
         else:
             scale, acc_args = F32(inst.scale), inst.ins[2:]
-        pre = np.multiply(to_f32(src), to_f32(scale), dtype=F32)
-        pre += to_f32(bias)
         target = m.view(dst, write=True)
+        x, s, b = to_f32(src), to_f32(scale), to_f32(bias)
+        if (target.dtype == F32 and inst.func in ACTIVATION_TABLE and x.shape == target.shape
+                and broadcasts_to(x.shape, s.shape, x.shape)
+                and broadcasts_to(x.shape, b.shape, x.shape)
+                and not np.may_share_memory(b, target)):
+            # the affine pre-stage in place (a temporary of a large tile costs more than
+            # the arithmetic); the bias is read after the destination is written
+            pre = np.multiply(x, s, out=target)
+        else:
+            pre = np.multiply(x, s, dtype=F32)
+        pre += b
         out = apply_activation(inst.func, pre, inst.alpha, out=target)
         reduce_entry = ALU_TABLE["add"]
     if out is not target:
         write(m, dst, out)
     lane = lanes(m, dst)
-    accumulate(m, m.act_acc, lane, inst.acc, reduce_entry, rows_of(out))
+    if inst.acc != Acc.Idle:
+        accumulate(m, m.act_acc, lane, inst.acc, reduce_entry, rows_of(out))
     for arg in acc_args:
         if isinstance(arg, Immediate):
             raise SimError("the activation accumulator must be a tensor access")
@@ -161,8 +172,7 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
         if other.shape != data.shape:
             raise SimError(f"scalar-tensor-tensor tensors differ in shape: {data.shape} "
                            f"vs {other.shape}")
-        write_stage(m, inst.outs[0], op1, stage(op0, data, s0, inst.reverse0), other,
-                    inst.reverse1)
+        write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1, other, inst.reverse1)
         return None
     if variant == Variant.REDUCE:  # dst, then the [P,1] fold of each row
         tmp = stage(op0, data, s0, inst.reverse0)
@@ -177,8 +187,8 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
             raise SimError(f"op1 {op1.name} has no second scalar operand")
         write_stage(m, inst.outs[0], op0, data, s0, inst.reverse0)
         return None
-    write_stage(m, inst.outs[0], op1, stage(op0, data, s0, inst.reverse0),
-                scalar(m, inst.ins[2], data), inst.reverse1)
+    write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1,
+                 scalar(m, inst.ins[2], data), inst.reverse1)
     return None
 
 

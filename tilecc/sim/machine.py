@@ -12,8 +12,9 @@ Invariants:
   shape (partition rows 192 KiB apart would thrash the host's caches and TLB). HBM
   locations are byte arrays of their own, [partitions, bytes_per_partition].
 - A BIR AccessPattern (bir/inst.py) becomes a numpy view with np.ndarray(buffer=...,
-  strides=...): the partition pair first, then one axis per [step, num] free pair, offsets
-  in elements of the access dtype. No copy, no Python loop per element or partition.
+  strides=...) (sim/view_geometry.py): the partition pair first, then one axis per
+  [step, num] free pair, offsets in elements of the access dtype. No copy, no Python loop
+  per element or partition.
 - Before a view is made, the access is checked: more than 128 partitions, a start
   partition that is not 0/32/64/96 (NKI: >64 partitions start at 0, 33..64 at 0 or 64),
   partitions past the location, or free elements outside [0, row) raise SimError with
@@ -46,14 +47,15 @@ from tilecc.definedness import UNINIT_POLICIES, Origin, UndefinedRead, derive, f
 from tilecc.sim.dtypes import numpy_dtype
 from tilecc.sim.inst_label import describe_inst
 from tilecc.sim.psum_banks import bank_start
+from tilecc.sim.view_geometry import PARTITIONS, view_geometry
 
-PARTITIONS = 128
 SBUF_BYTES = 0x30000
 PSUM_BYTES = 0x4000
 ALIGN = 64
 START_PARTITIONS = (0, 32, 64, 96)
 _MASK_DTYPES: dict[int, np.dtype[np.unsignedinteger]] = {
     1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_MASK_FULL: dict[int, int] = {size: int(np.iinfo(d).max) for size, d in _MASK_DTYPES.items()}
 
 
 @dataclass(slots=True)
@@ -113,7 +115,10 @@ class Machine:
         self.dve_acc = np.zeros(PARTITIONS, np.float32)
         self.rng_state = counter_rng.power_on()  # Vector / GpSimd generators (tilecc/counter_rng.py)
         self.placements: dict[str, Placement] = {}
-        self._views: dict[int, CachedView] = {}
+        # views by access object (id, checked by identity) and by access value: a BIR file
+        # read back holds one object per operand, codegen's programs share them
+        self._views: dict[int, tuple[AccessPattern, CachedView]] = {}
+        self._views_by_value: dict[AccessPattern, CachedView] = {}
         self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
         # the definedness shadow beside the data (tilecc/definedness.py)
         self.generation = 0   # bumped whenever bytes become undefined: cached checks expire
@@ -123,6 +128,7 @@ class Machine:
         self._register_origins: dict[int, Origin] = {}
         self._inst: Inst | None = None
         self._reads: list[UndefinedRead] = []
+        # outputs of the running instruction, by id of their view entry
         self._writes: dict[int, tuple[CachedView, np.ndarray | None]] = {}
         self._reported: set[str] = set()
 
@@ -184,19 +190,19 @@ class Machine:
 
         A read records the undefined elements it meets (for `finish`); `write=True` records
         the access as an output of the instruction, whose shadow `finish` sets (the caller
-        assigns through the view right after). Views are cached per access object until
-        reset; an access found all defined is not checked again until some bytes become
-        undefined (`generation`).
+        assigns through the view right after). Views are cached per access object and per
+        access value (equal accesses share one view and its definedness state) until reset;
+        an access found all defined is not checked again until some bytes become undefined
+        (`generation`).
         """
-        entry = self._views.get(id(ap))
-        if entry is None or entry.ap is not ap:
-            entry = self._make_view(ap)
-            self._views[id(ap)] = entry
+        hit = self._views.get(id(ap))
+        entry = hit[1] if hit is not None and hit[0] is ap else self._cache_view(ap)
         if not entry.start_ok and not dma:
             self._check_start(ap)
             entry.start_ok = True
         if write:
-            self._writes.setdefault(id(ap), (entry, None))
+            if (key := id(entry)) not in self._writes:
+                self._writes[key] = (entry, None)
         elif entry.checked != self.generation:
             if entry.mask.size and entry.mask.min() != entry.full:
                 undefined = entry.mask != entry.full
@@ -207,26 +213,49 @@ class Machine:
 
     def undefined(self, ap: AccessPattern) -> np.ndarray:
         """The undefined elements of `ap` now (a bool mask of its view's shape)."""
-        entry = self._views.get(id(ap))
-        if entry is None or entry.ap is not ap:
+        hit = self._views.get(id(ap))
+        if hit is None or hit[0] is not ap:
             self.view(ap, write=False, dma=True)
-            entry = self._views[id(ap)]
+            hit = self._views[id(ap)]
+        entry = hit[1]
         return entry.mask != entry.full
 
     def declare(self, ap: AccessPattern, undefined: np.ndarray) -> None:
         """An executor's own rule: the output `ap` gets exactly `undefined` at `finish`."""
-        entry = self._views[id(ap)]
-        self._writes[id(ap)] = (entry, np.broadcast_to(undefined, entry.view.shape))
+        entry = self._views[id(ap)][1]
+        self._writes[id(entry)] = (entry, np.broadcast_to(undefined, entry.view.shape))
+
+    def _cache_view(self, ap: AccessPattern) -> CachedView:
+        """The view of an access object met for the first time (one per access value)."""
+        entry = self._views_by_value.get(ap)
+        if entry is None:
+            entry = self._make_view(ap)
+            self._views_by_value[ap] = entry
+        self._views[id(ap)] = (ap, entry)
+        return entry
 
     # ------------------------------------------------------------------ definedness
 
     def begin(self, inst: Inst) -> None:
-        """Start recording the reads and writes of `inst`."""
-        self._inst, self._reads, self._writes = inst, [], {}
+        """Start recording the reads and writes of `inst` (the records of the one before
+        were emptied by its `finish`, or by the fault that ended it)."""
+        self._inst = inst
+        if self._reads:
+            self._reads = []
+        if self._writes:
+            self._writes = {}
 
     def finish(self) -> None:
         """Give each output of the instruction its shadow; report undefined data reaching HBM."""
         reads, writes = self._reads, self._writes
+        if not reads and len(writes) == 1:   # the common case: one output, nothing undefined
+            (entry, declared), = writes.values()
+            if declared is None:
+                writes.clear()
+                if entry.checked != self.generation:
+                    entry.mask[...] = entry.full
+                    entry.checked = self.generation
+                return
         self._reads, self._writes = [], {}
         for entry, declared in writes.values():
             shape = entry.view.shape
@@ -307,7 +336,7 @@ class Machine:
 
     def _make_view(self, ap: AccessPattern) -> CachedView:
         pl = self.placement(ap.memref)
-        shape, byte_offset, strides = self._geometry(pl, ap)
+        shape, byte_offset, strides = view_geometry(pl, ap)
         dtype = numpy_dtype(ap.dtype)
         view = np.ndarray(shape, dtype, buffer=pl.data, offset=byte_offset, strides=strides)
         # the mask has the data's geometry, as unsigned integers of the same size: an
@@ -316,46 +345,7 @@ class Machine:
         mask = np.ndarray(shape, mask_dtype, buffer=pl.written, offset=byte_offset,
                           strides=strides)
         hbm = pl.loc.kind == MemoryKind.HBM
-        return CachedView(ap, view, mask, int(np.iinfo(mask_dtype).max), -1, hbm, hbm)
-
-    def _geometry(self, pl: Placement, ap: AccessPattern
-                  ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
-        if not ap.ap:
-            raise SimError(f"access to {ap.memref!r} has no partition pair")
-        if numpy_dtype(ap.dtype).itemsize != pl.itemsize:
-            raise SimError(f"access to {ap.memref!r} reads {ap.dtype.name} elements of a "
-                           f"{pl.loc.dtype.name} location")
-        (pstep, pnum), *free = ap.ap
-        row = pl.row
-        row_bytes = pl.data.shape[1]
-        if pl.loc.kind == MemoryKind.HBM:
-            return self._hbm_geometry(pl, ap)
-        start, first = divmod(ap.offset, row)
-        if ap.offset < 0:
-            raise SimError(f"access to {ap.memref!r} has a negative offset {ap.offset}")
-        if not 0 < pnum <= PARTITIONS:
-            raise SimError(f"access to {ap.memref!r} spans {pnum} partitions "
-                           f"(1..{PARTITIONS})")
-        if pnum > 1 and pstep != row:
-            raise SimError(f"access to {ap.memref!r} has partition step {pstep}; "
-                           f"the location's row is {row} elements")
-        if start + pnum > pl.loc.partitions:
-            raise SimError(f"access to {ap.memref!r} reaches partitions {start}.."
-                           f"{start + pnum - 1}; the location has {pl.loc.partitions}")
-        low, high = first, first
-        for step, num in free:
-            if num <= 0:
-                raise SimError(f"access to {ap.memref!r} has an empty pair [{step}, {num}]")
-            span = step * (num - 1)
-            low, high = low + min(span, 0), high + max(span, 0)
-        if low < 0 or high >= row:
-            raise SimError(f"access to {ap.memref!r} reaches free elements {low}..{high}; "
-                           f"the location's row holds 0..{row - 1}")
-        shape = (pnum,) + tuple(num for _, num in free)
-        # a pair of one element never moves: its step (any int64 in the JSON) is no stride
-        strides = (row_bytes,) + tuple(step * pl.itemsize if num > 1 else 0 for step, num in free)
-        byte_offset = start * row_bytes + first * pl.itemsize
-        return shape, byte_offset, strides
+        return CachedView(ap, view, mask, _MASK_FULL[dtype.itemsize], -1, hbm, hbm)
 
     def _check_start(self, ap: AccessPattern) -> None:
         """The engines' start-partition rule (32-partition SBUF banks); DMA queues address
@@ -368,23 +358,3 @@ class Machine:
             raise SimError(f"access to {ap.memref!r} starts at partition {start} with {pnum} "
                            f"partitions (start must be 0/32/64/96; >32 partitions: 0/64; "
                            f">64: 0)")
-
-    def _hbm_geometry(self, pl: Placement, ap: AccessPattern
-                      ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
-        """HBM is flat: element = offset + sum over ALL pairs of index * step."""
-        total = pl.loc.partitions * pl.row
-        low = high = ap.offset
-        for step, num in ap.ap:
-            if num <= 0:
-                raise SimError(f"access to {ap.memref!r} has an empty pair [{step}, {num}]")
-            span = step * (num - 1)
-            low, high = low + min(span, 0), high + max(span, 0)
-        if low < 0 or high >= total:
-            raise SimError(f"access to HBM tensor {ap.memref!r} reaches elements {low}..{high}; "
-                           f"it holds 0..{total - 1}")
-        if pl.row * pl.itemsize != pl.data.shape[1]:
-            raise SimError(f"HBM tensor {ap.memref!r}: {pl.data.shape[1]} bytes per partition "
-                           f"is not a whole number of {pl.loc.dtype.name} elements")
-        shape = tuple(num for _, num in ap.ap)
-        strides = tuple(step * pl.itemsize if num > 1 else 0 for step, num in ap.ap)
-        return shape, ap.offset * pl.itemsize, strides

@@ -10,7 +10,10 @@ undefined=mask)` declares its own, `read_undefined` gives an operand's undefined
 `read_registers` / `write_registers` are the accumulator registers' access with their
 shadow; a scalar slot is an Immediate (float32 or int32) or a [P,1] tile that broadcasts
 along the free axes of its partition; `stage` applies one ALU op with the reverse flag
-swapping its ports, always giving the data's shape. `accumulate` applies an
+swapping its ports, always giving the data's shape; `write_stage` / `write_stages` compute
+an instruction's last one or two stages straight into a float32 destination when they can
+(single ufuncs, no operand read after the destination is written overlapping it), with the
+values of the staged form. `accumulate` applies an
 EngineAccumulationType to an engine's registers (one float32 per partition lane, the
 physical partitions of the instruction's output): Idle leaves them, Zero sets the op's
 identity, ZeroAccumulate = identity op rows, Accumulate / AddAccumulate = registers op
@@ -24,12 +27,14 @@ import numpy as np
 from tilecc.bir.enums import EngineAccumulationType as Acc, MemoryKind
 from tilecc.bir.inst import AccessPattern, Argument, Immediate
 from tilecc.errors import SimError
-from tilecc.sim.alu import AluEntry, apply_alu, apply_alu_into, fold_rows, to_f32
+from tilecc.sim.alu import (AluEntry, apply_alu, apply_alu_into, broadcasts_to, fold_rows,
+                            to_f32)
 from tilecc.definedness import first_index
 from tilecc.sim.dtypes import convert, numpy_dtype
 from tilecc.sim.machine import PARTITIONS, Machine
 
 F32 = np.float32
+F32_DTYPE = np.dtype(F32)
 Value = np.ndarray
 
 
@@ -73,13 +78,14 @@ def write(m: Machine, ap: AccessPattern, values: Value, dma: bool = False,
     """Convert `values` to the AP's dtype and store them (same shape, or same element count);
     `undefined` (the output's shape) replaces the default definedness rule for this output."""
     view = m.view(ap, write=True, dma=dma)
-    values = np.asarray(values)
+    if type(values) is not np.ndarray:
+        values = np.asarray(values)
     if values.shape != view.shape:
         if values.size != view.size:
             raise SimError(f"writes {values.shape} values through a {view.shape} access "
                            f"to {ap.memref!r}")
         values = values.reshape(view.shape)
-    view[...] = convert(values, view.dtype)
+    view[...] = values if values.dtype is view.dtype else convert(values, view.dtype)
     if undefined is not None:
         m.declare(ap, np.asarray(undefined, bool).reshape(view.shape) if np.ndim(undefined) else undefined)
 
@@ -92,17 +98,51 @@ def write_stage(m: Machine, ap: AccessPattern, entry: AluEntry, data: Value,
         write(m, ap, stage(entry, data, operand, reverse))
 
 
+def write_stages(m: Machine, ap: AccessPattern, data: Value, op0: AluEntry,
+                 s0: Value | np.generic, reverse0: bool, op1: AluEntry,
+                 s1: Value | np.generic, reverse1: bool) -> None:
+    """`(data op0 s0) op1 s1` into the destination: both stages in place in a float32
+    destination when they are single ufuncs giving its shape and `s1` does not overlap it
+    (a temporary of a large tile costs more than the arithmetic: fresh pages), else the
+    first stage into a temporary and the last through `write_stage`. Same values either way."""
+    view = m.view(ap, write=True)
+    if (view.dtype is F32_DTYPE and data.shape == view.shape and op0.kind == op1.kind == "arith"
+            and type(op0.fn) is np.ufunc and type(op1.fn) is np.ufunc
+            and (type(s1) is not np.ndarray or not np.may_share_memory(s1, view))):
+        # float32 scalars (immediates) go to the ufunc as they are: the same value
+        a0 = s0 if type(s0) is F32 else to_f32(s0)
+        b0 = s1 if type(s1) is F32 else to_f32(s1)
+        x = to_f32(data)
+        shape = view.shape
+        if ((not a0.shape or broadcasts_to(x.shape, a0.shape, shape))
+                and (not b0.shape or b0.shape == shape or broadcasts_to(shape, b0.shape, shape))):
+            if reverse0:
+                op0.fn(a0, x, out=view)
+            else:
+                op0.fn(x, a0, out=view)
+            if reverse1:
+                op1.fn(b0, view, out=view)
+            else:
+                op1.fn(view, b0, out=view)
+            return
+    write_stage(m, ap, op1, stage(op0, data, s0, reverse0), s1, reverse1)
+
+
 def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
     """A scalar slot: an immediate, or a [P,1] tile broadcast along `data`'s free axes."""
     if isinstance(arg, Immediate):
-        if isinstance(arg.value, float) or numpy_dtype(arg.dtype).kind == "f":
-            return F32(arg.value)
-        return np.int32(arg.value)
+        value = arg.value
+        if isinstance(value, float) or numpy_dtype(arg.dtype).kind == "f":
+            return F32(value)
+        return np.int32(value)
     tile = m.view(arg, write=False)
-    if tile.size != data.shape[0]:
+    parts = data.shape[0]
+    if tile.size != parts:
         raise SimError(f"scalar operand {arg.memref!r} has shape {tile.shape}; "
-                       f"expected [{data.shape[0]}, 1]")
-    return tile.reshape((data.shape[0],) + (1,) * (data.ndim - 1))
+                       f"expected [{parts}, 1]")
+    if tile.ndim == data.ndim and tile.shape[0] == parts:   # [P, 1, ...] already
+        return tile
+    return tile.reshape((parts,) + (1,) * (data.ndim - 1))
 
 
 def stage(entry: AluEntry, data: Value, operand: Value | np.generic, reverse: bool) -> Value:
