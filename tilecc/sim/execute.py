@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from tilecc.blas_threads import one_blas_thread
 from tilecc.bir.enums import (AluOpType, AxisListType, EngineAccumulationType as Acc, MemoryKind,
                               TSCMode)
 from tilecc.bir.inst import (AccessPattern, Immediate, Inst, InstActivation,
@@ -390,7 +391,8 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
         hbm_shadow(m, tensor.name, hbm.shape[1])[...] = 0xFF   # inputs are defined
     index = 0
     try:
-        with np.errstate(all="ignore"):  # inf / NaN results are the machine's semantics
+        # inf / NaN results are the machine's semantics; one BLAS thread: tilecc/blas_threads.py
+        with np.errstate(all="ignore"), one_blas_thread():
             if plan is None or not plan.fresh:
                 for index, inst in enumerate(program.instructions):
                     execute(m, inst)
