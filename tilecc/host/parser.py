@@ -97,6 +97,8 @@ def parse_program(text: str, path: str = "<string>") -> ir.Program:
 
 
 class _Parser(ExprParser):
+    comments: CommentPool
+
     def __init__(self, text: str, path: str) -> None:
         self.text = text
         self.path = path
@@ -106,7 +108,6 @@ class _Parser(ExprParser):
         # the ast node being parsed as the right-hand side of an assignment: the only
         # place pld.tensor.alloc_window_buffer may appear (it is named after the LHS)
         self.assign_value: ast.expr | None = None
-        self.comments = CommentPool(text)
         # the value of the expression statement being parsed: the only place for `yield`
         self.statement_value: ast.expr | None = None
         # source lines of the statements of each body of the function being parsed
@@ -122,6 +123,7 @@ class _Parser(ExprParser):
 
     def module(self) -> ir.Module:
         tree = parse_source(self.text, self.path, self.lines)
+        self.comments = CommentPool(self.text)   # of source that parses, as CommentPool requires
         self.program_calls = program_call_names(tree, self.text)
         items: list[ir.Program | ir.Function | ir.Verbatim] = []
         prev_end = 0
