@@ -1,10 +1,10 @@
 """The one walk of a host function's IR that pypto's parse-time checks and the passes share.
 
 Contract: `function_index(func)` is the FunctionIndex of `func`:
-- `names`: every variable name the function binds or reads: its parameters, assignment
-  targets (`C[i] = v` binds C), loop indices and carried values, `with ... as` variables
-  and every Var in the expressions of its body and of its signature (annotations,
-  defaults, return type, decorator arguments);
+- `bound`: the names the function binds: its parameters, assignment targets (`C[i] = v`
+  binds C), loop indices and carried values, `with ... as` variables, nested bodies included;
+- `names`: those and every Var in the expressions of its body and of its signature
+  (annotations, defaults, return type, decorator arguments);
 - `calls`: every OpCall and FuncCall in the expressions of its body, in visit order
   (statements pre-order, a compound statement before its bodies; within a statement its
   expressions in source order, each pre-order), each with whether it sits in a device
@@ -31,6 +31,7 @@ Call = ir.OpCall | ir.FuncCall
 
 @dataclass(frozen=True, slots=True)
 class FunctionIndex:
+    bound: frozenset[str]
     names: frozenset[str]
     calls: tuple[tuple[Call, bool], ...]
 
@@ -62,7 +63,8 @@ def _opens_device_scope(stmt: ir.Stmt) -> bool:
 class _Walk:
     def __init__(self, func: ir.Function) -> None:
         self.func = func
-        self.names = {p.name for p in func.params}
+        self.bound = {p.name for p in func.params}
+        self.names: set[str] = set()
         self.calls: list[tuple[Call, bool]] = []
 
     def index(self) -> FunctionIndex:
@@ -73,10 +75,10 @@ class _Walk:
         for expr in signature:
             self.expr(expr, None)
         self.body(func.body, False)
-        return FunctionIndex(frozenset(self.names), tuple(self.calls))
+        return FunctionIndex(frozenset(self.bound), frozenset(self.names | self.bound), tuple(self.calls))
 
     def body(self, body: tuple[ir.Stmt, ...], in_device: bool) -> None:
-        names = self.names
+        names = self.bound
         for stmt in body:
             if isinstance(stmt, ir.Assign):
                 names.update(v.name for v in ir.target_vars(stmt.target))

@@ -53,6 +53,7 @@ from typing import TypeGuard
 
 from tilecc.host import ir
 from tilecc.host.constants import Scope
+from tilecc.host.function_index import function_index
 from tilecc.host.ops import LINEAGE_ARGUMENT
 from tilecc.host.parser import ALLOC_WINDOW_BUFFER, ALLREDUCE
 from tilecc.host.pass_manager import HostPass, PassProperties
@@ -76,12 +77,9 @@ def is_allreduce(expr: ir.Expr) -> TypeGuard[ir.OpCall]:
 
 
 def local_names(func: ir.Function) -> set[str]:
-    """The function's own variables: they shadow module constants (pypto's parser folds
-    a name only when it is not a DSL variable)."""
-    names = {p.name for p in func.params}
-    for stmt in func.body:
-        names.update(assigned_names(stmt))
-    return names
+    """The function's own variables (the names it binds, from its index): they shadow
+    module constants (pypto's parser folds a name only when it is not a DSL variable)."""
+    return set(function_index(func).bound)
 
 
 def check_function(scope: Scope, local: set[str], calls: list[ir.OpCall]) -> None:
