@@ -79,10 +79,14 @@ class CommentPool:
 
     def take_lines(self, first: int, last: int) -> tuple[tuple[int, str], ...]:
         """As `take`, each comment with its line."""
-        if not self.by_line or last < first:
+        by_line = self.by_line
+        if not by_line or last < first:
             return ()
-        if last - first > len(self.by_line):
-            lines = sorted(n for n in self.by_line if first <= n <= last)
+        if first == last:   # the usual call: the one line of a statement
+            text = by_line.pop(first, None)
+            return () if text is None else ((first, text),)
+        if last - first > len(by_line):
+            lines = sorted(n for n in by_line if first <= n <= last)
         else:
-            lines = [n for n in range(first, last + 1) if n in self.by_line]
-        return tuple((n, self.by_line.pop(n)) for n in lines)
+            lines = [n for n in range(first, last + 1) if n in by_line]
+        return tuple([(n, by_line.pop(n)) for n in lines])
