@@ -321,7 +321,7 @@ class Function:
     # the file puts a rewritten function or body back
     source_lines: tuple[int, int, int] | None = field(default=None, compare=False, repr=False)
     # id of a statement list of `body` (nested ones too) -> the (first, last) source lines of
-    # each of its statements (see parser.statement_chunks); the lists are this object's own
+    # each of its statements (see parse_stmt.statement_chunks); the lists are this object's own
     body_chunks: Mapping[int, tuple[tuple[int, int], ...]] | None = field(default=None, compare=False, repr=False)
     # the names and calls one walk finds (tilecc/host/function_index.py), kept on first use;
     # not an init field, so dataclasses.replace gives a changed function none
