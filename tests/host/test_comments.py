@@ -12,7 +12,7 @@ import tokenize
 import pytest
 
 from tilecc.host import ir
-from tilecc.host.comments import CommentPool, restore
+from tilecc.host.comments import CommentPool, comments_by_regex, comments_by_tokenizer
 from tilecc.host.parser import parse_module
 from tilecc.host.pass_manager import PassPipeline
 from tilecc.host.passes import get_pass
@@ -113,8 +113,29 @@ def test_comment_pool_ignores_hashes_in_strings_and_takes_each_comment_once():
     assert pool.take(1, 10) == ()
 
 
-def test_restore_leaves_other_strings_alone():
-    assert restore("x = '#not-a-marker#'\n'plain'") == "x = '#not-a-marker#'\n'plain'"
+STRINGY = [
+    "x = '# no'  # yes\ns = '''\n# in a string\n'''\n# last\n",
+    's = """a "quoted" \\""" # still in it\n"""  # after\n',
+    "s = 'it\\'s # no'; t = \"\\\\\"  # yes, after an escaped backslash\n",
+    "s = ('a\\\n# continued, not a comment'  # one\n     '')\n",
+    "s = rb'\\\\' + f'{x!r:>{w}}#' + Rb\"#\" + u'\u00e9#'  # only this\n# and this\r\n",
+    "s = ''  # empty strings\nt = \"\"\"\"\"\" # six quotes\nu = '''x\\'''' # escaped\n",
+    "s = '''two \"\"\" kinds'''  # c\nif\"a\"==s: pass  # keyword before a string\n",
+]
+
+
+@pytest.mark.parametrize("text", STRINGY + [host_program(f"        x = 1  {c}\n        {c}\n") for c in NASTY])
+def test_the_comment_scanner_finds_what_the_tokenizer_finds(text):
+    compile(text, "<test>", "exec")
+    assert comments_by_regex(text) == comments_by_tokenizer(text)
+    assert comments_by_regex(text)
+
+
+def test_the_comment_scanner_finds_what_the_tokenizer_finds_in_every_fixture():
+    from .test_printer_reference import SOURCES
+    assert len(SOURCES) > 50
+    for name, text in SOURCES:
+        assert comments_by_regex(text) == comments_by_tokenizer(text), name
 
 
 def test_comments_of_a_program_nested_in_a_builder_are_read_back_as_its_own():

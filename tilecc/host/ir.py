@@ -10,6 +10,8 @@ Invariants:
   (`pld.window` -> `pld.tensor.window`); kwargs keep their source order.
 - `pld.tensor.alloc_window_buffer` carries the internal `name` kwarg equal to the name
   of the variable it is assigned to (the parser adds it, the printer omits it).
+- The one cache on a node: `Function.index`, what a walk of that function finds, set on
+  first use and never part of equality.
 - Source positions (`line`, `col`, 1-based) ride along on op calls for error messages
   and never take part in equality.
 - A Module is a source file: @pl.program classes (Program), module-level `@pl.function`
@@ -319,8 +321,11 @@ class Function:
     # the file puts a rewritten function or body back
     source_lines: tuple[int, int, int] | None = field(default=None, compare=False, repr=False)
     # id of a statement list of `body` (nested ones too) -> the (first, last) source lines of
-    # each of its statements (see parser.statement_chunks); the lists are this object's own
+    # each of its statements (see parse_stmt.statement_chunks); the lists are this object's own
     body_chunks: Mapping[int, tuple[tuple[int, int], ...]] | None = field(default=None, compare=False, repr=False)
+    # the names and calls one walk finds (tilecc/host/function_index.py), kept on first use;
+    # not an init field, so dataclasses.replace gives a changed function none
+    index: Any = field(default=None, init=False, compare=False, repr=False)
 
     def _decorator_symbol(self, key: str, enum: str) -> str | None:
         """The member named by `key=pl.<enum>.X` (or `key=<enum>.X`, with the enum imported
@@ -455,7 +460,7 @@ def _kwarg_values(kwargs: tuple[tuple[str, Expr], ...]) -> tuple[Expr, ...]:
 
 # expression type -> its direct sub-expressions, in source order (one lookup, not a chain of
 # isinstance tests: the walks below visit every node of a program several times)
-_SUB_EXPRS: dict[type, Callable[[Any], tuple[Expr, ...]]] = {
+SUB_EXPRS: dict[type, Callable[[Any], tuple[Expr, ...]]] = {
     OpCall: lambda e: e.args + _kwarg_values(e.kwargs) if e.kwargs else e.args,
     FuncCall: lambda e: e.args + _kwarg_values(e.kwargs) if e.kwargs else e.args,
     Call: lambda e: (e.func,) + e.args + _kwarg_values(e.kwargs),
@@ -475,12 +480,12 @@ _SUB_EXPRS: dict[type, Callable[[Any], tuple[Expr, ...]]] = {
     ListComp: lambda e: (e.elt, e.target, e.iterable) + e.conditions,
     Slice: lambda e: tuple(x for x in (e.lower, e.upper, e.step) if x is not None),
 }
-_NO_SUB_EXPRS: Callable[[Any], tuple[Expr, ...]] = lambda e: ()   # Var, Const, Symbol
+_NOSUB_EXPRS: Callable[[Any], tuple[Expr, ...]] = lambda e: ()   # Var, Const, Symbol
 
 
 def sub_exprs(expr: Expr) -> tuple[Expr, ...]:
     """The direct sub-expressions of an expression."""
-    return _SUB_EXPRS.get(type(expr), _NO_SUB_EXPRS)(expr)
+    return SUB_EXPRS.get(type(expr), _NOSUB_EXPRS)(expr)
 
 
 def target_vars(target: Var | TupleExpr | Subscript) -> tuple[Var, ...]:
@@ -505,7 +510,7 @@ def walk_stmts(body: tuple[Stmt, ...]) -> Iterator[Stmt]:
 def walk_expr(expr: Expr) -> Iterator[Expr]:
     """The expression and all its sub-expressions, pre-order."""
     stack = [expr]
-    table = _SUB_EXPRS
+    table = SUB_EXPRS
     while stack:
         node = stack.pop()
         yield node

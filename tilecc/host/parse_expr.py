@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import ast
 from abc import ABC, abstractmethod
-from typing import NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 from tilecc.errors import ParseError
 from tilecc.host import ir
@@ -46,56 +47,37 @@ class ExprParser(ABC):
         return tuple(out)
 
     def expr(self, node: ast.expr) -> ir.Expr:
-        if isinstance(node, ast.Name):
-            return ir.Var(node.id)
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, (bool, int, float, str)) or node.value is None or node.value is ...:
-                return ir.Const(node.value)
-            raise self.error(node, f"unsupported constant {node.value!r}")
-        if isinstance(node, ast.Attribute):
-            name = dotted(node)
-            if name is not None and name.split(".", 1)[0] in ("pl", "pld"):
-                return ir.Symbol(name)
-            return ir.Attr(self.expr(node.value), node.attr)
-        if isinstance(node, ast.Call):
-            return self.call(node)
-        if isinstance(node, ast.BinOp):
-            return ir.BinOp(BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right))
-        if isinstance(node, ast.UnaryOp):
-            return ir.UnaryOp(UNARYOPS[type(node.op)], self.expr(node.operand))
-        if isinstance(node, ast.Compare):
-            return ir.Compare(self.expr(node.left), tuple(CMPOPS[type(o)] for o in node.ops),
-                              tuple(self.expr(c) for c in node.comparators))
-        if isinstance(node, ast.BoolOp):
-            return ir.BoolOp(BOOLOPS[type(node.op)], tuple(self.expr(v) for v in node.values))
-        if isinstance(node, ast.IfExp):
-            return ir.IfExp(self.expr(node.test), self.expr(node.body), self.expr(node.orelse))
-        if isinstance(node, ast.Tuple):
-            return ir.TupleExpr(tuple(self.expr(e) for e in node.elts))
-        if isinstance(node, ast.List):
-            return ir.ListExpr(tuple(self.expr(e) for e in node.elts))
-        if isinstance(node, ast.Dict):
-            keys = [k for k in node.keys if k is not None]   # None: a `**mapping` entry
-            if len(keys) != len(node.keys):
-                raise self.error(node, "`**mapping` unpacking in a dict is not supported")
-            return ir.DictExpr(tuple(self.expr(k) for k in keys),
-                               tuple(self.expr(v) for v in node.values))
-        if isinstance(node, ast.Subscript):
-            return ir.Subscript(self.expr(node.value), self.expr(node.slice), node.lineno, node.col_offset + 1)
-        if isinstance(node, ast.Slice):
-            return ir.Slice(*(self.expr(e) if e is not None else None
-                              for e in (node.lower, node.upper, node.step)))
-        if isinstance(node, ast.JoinedStr):   # f-strings, as in pl.static_print(f"x: {x}")
-            return ir.FString(tuple(self.fstring_part(v) for v in node.values))
-        if isinstance(node, ast.Yield):
-            if node is not self.statement_value:
-                raise self.error(node, "`yield` is only supported as a statement")
-            return ir.YieldExpr(self.expr(node.value) if node.value is not None else None)
-        if isinstance(node, ast.Starred):
-            raise self.error(node, "`*args` unpacking is not supported")
-        raise self.error(node, f"unsupported expression `{type(node).__name__}` "
-                               "(expected names, constants, calls, operators, tuples, lists, dicts, "
-                               "f-strings or subscripts)")
+        handler = _EXPR_FORMS.get(type(node))
+        if handler is None:
+            raise self.error(node, f"unsupported expression `{type(node).__name__}` "
+                                   "(expected names, constants, calls, operators, tuples, lists, dicts, "
+                                   "f-strings or subscripts)")
+        return handler(self, node)
+
+    def constant(self, node: ast.Constant) -> ir.Expr:
+        if isinstance(node.value, (bool, int, float, str)) or node.value is None or node.value is ...:
+            return ir.Const(node.value)
+        raise self.error(node, f"unsupported constant {node.value!r}")
+
+    def attribute(self, node: ast.Attribute) -> ir.Expr:
+        name = dotted(node)
+        if name is not None and name.split(".", 1)[0] in ("pl", "pld"):
+            return ir.Symbol(name)
+        return ir.Attr(self.expr(node.value), node.attr)
+
+    def dict_expr(self, node: ast.Dict) -> ir.Expr:
+        keys = [k for k in node.keys if k is not None]   # None: a `**mapping` entry
+        if len(keys) != len(node.keys):
+            raise self.error(node, "`**mapping` unpacking in a dict is not supported")
+        return ir.DictExpr(tuple(self.expr(k) for k in keys), tuple(self.expr(v) for v in node.values))
+
+    def yield_expr(self, node: ast.Yield) -> ir.Expr:
+        if node is not self.statement_value:
+            raise self.error(node, "`yield` is only supported as a statement")
+        return ir.YieldExpr(self.expr(node.value) if node.value is not None else None)
+
+    def starred(self, node: ast.Starred) -> ir.Expr:
+        raise self.error(node, "`*args` unpacking is not supported")
 
     def fstring_part(self, node: ast.expr) -> ir.Expr:
         if isinstance(node, ast.FormattedValue):
@@ -140,3 +122,31 @@ class ExprParser(ABC):
             if node is not self.assign_value:
                 raise self.error(node, "pld.tensor.alloc_window_buffer must be assigned to one variable")
         return ir.OpCall(op, args, kwargs, node.lineno, node.col_offset + 1)
+
+
+def _optional(parser: ExprParser, node: ast.expr | None) -> ir.Expr | None:
+    return parser.expr(node) if node is not None else None
+
+
+# ast expression type -> its IR (one lookup per node rather than a chain of isinstance tests)
+_EXPR_FORMS: dict[type, Callable[[Any, Any], ir.Expr]] = {
+    ast.Name: lambda p, n: ir.Var(n.id),
+    ast.Constant: ExprParser.constant,
+    ast.Attribute: ExprParser.attribute,
+    ast.Call: ExprParser.call,
+    ast.BinOp: lambda p, n: ir.BinOp(BINOPS[type(n.op)], p.expr(n.left), p.expr(n.right)),
+    ast.UnaryOp: lambda p, n: ir.UnaryOp(UNARYOPS[type(n.op)], p.expr(n.operand)),
+    ast.Compare: lambda p, n: ir.Compare(p.expr(n.left), tuple(CMPOPS[type(o)] for o in n.ops),
+                                         tuple(p.expr(c) for c in n.comparators)),
+    ast.BoolOp: lambda p, n: ir.BoolOp(BOOLOPS[type(n.op)], tuple(p.expr(v) for v in n.values)),
+    ast.IfExp: lambda p, n: ir.IfExp(p.expr(n.test), p.expr(n.body), p.expr(n.orelse)),
+    ast.Tuple: lambda p, n: ir.TupleExpr(tuple(p.expr(e) for e in n.elts)),
+    ast.List: lambda p, n: ir.ListExpr(tuple(p.expr(e) for e in n.elts)),
+    ast.Dict: ExprParser.dict_expr,
+    ast.Subscript: lambda p, n: ir.Subscript(p.expr(n.value), p.expr(n.slice), n.lineno, n.col_offset + 1),
+    ast.Slice: lambda p, n: ir.Slice(_optional(p, n.lower), _optional(p, n.upper), _optional(p, n.step)),
+    # f-strings, as in pl.static_print(f"x: {x}")
+    ast.JoinedStr: lambda p, n: ir.FString(tuple(p.fstring_part(v) for v in n.values)),
+    ast.Yield: ExprParser.yield_expr,
+    ast.Starred: ExprParser.starred,
+}

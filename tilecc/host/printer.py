@@ -2,31 +2,59 @@
 
 Contract: `print_module(m)` is Python source that `parse_module` turns back into a module
 equal to `m`; printing is deterministic (the same IR always prints the same text). The
-IR is rebuilt as a Python ast and rendered with `ast.unparse`, so operator precedence and
-parentheses are Python's own. Op calls print under their full names (`pld.tensor.window`);
-the internal `name` kwarg of `pld.tensor.alloc_window_buffer` is never printed (the parser
-derives it from the assignment's left-hand side, spec 002 "Checks").
+text is what `ast.unparse` writes for the program's Python ast (tilecc/host/print_expr.py
+for expressions; the layout of statements, blocks, decorators, `elif` chains, docstrings
+and the blank line before a `def` / `class` below), written straight from the IR, with
+the comments the parser kept (tilecc/host/comments.py) on lines of their own at the
+indentation of what follows them, and no blank line after a comment. `print_function`,
+`print_body` and `print_program` take the indentation to print at (`pad` before every
+line that holds code, `unit` per level: a tab in a file indented with tabs); the lines a
+multi-line string literal continues on are its value and get neither.
+tests/host/test_printer_reference.py holds the output equal, on every fixture, to the
+program rebuilt as a Python ast and rendered by `ast.unparse`.
 """
 
 from __future__ import annotations
 
 import ast
-import io
-import sys
-import tokenize
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from tilecc.host import ir
-from tilecc.host.comments import marker, restore
-from tilecc.host.parser import ALLOC_WINDOW_BUFFER, BINOPS, BOOLOPS, CMPOPS, PROGRAM_PLACEHOLDER, UNARYOPS
+from tilecc.host.parser import PROGRAM_PLACEHOLDER
+from tilecc.host.print_expr import PREC_TEST, PREC_TUPLE, PREC_YIELD, print_expr
 
-_BINOP_NODES = {token: cls for cls, token in BINOPS.items()}
-_UNARY_NODES = {token: cls for cls, token in UNARYOPS.items()}
-_CMP_NODES = {token: cls for cls, token in CMPOPS.items()}
-_BOOL_NODES = {token: cls for cls, token in BOOLOPS.items()}
-# Python 3.12+ class and function nodes carry type parameters (ast.unparse reads them);
-# 3.11's ast has no such field
-_NO_TYPE_PARAMS: dict[str, Any] = {"type_params": []} if sys.version_info >= (3, 12) else {}
+INDENT = "    "
+
+
+class _Lines:
+    """The printed lines; `after_comment` is True while the last line is a comment."""
+
+    __slots__ = ("out", "pad", "unit", "after_comment")
+
+    def __init__(self, pad: str, unit: str) -> None:
+        self.out: list[str] = []
+        self.pad = pad
+        self.unit = unit
+        self.after_comment = False
+
+    def add(self, depth: int, text: str) -> None:
+        self.out.append(self.pad + self.unit * depth + text)
+        self.after_comment = False
+
+    def comment(self, depth: int, text: str) -> None:
+        self.out.append(self.pad + self.unit * depth + text)
+        self.after_comment = True
+
+    def definition_break(self) -> None:
+        """ast.unparse sets a def or class off by a blank line, except first; a comment
+        stays on the line right above what it annotates."""
+        if self.out and not self.after_comment:
+            self.out.append("")
+
+    def text(self) -> str:
+        return "\n".join(self.out)
 
 
 def print_module(module: ir.Module) -> str:
@@ -49,14 +77,6 @@ def print_module(module: ir.Module) -> str:
     return "".join(out) + "\n"
 
 
-def print_program(program: ir.Program) -> str:
-    return _unparse([marker(c) for c in program.comments] + [program_node(program)])
-
-
-def _unparse(nodes: list[ast.stmt]) -> str:
-    return restore(ast.unparse(ast.Module(nodes, [])))
-
-
 def print_verbatim(item: ir.Verbatim) -> str:
     """The kept source, with each nested program printed in place of its placeholder line."""
     if not item.programs:
@@ -65,210 +85,188 @@ def print_verbatim(item: ir.Verbatim) -> str:
     out: list[str] = []
     for line in item.source.split("\n"):
         if line.strip() == PROGRAM_PLACEHOLDER:
-            indent = line[:len(line) - len(line.lstrip())]
-            out.append(indent_code(print_program(next(programs)), indent))
+            out.append(print_program(next(programs), pad=line[:len(line) - len(line.lstrip())]))
         else:
             out.append(line)
     return "\n".join(out)
 
 
-def indent_code(text: str, indent: str) -> str:
-    """`text` (Python source) with `indent` before every line that holds code: the lines a
-    multi-line string literal continues on are its value, so a docstring keeps its text."""
-    inside: set[int] = set()
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
-    return "\n".join(indent + line if line and number not in inside else line
-                     for number, line in enumerate(text.split("\n"), 1))
-
-
-def print_function(func: ir.Function) -> str:
-    return _unparse([marker(c) for c in func.comments] + [function_node(func)])
-
-
-def print_body(body: tuple[ir.Stmt, ...]) -> str:
-    """A function body (comments included) at column 0; `pass` for an empty one."""
-    return _unparse(_block(body))
-
-
-def program_node(program: ir.Program) -> ast.ClassDef:
-    body: list[ast.stmt] = []
-    for func in program.functions:
-        body.extend(marker(c) for c in func.comments)
-        body.append(function_node(func))
+def print_program(program: ir.Program, pad: str = "", unit: str = INDENT) -> str:
+    lines = _Lines(pad, unit)
+    for text in program.comments:
+        lines.comment(0, text)
+    lines.definition_break()
+    if program.decorated:
+        lines.add(0, "@" + _decorator("program", program.decorator))
+    lines.add(0, f"class {program.name}:")
     if program.doc is not None:
-        body.insert(0, ast.Expr(ast.Constant(program.doc)))
-    body = body or [ast.Pass()]
-    decorators = [_decorator("program", program.decorator)] if program.decorated else []
-    return ast.ClassDef(name=program.name, bases=[], keywords=[], body=body,
-                        decorator_list=decorators, **_NO_TYPE_PARAMS)
+        lines.add(1, docstring_text(program.doc))
+    elif not program.functions:
+        lines.add(1, "pass")
+    for func in program.functions:
+        _function(lines, func, 1)
+    return lines.text()
 
 
-def _dotted_node(path: str) -> ast.expr:
-    head, *rest = path.split(".")
-    node: ast.expr = ast.Name(head, ast.Load())
-    for attr in rest:
-        node = ast.Attribute(node, attr, ast.Load())
-    return node
+def print_function(func: ir.Function, pad: str = "", unit: str = INDENT) -> str:
+    lines = _Lines(pad, unit)
+    _function(lines, func, 0)
+    return lines.text()
 
 
-def _decorator(name: str, kwargs: tuple[tuple[str, ir.Expr], ...] | None) -> ast.expr:
-    func = _dotted_node(f"pl.{name}")
+def print_body(body: tuple[ir.Stmt, ...], pad: str = "", unit: str = INDENT) -> str:
+    """A function body (comments included) at level 0; `pass` for an empty one."""
+    lines = _Lines(pad, unit)
+    _suite(lines, body, 0, None)
+    return lines.text()
+
+
+@lru_cache(maxsize=256)
+def docstring_text(doc: str) -> str:
+    """A docstring literal as ast.unparse writes one (triple quotes, fewest escapes)."""
+    return ast.unparse(ast.Module([ast.Expr(ast.Constant(doc))], []))
+
+
+def _decorator(name: str, kwargs: tuple[tuple[str, ir.Expr], ...] | None) -> str:
     if kwargs is None:
-        return func
-    return ast.Call(func, [], [ast.keyword(k, expr_node(v)) for k, v in kwargs])
+        return f"pl.{name}"
+    return f"pl.{name}(" + ", ".join([f"{key}={print_expr(value)}" for key, value in kwargs]) + ")"
 
 
-def function_node(func: ir.Function) -> ast.FunctionDef:
-    def arg(p: ir.Param) -> ast.arg:
-        return ast.arg(p.name, expr_node(p.annotation) if p.annotation is not None else None)
+def _function(lines: _Lines, func: ir.Function, depth: int) -> None:
+    for text in func.comments:
+        lines.comment(depth, text)
+    lines.definition_break()
+    lines.add(depth, "@" + _decorator(func.decorator_name, func.decorator))
+    returns = f" -> {print_expr(func.returns)}" if func.returns is not None else ""
+    lines.add(depth, f"def {func.name}({_parameters(func)}){returns}:")
+    _suite(lines, func.body, depth + 1, func.doc)
 
+
+def _param(p: ir.Param) -> str:
+    return p.name if p.annotation is None else f"{p.name}: {print_expr(p.annotation)}"
+
+
+def _parameters(func: ir.Function) -> str:
     positional = [p for p in func.params if not p.kw_only]
     kw_only = [p for p in func.params if p.kw_only]
-    params = ([ast.arg("self")] if func.has_self else []) + [arg(p) for p in positional]
-    defaults = [expr_node(p.default) for p in positional if p.default is not None]
-    kw_defaults = [expr_node(p.default) if p.default is not None else None for p in kw_only]
-    body = body_nodes(func.body)
-    if func.doc is not None:
-        body.insert(0, ast.Expr(ast.Constant(func.doc)))
-    return ast.FunctionDef(
-        lineno=0,
-        name=func.name,
-        args=ast.arguments(posonlyargs=[], args=params, vararg=None, kwonlyargs=[arg(p) for p in kw_only],
-                           kw_defaults=kw_defaults, kwarg=None, defaults=defaults),
-        body=body or [ast.Pass()],
-        decorator_list=[_decorator(func.decorator_name, func.decorator)],
-        returns=expr_node(func.returns) if func.returns is not None else None,
-        **_NO_TYPE_PARAMS)
+    names = (["self"] if func.has_self else []) + [_param(p) for p in positional]
+    # as in an ast: the defaults belong to the last parameters
+    defaults = [p.default for p in positional if p.default is not None]
+    first_default = len(names) - len(defaults)
+    parts = [name if i < first_default else f"{name}={print_expr(defaults[i - first_default])}"
+             for i, name in enumerate(names)]
+    if kw_only:
+        parts.append("*")
+        parts += [_param(p) if p.default is None else f"{_param(p)}={print_expr(p.default)}" for p in kw_only]
+    return ", ".join(parts)
 
 
-def body_nodes(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
-    nodes = [stmt_node(s) for s in body]
-    for node in nodes:
-        # ast.unparse looks up type comments by line number; positions are otherwise unused
-        node.lineno = 0
-    return nodes
+def _suite(lines: _Lines, body: tuple[ir.Stmt, ...], depth: int, doc: str | None) -> None:
+    """A body that may start with a docstring (a def's or a module's): a string constant
+    first in it is written as ast.unparse writes a docstring."""
+    if doc is not None:
+        lines.add(depth, docstring_text(doc))
+    elif not body:
+        lines.add(depth, "pass")
+        return
+    elif (isinstance(first := body[0], ir.ExprStmt) and isinstance(first.expr, ir.Const)
+          and isinstance(first.expr.value, str)):
+        lines.add(depth, docstring_text(first.expr.value))
+        body = body[1:]
+    _statements(lines, body, depth)
 
 
-def _block(body: tuple[ir.Stmt, ...]) -> list[ast.stmt]:
-    return body_nodes(body) or [ast.Pass()]
+def _block(lines: _Lines, body: tuple[ir.Stmt, ...], depth: int) -> None:
+    if not body:
+        lines.add(depth, "pass")
+    else:
+        _statements(lines, body, depth)
 
 
-def _target(target: ir.Var | ir.TupleExpr | ir.Subscript) -> ast.expr:
+def _statements(lines: _Lines, body: tuple[ir.Stmt, ...], depth: int) -> None:
+    for stmt in body:
+        try:
+            printer = _STATEMENTS[type(stmt)]
+        except KeyError:
+            raise TypeError(f"not a host IR statement: {stmt!r}") from None
+        printer(lines, stmt, depth)
+
+
+def _target(target: ir.Var | ir.TupleExpr | ir.Subscript) -> str:
     if isinstance(target, ir.TupleExpr):
-        return ast.Tuple([ast.Name(_tuple_item(v).name, ast.Store()) for v in target.items], ast.Store())
-    return _single_target(target)
+        for item in target.items:
+            if not isinstance(item, ir.Var):
+                raise TypeError(f"not a variable in a tuple assignment: {item!r}")
+        return print_expr(target, PREC_TUPLE)
+    return print_expr(target)
 
 
-def _single_target(target: ir.Var | ir.Subscript) -> ast.Name | ast.Subscript:
-    if isinstance(target, ir.Var):
-        return ast.Name(target.name, ast.Store())
-    return ast.Subscript(expr_node(target.value), expr_node(target.index), ast.Store())
+def _assign(lines: _Lines, stmt: ir.Assign, depth: int) -> None:
+    if stmt.annotation is None:
+        lines.add(depth, f"{_target(stmt.target)} = {print_expr(stmt.value)}")
+        return
+    if isinstance(stmt.target, ir.TupleExpr):
+        raise TypeError(f"an annotated assignment needs a single target: {stmt!r}")
+    lines.add(depth, f"{print_expr(stmt.target)}: {print_expr(stmt.annotation)} = {print_expr(stmt.value)}")
 
 
-def _tuple_item(item: ir.Expr) -> ir.Var:
-    if not isinstance(item, ir.Var):
-        raise TypeError(f"not a variable in a tuple assignment: {item!r}")
-    return item
+def _return(lines: _Lines, stmt: ir.Return, depth: int) -> None:
+    if not stmt.values:
+        lines.add(depth, "return")
+    elif len(stmt.values) == 1:
+        lines.add(depth, "return " + print_expr(stmt.values[0]))
+    else:
+        lines.add(depth, "return " + print_expr(ir.TupleExpr(stmt.values)))
 
 
-def stmt_node(stmt: ir.Stmt) -> ast.stmt:
-    if isinstance(stmt, ir.Assign):
-        if stmt.annotation is not None:
-            if isinstance(stmt.target, ir.TupleExpr):
-                raise TypeError(f"an annotated assignment needs a single target: {stmt!r}")
-            return ast.AnnAssign(_single_target(stmt.target), expr_node(stmt.annotation),
-                                 expr_node(stmt.value), simple=1)
-        return ast.Assign([_target(stmt.target)], expr_node(stmt.value))
-    if isinstance(stmt, ir.ExprStmt):
-        return ast.Expr(expr_node(stmt.expr))
-    if isinstance(stmt, ir.Return):
-        if not stmt.values:
-            return ast.Return(None)
-        if len(stmt.values) == 1:
-            return ast.Return(expr_node(stmt.values[0]))
-        return ast.Return(ast.Tuple([expr_node(v) for v in stmt.values], ast.Load()))
-    if isinstance(stmt, ir.For):
-        carried = ast.Tuple([ast.Name(v.name, ast.Store()) for v in stmt.iter_args or ()], ast.Store())
-        if stmt.index is None:
-            target: ast.expr = carried
-        elif stmt.iter_args is None:
-            target = ast.Name(stmt.index.name, ast.Store())
-        else:
-            target = ast.Tuple([ast.Name(stmt.index.name, ast.Store()), carried], ast.Store())
-        return ast.For(target, expr_node(stmt.iterable), _block(stmt.body), [])
-    if isinstance(stmt, ir.While):
-        return ast.While(expr_node(stmt.cond), _block(stmt.body), [])
-    if isinstance(stmt, ir.If):
-        return ast.If(expr_node(stmt.cond), _block(stmt.then), body_nodes(stmt.orelse))
-    if isinstance(stmt, ir.With):
-        var = ast.Name(stmt.var.name, ast.Store()) if stmt.var is not None else None
-        return ast.With([ast.withitem(expr_node(stmt.context), var)], _block(stmt.body))
-    if isinstance(stmt, ir.Comment):
-        return marker(stmt.text)
-    if isinstance(stmt, ir.Pass):
-        return ast.Pass()
-    if isinstance(stmt, ir.Break):
-        return ast.Break()
-    if isinstance(stmt, ir.Continue):
-        return ast.Continue()
-    raise TypeError(f"not a host IR statement: {stmt!r}")
+def _for(lines: _Lines, stmt: ir.For, depth: int) -> None:
+    carried = ir.TupleExpr(stmt.iter_args or ())
+    if stmt.index is None:
+        target = print_expr(carried, PREC_TUPLE)
+    elif stmt.iter_args is None:
+        target = stmt.index.name
+    else:
+        target = f"{stmt.index.name}, {print_expr(carried, PREC_TEST)}"
+    lines.add(depth, f"for {target} in {print_expr(stmt.iterable)}:")
+    _block(lines, stmt.body, depth + 1)
 
 
-def _keywords(kwargs: tuple[tuple[str, ir.Expr], ...]) -> list[ast.keyword]:
-    return [ast.keyword(k, expr_node(v)) for k, v in kwargs]
+def _while(lines: _Lines, stmt: ir.While, depth: int) -> None:
+    lines.add(depth, f"while {print_expr(stmt.cond)}:")
+    _block(lines, stmt.body, depth + 1)
 
 
-def expr_node(expr: ir.Expr) -> ast.expr:
-    if isinstance(expr, ir.Var):
-        return ast.Name(expr.name, ast.Load())
-    if isinstance(expr, ir.Const):
-        return ast.Constant(expr.value)
-    if isinstance(expr, ir.Symbol):
-        return _dotted_node(expr.path)
-    if isinstance(expr, ir.Attr):
-        return ast.Attribute(expr_node(expr.value), expr.attr, ast.Load())
-    if isinstance(expr, ir.OpCall):
-        kwargs = expr.kwargs
-        if expr.op == ALLOC_WINDOW_BUFFER:
-            kwargs = tuple((k, v) for k, v in kwargs if k != "name")
-        return ast.Call(_dotted_node(expr.op), [expr_node(a) for a in expr.args], _keywords(kwargs))
-    if isinstance(expr, ir.FuncCall):
-        return ast.Call(_dotted_node(f"self.{expr.func}"), [expr_node(a) for a in expr.args],
-                        _keywords(expr.kwargs))
-    if isinstance(expr, ir.Call):
-        return ast.Call(expr_node(expr.func), [expr_node(a) for a in expr.args], _keywords(expr.kwargs))
-    if isinstance(expr, ir.BinOp):
-        return ast.BinOp(expr_node(expr.left), _BINOP_NODES[expr.op](), expr_node(expr.right))
-    if isinstance(expr, ir.UnaryOp):
-        return ast.UnaryOp(_UNARY_NODES[expr.op](), expr_node(expr.operand))
-    if isinstance(expr, ir.Compare):
-        return ast.Compare(expr_node(expr.left), [_CMP_NODES[o]() for o in expr.ops],
-                           [expr_node(c) for c in expr.comparators])
-    if isinstance(expr, ir.BoolOp):
-        return ast.BoolOp(_BOOL_NODES[expr.op](), [expr_node(v) for v in expr.values])
-    if isinstance(expr, ir.IfExp):
-        return ast.IfExp(expr_node(expr.cond), expr_node(expr.then), expr_node(expr.orelse))
-    if isinstance(expr, ir.TupleExpr):
-        return ast.Tuple([expr_node(e) for e in expr.items], ast.Load())
-    if isinstance(expr, ir.ListExpr):
-        return ast.List([expr_node(e) for e in expr.items], ast.Load())
-    if isinstance(expr, ir.FString):
-        return ast.JoinedStr([expr_node(p) for p in expr.parts])
-    if isinstance(expr, ir.Formatted):
-        spec = expr_node(expr.spec) if expr.spec is not None else None
-        return ast.FormattedValue(expr_node(expr.value), expr.conversion, spec)
-    if isinstance(expr, ir.YieldExpr):
-        return ast.Yield(expr_node(expr.value) if expr.value is not None else None)
-    if isinstance(expr, ir.DictExpr):
-        return ast.Dict([expr_node(k) for k in expr.keys], [expr_node(v) for v in expr.values])
-    if isinstance(expr, ir.Subscript):
-        return ast.Subscript(expr_node(expr.value), expr_node(expr.index), ast.Load())
-    if isinstance(expr, ir.ListComp):
-        loop = ast.comprehension(ast.Name(expr.target.name, ast.Store()), expr_node(expr.iterable),
-                                 [expr_node(c) for c in expr.conditions], 0)
-        return ast.ListComp(expr_node(expr.elt), [loop])
-    if isinstance(expr, ir.Slice):
-        return ast.Slice(*(expr_node(e) if e is not None else None
-                           for e in (expr.lower, expr.upper, expr.step)))
-    raise TypeError(f"not a host IR expression: {expr!r}")
+def _if(lines: _Lines, stmt: ir.If, depth: int) -> None:
+    lines.add(depth, f"if {print_expr(stmt.cond)}:")
+    _block(lines, stmt.then, depth + 1)
+    orelse = stmt.orelse
+    # an else body holding exactly one if is an elif, as ast.unparse collapses it
+    while len(orelse) == 1 and isinstance(inner := orelse[0], ir.If):
+        lines.add(depth, f"elif {print_expr(inner.cond)}:")
+        _block(lines, inner.then, depth + 1)
+        orelse = inner.orelse
+    if orelse:
+        lines.add(depth, "else:")
+        _statements(lines, orelse, depth + 1)
+
+
+def _with(lines: _Lines, stmt: ir.With, depth: int) -> None:
+    var = f" as {stmt.var.name}" if stmt.var is not None else ""
+    lines.add(depth, f"with {print_expr(stmt.context)}{var}:")
+    _block(lines, stmt.body, depth + 1)
+
+
+_STATEMENTS: dict[type, Callable[[_Lines, Any, int], None]] = {
+    ir.Assign: _assign,
+    ir.ExprStmt: lambda lines, stmt, depth: lines.add(depth, print_expr(stmt.expr, PREC_YIELD)),
+    ir.Return: _return,
+    ir.For: _for,
+    ir.While: _while,
+    ir.If: _if,
+    ir.With: _with,
+    ir.Comment: lambda lines, stmt, depth: lines.comment(depth, stmt.text),
+    ir.Pass: lambda lines, stmt, depth: lines.add(depth, "pass"),
+    ir.Break: lambda lines, stmt, depth: lines.add(depth, "break"),
+    ir.Continue: lambda lines, stmt, depth: lines.add(depth, "continue"),
+}

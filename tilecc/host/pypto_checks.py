@@ -25,22 +25,12 @@ from typing import NoReturn
 
 from tilecc.errors import InterpError
 from tilecc.host import ir
+from tilecc.host.function_index import function_index
 from tilecc.host.ops import HOST_ONLY, OPS
 
 Fail = Callable[[int, int, str], NoReturn]
-DEVICE_SCOPES = frozenset({"pl.incore", "pl.spmd"})
-DEVICE_LOOPS = frozenset({"pl.spmd", "pl.split_aiv"})
 ALLOC = "pld.tensor.alloc_window_buffer"
 CHECKED_SIGNATURES = HOST_ONLY | {"pld.tensor.window"}
-
-
-def _is_device_scope(context: ir.Expr) -> bool:
-    if not isinstance(context, ir.OpCall):
-        return False
-    if context.op == "pl.at":
-        level = context.kwarg("level")
-        return isinstance(level, ir.Symbol) and level.path == "pl.Level.CORE_GROUP"
-    return context.op in DEVICE_SCOPES
 
 
 def _is_orchestrator(func: ir.Function) -> bool:
@@ -55,25 +45,13 @@ class _Checker:
         self.functions = {f.name: f for f in program.functions}
 
     def function(self, func: ir.Function) -> None:
+        """The calls of the function in source order (its index, function_index.py)."""
         self.func = func
-        self.body(func.body, in_device=False)
-
-    def body(self, body: tuple[ir.Stmt, ...], in_device: bool) -> None:
-        for stmt in body:
-            for expr in ir.stmt_exprs(stmt):
-                for node in ir.walk_expr(expr):
-                    if isinstance(node, ir.OpCall):
-                        self.op(node, in_device)
-                    elif isinstance(node, ir.FuncCall):
-                        self.dispatch(node)
-            inner = in_device
-            if isinstance(stmt, ir.With) and _is_device_scope(stmt.context):
-                inner = True
-            if (isinstance(stmt, ir.For) and isinstance(stmt.iterable, ir.OpCall)
-                    and stmt.iterable.op in DEVICE_LOOPS):
-                inner = True
-            for nested in ir.child_bodies(stmt):
-                self.body(nested, inner)
+        for call, in_device in function_index(func).calls:
+            if isinstance(call, ir.OpCall):
+                self.op(call, in_device)
+            else:
+                self.dispatch(call)
 
     def op(self, call: ir.OpCall, in_device: bool) -> None:
         if call.op in HOST_ONLY and (self.func.level != "HOST" or in_device):

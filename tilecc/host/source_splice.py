@@ -23,9 +23,8 @@ The result always parses back to a module equal to `after` (checked by parsing i
 from __future__ import annotations
 
 import dataclasses
-import io
-import tokenize
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from tilecc.errors import TileccError
 from tilecc.host import ir
@@ -48,9 +47,9 @@ def print_keeping_source(text: str, before: ir.Module, after: ir.Module, path: s
         if body and same_header(old, new):
             indent = _definition_indent(lines[body - 1:last])
             kept = kept_statements(old, new, lines, indent)
-            lines[body - 1:last] = kept if kept is not None else _indented(print_body(new.body), indent)
+            lines[body - 1:last] = kept if kept is not None else _printed(print_body, new.body, indent)
         else:
-            lines[first - 1:last] = _indented(print_function(new), _definition_indent(lines[first - 1:last]))
+            lines[first - 1:last] = _printed(print_function, new, _definition_indent(lines[first - 1:last]))
     spliced = "\n".join(lines)
     if not verify:
         return spliced
@@ -109,7 +108,7 @@ def _splice_body(old: tuple[ir.Stmt, ...], new: tuple[ir.Stmt, ...], chunks_of: 
                 continue
         if not may_print:
             return None
-        segments.append((carrier, _indented(print_body((stmt,)), indent)))
+        segments.append((carrier, _printed(print_body, (stmt,), indent)))
     return [line for carrier, seg in segments if carrier is None or carrier not in kept_headers for line in seg]
 
 
@@ -206,24 +205,7 @@ def _definition_indent(lines: list[str]) -> str:
     return ""
 
 
-def _indented(source: str, indent: str) -> list[str]:
-    """`source` (printed at column 0, four spaces a level) indented by `indent`, except the
-    continuation lines of multi-line string literals, whose text is the string's value. In
-    a file indented with tabs (`indent` has one), each level is a tab, as Python refuses a
-    block whose lines mix the two ambiguously."""
-    lines = source.rstrip("\n").split("\n")
-    if not indent:
-        return lines
-    inside_strings: set[int] = set()
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
-            inside_strings.update(range(tok.start[0] + 1, tok.end[0] + 1))
-    out: list[str] = []
-    for n, line in enumerate(lines, start=1):
-        if not line or n in inside_strings:
-            out.append(line)
-            continue
-        body = line.lstrip(" ")
-        levels, extra = divmod(len(line) - len(body), 4)
-        out.append(indent + ("\t" * levels + " " * extra if "\t" in indent else line[:len(line) - len(body)]) + body)
-    return out
+def _printed(printer: Callable[[Any, str, str], str], item: Any, indent: str) -> list[str]:
+    """The lines of `item` printed at `indent`; in a file indented with tabs (`indent` has
+    one) each level is a tab, as Python refuses a block whose lines mix the two ambiguously."""
+    return printer(item, indent, "\t" if "\t" in indent else "    ").split("\n")

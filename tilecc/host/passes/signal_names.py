@@ -10,51 +10,31 @@ are all free, and `__allreduce_result_n` names from the same counter.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from tilecc.host import ir
+from tilecc.host.function_index import function_index
 from tilecc.host.op_forms import ALLOC_WINDOW_BUFFER, ALLREDUCE
-
-
-def signature_exprs(func: ir.Function) -> Iterator[ir.Expr]:
-    for param in func.params:
-        yield from (e for e in (param.annotation, param.default) if e is not None)
-    if func.returns is not None:
-        yield func.returns
-    yield from (value for _, value in func.decorator or ())
 
 
 def reserved_names(program: ir.Program,
                    allreduces: dict[str, list[ir.OpCall]] | None = None) -> set[str]:
     """Every variable name of the program (signatures included) and every
-    alloc_window_buffer `name` (step 2). With `allreduces`, the same walk also collects
-    each function's pld.tensor.allreduce calls, in visit order, by function name."""
+    alloc_window_buffer `name` (step 2). With `allreduces`, also each function's
+    pld.tensor.allreduce calls, in visit order, by function name. Both come from the
+    functions' indexes (tilecc/host/function_index.py), which the parser's checks built."""
     names: set[str] = set()
     for func in program.functions:
+        index = function_index(func)
+        names |= index.names
         calls = allreduces.setdefault(func.name, []) if allreduces is not None else None
-        names.update(p.name for p in func.params)
-        for top in signature_exprs(func):   # annotations, defaults, return type
-            names.update(e.name for e in ir.walk_expr(top) if isinstance(e, ir.Var))
-        for stmt in ir.walk_stmts(func.body):
-            if isinstance(stmt, ir.Assign):
-                names.update(t.name for t in ir.target_vars(stmt.target))
-            elif isinstance(stmt, ir.For):
-                if stmt.index is not None:
-                    names.add(stmt.index.name)
-                names.update(v.name for v in stmt.iter_args or ())
-            elif isinstance(stmt, ir.With) and stmt.var is not None:
-                names.add(stmt.var.name)
-            for top in ir.stmt_exprs(stmt):
-                for expr in ir.walk_expr(top):
-                    if isinstance(expr, ir.Var):
-                        names.add(expr.name)
-                    elif isinstance(expr, ir.OpCall):
-                        if expr.op == ALLOC_WINDOW_BUFFER:
-                            name = expr.kwarg("name")
-                            if isinstance(name, ir.Const) and isinstance(name.value, str) and name.value:
-                                names.add(name.value)
-                        elif expr.op == ALLREDUCE and calls is not None:
-                            calls.append(expr)
+        for call, _ in index.calls:
+            if not isinstance(call, ir.OpCall):
+                continue
+            if call.op == ALLOC_WINDOW_BUFFER:
+                name = call.kwarg("name")
+                if isinstance(name, ir.Const) and isinstance(name.value, str) and name.value:
+                    names.add(name.value)
+            elif call.op == ALLREDUCE and calls is not None:
+                calls.append(call)
     return names
 
 

@@ -46,7 +46,6 @@ Contract, step by step as the spec:
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import itertools
 from collections.abc import Hashable, Iterator
@@ -54,10 +53,11 @@ from typing import TypeGuard
 
 from tilecc.host import ir
 from tilecc.host.constants import Scope
+from tilecc.host.function_index import function_index
 from tilecc.host.ops import LINEAGE_ARGUMENT
 from tilecc.host.parser import ALLOC_WINDOW_BUFFER, ALLREDUCE
-from tilecc.host.printer import expr_node
 from tilecc.host.pass_manager import HostPass, PassProperties
+from tilecc.host.print_expr import print_expr
 from tilecc.host.passes.allreduce_checks import AllReduceSignalError, check_arg_count, check_call
 from tilecc.host.passes.signal_names import NameSource, assigned_names, reserved_names
 
@@ -77,12 +77,9 @@ def is_allreduce(expr: ir.Expr) -> TypeGuard[ir.OpCall]:
 
 
 def local_names(func: ir.Function) -> set[str]:
-    """The function's own variables: they shadow module constants (pypto's parser folds
-    a name only when it is not a DSL variable)."""
-    names = {p.name for p in func.params}
-    for stmt in func.body:
-        names.update(assigned_names(stmt))
-    return names
+    """The function's own variables (the names it binds, from its index): they shadow
+    module constants (pypto's parser folds a name only when it is not a DSL variable)."""
+    return set(function_index(func).bound)
 
 
 def check_function(scope: Scope, local: set[str], calls: list[ir.OpCall]) -> None:
@@ -113,7 +110,7 @@ def widest_core_num(a: int | ir.Expr, b: int | ir.Expr, call: ir.OpCall) -> int 
         return a
     if a == 1:
         return b
-    shown = [str(ast.unparse(expr_node(x))) if not isinstance(x, int) else str(x) for x in (a, b)]
+    shown = [print_expr(x) if not isinstance(x, int) else str(x) for x in (a, b)]
     raise AllReduceSignalError(f"pld.tensor.allreduce core_num={shown[1]} and core_num={shown[0]} of one buffer's "
                                "implicit allreduces cannot be compared before the program is built; "
                                "give them the same core_num or pass an explicit signal", call.line, call.col)

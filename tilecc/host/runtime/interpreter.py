@@ -18,6 +18,8 @@ per-rank return values. Semantics of the pieces:
 - Chip / InCore ops: pl.load, pl.store, pl.tensor.create and elementwise pl.add / sub / mul
   / div / maximum / minimum (result in the first tensor operand's dtype).
 - Module constants (`SIZE = 64` outside the program) are visible to every function.
+- Expressions are evaluated as expressions.py says (Python's operators, subscripts of the
+  rank's own view of a window, ...).
 Anything else raises InterpError naming the op; an index a value does not have, or
 arithmetic numpy refuses, is an InterpError at the subscript (or the enclosing call) line
 and column, never a bare Python exception; a failure on one rank aborts all ranks.
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,32 +38,17 @@ from tilecc.errors import InterpError
 from tilecc.host import ir
 from tilecc.host.ops import OPS
 from tilecc.host.runtime.backend import Backend
-from tilecc.host.runtime.dtypes import DTYPES
 from tilecc.host.runtime.failures import first_failure
 from tilecc.host.runtime.op_local import StopWhile
-from tilecc.host.runtime.signatures import DynamicDim, bind_dynamic_dims, dynamic_value, param_type
+from tilecc.host.runtime.signatures import DynamicDim, bind_dynamic_dims, param_type
 from tilecc.host.runtime.dispatch import NotOnThisRank, dispatch_result, returned_arguments
+from tilecc.host.runtime.expressions import VALUE_ERRORS, ExprEvaluator, indexed_message, local_value
 from tilecc.host.runtime.module_values import module_constants
 from tilecc.host.runtime.world import Window, World
 
 LOOPS = ("pl.range", "pl.parallel", "pl.unroll", "pl.pipeline")   # pipeline's stage= changes no value
 SPLIT_AIV = "pl.split_aiv"
 WHILE = "pl.while_"
-BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
-    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a ** b,
-    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "&": lambda a, b: a & b,
-    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "@": lambda a, b: a @ b}
-COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-    "is": lambda a, b: a is b, "is not": lambda a, b: a is not b,
-    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
-
-
-# What Python and numpy raise for a value a rank cannot index or compute with; a located
-# InterpError replaces them (the program line, not a traceback frame, is the place).
-VALUE_ERRORS = (IndexError, KeyError, TypeError, ValueError, ArithmeticError)
 
 
 class _Break(Exception):
@@ -77,12 +64,9 @@ class _Return(Exception):
         self.value = value
 
 
-def _local(value: Any, world: Backend, rank: int) -> Any:
-    return value.local(world, rank) if isinstance(value, Window) else value
-
-
-class RankInterpreter:
-    """Runs functions of one program on one rank."""
+class RankInterpreter(ExprEvaluator):
+    """Runs functions of one program on one rank; expressions are ExprEvaluator's
+    (expressions.py), op calls and program-function calls are below."""
 
     def __init__(self, program: ir.Program, world: Backend, rank: int, constants: dict[str, Any],
                  reference_collectives: bool = False, path: str = "<program>") -> None:
@@ -155,15 +139,15 @@ class RankInterpreter:
     def write_region(self, target: ir.Subscript, value: Any, env: dict[str, Any]) -> None:
         """`C[i, a:b] = v` (pypto's assemble into C): numpy indexing of the rank's own copy;
         `v` must have the region's elements (leading unit axes aside)."""
-        array = _local(self.eval(target.value, env), self.world, self.rank)
+        array = local_value(self.eval(target.value, env), self.world, self.rank)
         if not isinstance(array, np.ndarray):
             raise InterpError(f"rank {self.rank}: `{target.value!r} [...] = ...` needs a tensor or window")
         index = self.eval(target.index, env)
         try:
             region = array[index]
         except VALUE_ERRORS as err:
-            raise self.located(target, _indexed(target, index, array, err)) from None
-        source = np.asarray(_local(value, self.world, self.rank))
+            raise self.located(target, indexed_message(target, index, array, err)) from None
+        source = np.asarray(local_value(value, self.world, self.rank))
         if source.size != np.size(region):
             raise self.located(target, f"writing {list(source.shape)} into a region of shape "
                                        f"{list(np.shape(region))}")
@@ -250,79 +234,7 @@ class RankInterpreter:
             raise InterpError(f"rank {self.rank}: pl.split_aiv takes the lane count, got {len(call.args)} arguments")
         return range(int(self.eval(call.args[0], env)))
 
-    # ------------------------------------------------------------ expressions
-
-    def eval(self, expr: ir.Expr, env: dict[str, Any]) -> Any:
-        if isinstance(expr, ir.Var):
-            if expr.name in env:
-                return env[expr.name]
-            if expr.name in self.constants:
-                return dynamic_value(self.constants[expr.name], expr.name)
-            raise InterpError(f"rank {self.rank}: variable `{expr.name}` is used before it is defined")
-        if isinstance(expr, ir.Const):
-            return expr.value
-        if isinstance(expr, ir.Symbol):
-            return self.symbol(expr.path)
-        if isinstance(expr, ir.OpCall):
-            return self.op(expr, env)
-        if isinstance(expr, ir.FuncCall):
-            return self.dispatch(expr, env)
-        if isinstance(expr, ir.BinOp):
-            return BINARY[expr.op](self.eval(expr.left, env), self.eval(expr.right, env))
-        if isinstance(expr, ir.UnaryOp):
-            value = self.eval(expr.operand, env)
-            return {"-": lambda v: -v, "+": lambda v: +v, "~": lambda v: ~v, "not": lambda v: not v}[expr.op](value)
-        if isinstance(expr, ir.Compare):
-            left = self.eval(expr.left, env)
-            for op, comparator in zip(expr.ops, expr.comparators):
-                right = self.eval(comparator, env)
-                if not COMPARE[op](left, right):
-                    return False
-                left = right
-            return True
-        if isinstance(expr, ir.BoolOp):
-            result: Any = expr.op == "and"
-            for value in expr.values:
-                result = self.eval(value, env)
-                if (expr.op == "and") != bool(result):
-                    return result
-            return result
-        if isinstance(expr, ir.IfExp):
-            return self.eval(expr.then if self.eval(expr.cond, env) else expr.orelse, env)
-        if isinstance(expr, ir.TupleExpr):
-            return tuple(self.eval(e, env) for e in expr.items)
-        if isinstance(expr, ir.ListExpr):
-            return [self.eval(e, env) for e in expr.items]
-        if isinstance(expr, ir.ListComp):
-            items = []
-            for item in self.eval(expr.iterable, env):
-                inner = {**env, expr.target.name: item}
-                if all(self.eval(c, inner) for c in expr.conditions):
-                    items.append(self.eval(expr.elt, inner))
-            return items
-        if isinstance(expr, ir.Call) and expr.func == ir.Var("range") and not expr.kwargs:
-            return range(*(int(self.eval(a, env)) for a in expr.args))
-        if isinstance(expr, ir.Subscript):
-            value = _local(self.eval(expr.value, env), self.world, self.rank)
-            index = self.eval(expr.index, env)
-            try:
-                return value[index]
-            except VALUE_ERRORS as err:
-                raise self.located(expr, _indexed(expr, index, value, err)) from None
-        if isinstance(expr, ir.Slice):
-            return slice(*(self.eval(e, env) if e is not None else None for e in (expr.lower, expr.upper, expr.step)))
-        if isinstance(expr, ir.Attr) and expr.attr == "shape":
-            value = self.eval(expr.value, env)
-            return tuple(value.shape)
-        raise InterpError(f"rank {self.rank}: cannot execute expression {expr!r}")
-
-    def symbol(self, path: str) -> Any:
-        head, _, last = path.rpartition(".")
-        if head == "pl" and last in DTYPES:
-            return np.dtype(DTYPES[last])
-        if head == "pld.ReduceOp":
-            return last
-        return path
+    # ------------------------------------------------------------ calls
 
     def dispatch(self, call: ir.FuncCall, env: dict[str, Any]) -> Any:
         """A call of a program function; with `device=r` it runs on rank r only and gives
@@ -343,7 +255,7 @@ class RankInterpreter:
         executed = device is None or int(device) == self.rank
         actual = None
         if executed:
-            local = args if func.is_host_orchestrator else [_local(a, self.world, self.rank) for a in args]
+            local = args if func.is_host_orchestrator else [local_value(a, self.world, self.rank) for a in args]
             actual = self.call(func, local)
             if device is None:
                 return actual
@@ -385,14 +297,6 @@ class RankInterpreter:
             if message.startswith("aborted") or call.line == 0:
                 raise
             raise InterpError(f"rank {self.rank}: {self.path}:{call.line}:{call.col}: {message}") from None
-
-
-def _indexed(node: ir.Subscript, index: Any, value: Any, err: Exception) -> str:
-    """`name[index]`: Python's reason (what was indexed), for a message."""
-    name = node.value.name if isinstance(node.value, ir.Var) else "value"
-    shape = getattr(value, "shape", None)
-    what = f"{getattr(value, 'dtype', '')}{list(shape)}" if shape is not None else type(value).__name__
-    return f"`{name}[{index!r}]`: {str(err).strip(chr(39))} ({name} is {what})"
 
 
 def run_host(module: ir.Module, program: str, function: str, world_size: int,
