@@ -5,35 +5,20 @@ the BIR simulator and the reference interpreter):
 - A Kernel is self-contained: `inputs` and `outputs` are HBM TensorNames (memory hbm); every
   other tensor is a tile in SBUF or PSUM. A name may be both an input and an output (an
   in/out argument). Tensor names are unique within a kernel (one TensorName per name).
-- A tensor is row-major: shape (par_dim, free_dims); partition p holds the free elements in
-  row-major order. Its Address gives par_size partitions x free_size BYTES per partition,
-  with par_dim <= par_size <= 128 (HBM: no partition limit) and
-  prod(free_dims) * dtype size <= free_size.
-- Enums are IntEnums whose ordinal is KLR's declared position (0-based). The codegen remap
-  tables of spec 003 index them 1-based ("idx = klrAluOp - 1"): use `member + 1` there.
 - Python field names are KLR's field names in snake_case (`accumulatorCmd` ->
   `accumulator_cmd`); `klr.read` writes and reads KLR's spelling. `dtype: Dtype | None` is
   KLR's `Option Dtype`: None means "the dtype of dst".
+- The enums and their member sets are in klr/ast_enums.py; tensors, accesses and operands
+  (with `to_pattern`, `make_tensor`) in klr/ast_access.py; the operator families beyond
+  spec 003 in klr/ast_tensor_engine.py, ast_vector.py and ast_random.py. All of them are
+  exported here: import AST names from `tilecc.klr.ast`.
 
-Accesses (KLR `Access`; a TensorRef is an Access in this AST, KLR's `.abstract` form):
-- a TensorName itself = `simple`: the whole tensor;
-- AccessBasic(tensor, indexes): one Index per dimension (partition first); Coord(e) picks
-  one element (the dimension stays, with size 1), Slice(l, u, step) as Python's l:u:step
-  (on the partition dim step must be 1);
-- AccessPattern(tensor, par_num, pattern, par_offset, free_offset): partitions
-  par_offset .. par_offset+par_num-1 (partition step is always 1), and in each partition the
-  free ELEMENT indices free_offset + sum(x_i * step_i) for x_i < num_i; the first APPair
-  changes slowest. step may be 0 (broadcast) or negative. (KLR stores freeOffset in bytes;
-  the reader converts.) `to_pattern(access)` turns every access into this form, and
-  `access_shape(access)` gives (par_num, [num_i ...]).
 Statements (KLR `Stmt.oper op name pos`): a Kernel body holds the operators themselves;
 each operator's last attribute `pos: Pos | None` is its statement's source position (None =
 unknown; excluded from ==, so a kernel equals itself traced from another line). A tracer
 records the kernel line as `op.pos = Pos(line, column, filename=...)`; `klr.read` reads and
 writes it as the statement's `pos` (None is written as line 0, column 0, as KLR's own
 tracer does for generated statements).
-Operands (KLR `Operand`): an Immediate (int = Int32, float = Float32, by Python type) or a
-TensorRef; a tensor operand of a "scalar" slot is a [P, 1] per-partition column.
 
 Semantics of the operators (NKI ISA; reference/klr-bir.md "NKI instruction semantics").
 Arithmetic happens in float32 and the result is cast to the destination dtype; bitwise
@@ -83,307 +68,18 @@ first; `bypass(a, b) = a`. "reverse" swaps the two operands of one stage.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Union
 
-from tilecc.errors import CodegenError
+from tilecc.klr.ast_access import (Access, AccessBasic, AccessPattern, Address, APPair, Coord,
+                                   DataPattern, Immediate, Index, Operand, Shape, Slice,
+                                   TensorName, TensorRef, access_shape, access_tensor,
+                                   make_tensor, row_strides, to_pattern)
+from tilecc.klr.ast_enums import (BITWISE_ALU_OPS, DTYPE_SIZE, HBM_MEMORIES, INT_DTYPES,
+                                  AccumCmd, ActivationFunc, AluOp, DgeComputeOp, Dtype, Engine,
+                                  Memory, TensorScalarReverseOps, TensorSubDim)
 from tilecc.klr.ast_tensor_engine import (TRANSPOSE_PERMUTATION, DmaBounds, DmaTranspose,
                                           IndirectDmaCopy, MatmulPerfMode, NatList, NcMatMul,
                                           TensorCopyDynamic, Transpose, TransposeOps)
-
-
-class Dtype(IntEnum):
-    bfloat16 = 0
-    float8e3 = 1
-    float8e4 = 2
-    float8e5 = 3
-    float16 = 4
-    float32 = 5
-    float32r = 6
-    int8 = 7
-    int16 = 8
-    int64 = 9
-    int32 = 10
-    uint8 = 11
-    uint16 = 12
-    uint32 = 13
-    uint64 = 14
-    float8_e4m3 = 15
-    float8_e4m3fn = 16
-    float8_e5m2_x4 = 17
-    float8_e4m3fn_x4 = 18
-    float4_e2m1fn_x4 = 19
-
-
-# bytes per element (the x4 formats pack four values into one element)
-DTYPE_SIZE: dict[Dtype, int] = {
-    Dtype.bfloat16: 2, Dtype.float8e3: 1, Dtype.float8e4: 1, Dtype.float8e5: 1,
-    Dtype.float16: 2, Dtype.float32: 4, Dtype.float32r: 4, Dtype.int8: 1, Dtype.int16: 2,
-    Dtype.int64: 8, Dtype.int32: 4, Dtype.uint8: 1, Dtype.uint16: 2, Dtype.uint32: 4,
-    Dtype.uint64: 8, Dtype.float8_e4m3: 1, Dtype.float8_e4m3fn: 1, Dtype.float8_e5m2_x4: 4,
-    Dtype.float8_e4m3fn_x4: 4, Dtype.float4_e2m1fn_x4: 2,
-}
-INT_DTYPES = frozenset({Dtype.int8, Dtype.int16, Dtype.int32, Dtype.int64,
-                        Dtype.uint8, Dtype.uint16, Dtype.uint32, Dtype.uint64})
-
-
-class Memory(IntEnum):
-    hbm = 0
-    sbuf = 1
-    psum = 2
-    reg = 3
-    shared_hbm = 4
-    private_hbm = 5
-
-
-HBM_MEMORIES = frozenset({Memory.hbm, Memory.shared_hbm, Memory.private_hbm})
-
-
-class Engine(IntEnum):
-    unassigned = 0
-    act = 1
-    dma = 2
-    dve = 3
-    pe = 4
-    pool = 5
-    sp = 6
-
-
-class AluOp(IntEnum):
-    abs = 0
-    add = 1
-    arith_shift_left = 2
-    arith_shift_right = 3
-    average = 4
-    bitwise_and = 5
-    bitwise_not = 6
-    bitwise_or = 7
-    bitwise_xor = 8
-    bypass = 9
-    divide = 10
-    is_equal = 11
-    is_ge = 12
-    is_gt = 13
-    is_le = 14
-    is_lt = 15
-    logical_and = 16
-    logical_or = 17
-    logical_shift_left = 18
-    logical_shift_right = 19
-    logical_xor = 20
-    max = 21
-    min = 22
-    mod = 23
-    mult = 24
-    not_equal = 25
-    pow = 26
-    rsqrt = 27
-    subtract = 28
-
-
-# KLR AluOp.isBitwise: these act on raw integer bits
-BITWISE_ALU_OPS = frozenset({
-    AluOp.arith_shift_left, AluOp.arith_shift_right, AluOp.bitwise_not, AluOp.bitwise_and,
-    AluOp.bitwise_or, AluOp.bitwise_xor, AluOp.logical_shift_left, AluOp.logical_shift_right,
-})
-
-
-class ActivationFunc(IntEnum):
-    abs = 0
-    arctan = 1
-    copy = 2
-    erf = 3
-    erf_dx = 4
-    exp = 5
-    gelu = 6
-    gelu_apprx_tanh = 7
-    gelu_dx = 8
-    log = 9
-    mish = 10
-    reciprocal = 11
-    relu = 12
-    rsqrt = 13
-    sigmoid = 14
-    sign = 15
-    silu = 16
-    silu_dx = 17
-    sin = 18
-    softplus = 19
-    sqrt = 20
-    square = 21
-    tanh = 22
-    gelu_apprx_sigmoid = 23
-    gelu_apprx_sigmoid_dx = 24
-
-
-class AccumCmd(IntEnum):
-    Idle = 0
-    Zero = 1
-    Accumulate = 2
-    ZeroAccumulate = 3
-    LoadAccumulate = 4
-
-
-class TensorSubDim(IntEnum):
-    X = 0
-    XY = 1
-    XYZ = 2
-    XYZW = 3
-
-
-class TensorScalarReverseOps(IntEnum):
-    none = 0
-    first = 1
-    second = 2
-    both = 3
-
-
-class DgeComputeOp(IntEnum):
-    none = 0
-    add = 1
-
-
-# ---------------------------------------------------------------- tensors and accesses
-
-@dataclass(frozen=True, slots=True)
-class Shape:
-    par_dim: int
-    free_dims: tuple[int, ...]
-
-    @property
-    def free_elements(self) -> int:
-        n = 1
-        for d in self.free_dims:
-            n *= d
-        return n
-
-
-@dataclass(frozen=True, slots=True)
-class Address:
-    """A memory region: par_size partitions x free_size bytes; offsets None = unallocated."""
-    name: str
-    memory: Memory
-    par_size: int
-    free_size: int
-    par_offset: int | None = None
-    free_offset: int | None = None
-    is_shared: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class TensorName:
-    name: str
-    dtype: Dtype
-    shape: Shape
-    address: Address
-
-
-@dataclass(frozen=True, slots=True)
-class Coord:
-    e: int
-
-
-@dataclass(frozen=True, slots=True)
-class Slice:
-    l: int  # noqa: E741 (KLR's name)
-    u: int
-    step: int = 1
-
-    @property
-    def size(self) -> int:
-        return len(range(self.l, self.u, self.step))
-
-
-Index = Union[Coord, Slice]
-
-
-@dataclass(frozen=True, slots=True)
-class AccessBasic:
-    tensor: TensorName
-    indexes: tuple[Index, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class APPair:
-    step: int
-    num: int
-
-
-@dataclass(frozen=True, slots=True)
-class AccessPattern:
-    tensor: TensorName
-    par_num: int
-    pattern: tuple[APPair, ...]
-    par_offset: int = 0
-    free_offset: int = 0
-
-
-Access = Union[TensorName, AccessBasic, AccessPattern]
-TensorRef = Access
-
-
-@dataclass(frozen=True, slots=True)
-class Immediate:
-    """KLR Immediate: `int` (Int32) when value is an int, `float` (Float32) when a float."""
-    value: int | float
-
-
-Operand = Union[Immediate, TensorName, AccessBasic, AccessPattern]
-
-
-@dataclass(frozen=True, slots=True)
-class DataPattern:
-    offset: int
-    pattern: tuple[APPair, ...]
-    channel_multiplier: int
-
-
-def access_tensor(access: Access) -> TensorName:
-    return access if isinstance(access, TensorName) else access.tensor
-
-
-def row_strides(shape: Shape) -> list[int]:
-    """Element stride of each free dim in the row-major layout of one partition."""
-    strides = [1] * len(shape.free_dims)
-    for i in range(len(shape.free_dims) - 2, -1, -1):
-        strides[i] = strides[i + 1] * shape.free_dims[i + 1]
-    return strides
-
-
-def to_pattern(access: Access) -> AccessPattern:
-    """Every access as an AccessPattern on its tensor (see the module docstring).
-
-    Raises CodegenError for an AccessBasic whose partition Slice has a step other than 1
-    (the reader already rejects it in JSON, with the field path)."""
-    if isinstance(access, AccessPattern):
-        return access
-    if isinstance(access, TensorName):
-        strides = row_strides(access.shape)
-        pairs = tuple(APPair(s, n) for s, n in zip(strides, access.shape.free_dims))
-        return AccessPattern(access, access.shape.par_dim, pairs)
-    tensor = access.tensor
-    par, *free = access.indexes
-    if isinstance(par, Slice) and par.step != 1:
-        # an AccessPattern's partitions are consecutive: dropping the step would silently
-        # access other partitions (1:4:2 would become 1..3)
-        raise CodegenError(f"access of '{tensor.name}': partition slice {par.l}:{par.u}:"
-                           f"{par.step} has step {par.step}, the partition step must be 1")
-    par_start, par_num = (par.e, 1) if isinstance(par, Coord) else (par.l, par.size)
-    offset = 0
-    pairs_list: list[APPair] = []
-    for index, stride in zip(free, row_strides(tensor.shape)):
-        if isinstance(index, Coord):
-            offset += index.e * stride
-            pairs_list.append(APPair(stride, 1))
-        else:
-            offset += index.l * stride
-            pairs_list.append(APPair(stride * index.step, index.size))
-    return AccessPattern(tensor, par_num, tuple(pairs_list), par_start, offset)
-
-
-def access_shape(access: Access) -> tuple[int, tuple[int, ...]]:
-    ap = to_pattern(access)
-    return ap.par_num, tuple(p.num for p in ap.pattern)
 
 
 # ---------------------------------------------------------------- statements
@@ -627,13 +323,6 @@ class Kernel:
     inputs: list[TensorName]
     outputs: list[TensorName]
     body: list[Stmt] = field(default_factory=list)
-
-
-def make_tensor(name: str, dtype: Dtype, shape: tuple[int, ...], memory: Memory) -> TensorName:
-    """A TensorName whose address exactly fits its shape (the usual form for tiles and args)."""
-    s = Shape(shape[0], tuple(shape[1:]))
-    return TensorName(name, dtype, s,
-                      Address(name, memory, s.par_dim, s.free_elements * DTYPE_SIZE[dtype]))
 
 
 # Operator families beyond spec 003 register their classes into OPERATOR_CTOR on import.
