@@ -1,4 +1,4 @@
-"""Execute a BIR Program on the simulated machine: one function per BIR opcode.
+"""Execute a BIR Program on the simulated machine: the opcode -> executor table and the driver.
 
 Contract: `simulate(program, inputs)` places every MemoryLocation (side by side, or by
 lifetime when they do not all fit: sim/placement.py), copies each kernel input
@@ -10,16 +10,13 @@ line and NKI call the instruction comes from (when it carries a `pos`), then the
 instruction's name (`describe_inst`).
 
 Semantics (operand order and fields: bir/inst.py; meaning: reference/klr-bir.md "NKI
-instruction semantics"): operands are read through access-pattern views, arithmetic is
-done in float32 by the ALU table (sim/alu.py) and the activation table (sim/activation.py),
-and the result is converted to the destination AP's dtype (sim/dtypes.py); operand
-conventions and accumulate commands are in sim/operands.py. Reductions into an
-accumulator (activation accumulate, tensor-scalar reduce, exponential, cumulative) fold
-the float32 results before the output conversion. A bound accumulator AP then receives
-the registers; Read*Accumulator drains them into their AP. The cumulative cache op starts
-from op1's identity on Idle / Zero / ZeroAccumulate, from s1 on LoadAccumulate and from
-the DVE registers on (Add)Accumulate; the tensor-tensor scan starts from its init operand,
-or from the DVE registers on (Add)Accumulate.
+instruction semantics"): `EXECUTORS` maps each instruction class to one executor, which
+reads its operands through access-pattern views, computes in float32 by the ALU table
+(sim/alu.py) and the activation table (sim/activation.py), and converts the result to the
+destination AP's dtype (sim/dtypes.py); operand conventions and accumulate commands are
+in sim/operands.py. The executors live by family: sim/exec_activation.py,
+exec_tensor_alu.py, exec_movement.py, exec_tensor_engine.py, exec_vector.py and
+exec_random.py.
 """
 
 from __future__ import annotations
@@ -30,288 +27,26 @@ from typing import Any
 import numpy as np
 
 from tilecc.blas_threads import one_blas_thread
-from tilecc.bir.enums import (AluOpType, AxisListType, EngineAccumulationType as Acc, MemoryKind,
-                              TSCMode)
-from tilecc.bir.inst import (AccessPattern, Immediate, Inst, InstActivation,
-                             InstDMACopy, InstDveReadAccumulator, InstExponential, InstIota,
-                             InstMemset, InstReadActivationAccumulator, InstReciprocal,
-                             InstTensorCopy, InstTensorReduce, InstTensorScalarCache,
-                             InstTensorScalarPtr, InstTensorTensor, Program)
-from tilecc.bir.tensor_scalar_variant import TensorScalarVariant as Variant
-from tilecc.bir.tensor_scalar_variant import TensorScalarVariantError, tensor_scalar_variant
+from tilecc.bir.enums import MemoryKind
+from tilecc.bir.inst import (Inst, InstActivation, InstDMACopy, InstDveReadAccumulator,
+                             InstExponential, InstIota, InstMemset,
+                             InstReadActivationAccumulator, InstReciprocal, InstTensorCopy,
+                             InstTensorReduce, InstTensorScalarCache, InstTensorScalarPtr,
+                             InstTensorTensor, Program)
 from tilecc.errors import SimError, SimIndexError
 from tilecc.sim.inst_label import describe_inst
-from tilecc.sim.activation import ACTIVATION_TABLE, apply_activation
-from tilecc.sim.alu import (ALU_TABLE, AluEntry, alu_entry, apply_alu, broadcasts_to, reduce_alu,
-                            to_f32)
-from tilecc.sim.dtypes import convert, numpy_dtype
+from tilecc.sim.dtypes import numpy_dtype
+from tilecc.sim.exec_activation import (exec_activation, exec_dve_read_accumulator,
+                                        exec_exponential, exec_read_act_accumulator,
+                                        exec_reciprocal)
+from tilecc.sim.exec_movement import exec_dma_copy, exec_iota, exec_memset, exec_tensor_copy
+from tilecc.sim.exec_tensor_alu import (exec_tensor_reduce, exec_tensor_scalar_cache,
+                                        exec_tensor_scalar_ptr, exec_tensor_tensor)
 from tilecc.sim.exec_tensor_engine import TENSOR_ENGINE_EXECUTORS
 from tilecc.sim.exec_random import EXECUTORS as RANDOM_EXECUTORS
 from tilecc.sim.exec_vector import EXECUTORS as VECTOR_EXECUTORS
 from tilecc.sim.machine import Machine
 from tilecc.sim.placement import plan_columns
-from tilecc.sim.operands import (accumulate, lanes, read, read_registers, rows_of, scalar, stage,
-                                 write, write_registers, write_stage, write_stages)
-
-F32 = np.float32
-Value = np.ndarray
-
-
-# ---------------------------------------------------------------- one function per opcode
-
-def exec_activation(m: Machine, inst: InstActivation) -> None:
-    dst = inst.outs[0]
-    src = read(m, inst.ins[0], "activation input")
-    target: Value | None = None
-    if inst.is_activate2:
-        rest = inst.ins[1:4]
-        if len(rest) != 3:
-            raise SimError("activate2 needs ins [src, imm0, imm1, relu_param, accumulator?]")
-        imm0, imm1, relu = (scalar(m, arg, src) for arg in rest)
-        val = stage(alu_entry(inst.op0), src, imm0, inst.reverse0)
-        val = stage(alu_entry(inst.op1), val, imm1, inst.reverse1)
-        out = apply_activation(inst.func, to_f32(val), to_f32(relu))
-        acc_args, reduce_entry = inst.ins[4:], alu_entry(inst.reduce_op)
-    else:
-        bias = scalar(m, inst.ins[1], src)
-        if inst.scale is None:
-            scale, acc_args = scalar(m, inst.ins[2], src), inst.ins[3:]
-        else:
-            scale, acc_args = F32(inst.scale), inst.ins[2:]
-        target = m.view(dst, write=True)
-        x, s, b = to_f32(src), to_f32(scale), to_f32(bias)
-        if (target.dtype == F32 and inst.func in ACTIVATION_TABLE and x.shape == target.shape
-                and broadcasts_to(x.shape, s.shape, x.shape)
-                and broadcasts_to(x.shape, b.shape, x.shape)
-                and not np.may_share_memory(b, target)):
-            # the affine pre-stage in place (a temporary of a large tile costs more than
-            # the arithmetic); the bias is read after the destination is written
-            pre = np.multiply(x, s, out=target)
-        else:
-            pre = np.multiply(x, s, dtype=F32)
-        pre += b
-        out = apply_activation(inst.func, pre, inst.alpha, out=target)
-        reduce_entry = ALU_TABLE["add"]
-    if out is not target:
-        write(m, dst, out)
-    lane = lanes(m, dst)
-    if inst.acc != Acc.Idle:
-        accumulate(m, m.act_acc, lane, inst.acc, reduce_entry, rows_of(out))
-    for arg in acc_args:
-        if isinstance(arg, Immediate):
-            raise SimError("the activation accumulator must be a tensor access")
-        write(m, arg, read_registers(m, m.act_acc, lane).reshape(-1, 1))
-
-
-def exec_read_act_accumulator(m: Machine, inst: InstReadActivationAccumulator) -> None:
-    drain_accumulator(m, inst, m.act_acc)
-
-
-def exec_dve_read_accumulator(m: Machine, inst: InstDveReadAccumulator) -> None:
-    drain_accumulator(m, inst, m.dve_acc)
-
-
-def drain_accumulator(m: Machine, inst: Inst, regs: Value) -> None:
-    targets = [a for a in (*inst.ins, *inst.outs) if isinstance(a, AccessPattern)]
-    if len(targets) != 1:
-        raise SimError("an accumulator read needs exactly one destination access")
-    write(m, targets[0], read_registers(m, regs, lanes(m, targets[0])).reshape(-1, 1))
-
-
-def exec_reciprocal(m: Machine, inst: InstReciprocal) -> None:
-    src = read(m, inst.ins[0], "reciprocal input")
-    write(m, inst.outs[0], F32(1.0) / to_f32(src))
-
-
-def exec_exponential(m: Machine, inst: InstExponential) -> None:
-    if len(inst.ins) != 3:
-        raise SimError("exponential needs ins [max_value, reduce_init, src]")
-    src = read(m, inst.ins[2], "exponential input")
-    max_value = scalar(m, inst.ins[0], src)
-    init = scalar(m, inst.ins[1], src)
-    out = np.exp(to_f32(src) - to_f32(max_value))
-    dst = inst.outs[0]
-    write(m, dst, out)
-    init_lanes = np.broadcast_to(to_f32(init).reshape(-1), (src.shape[0],))
-    accumulate(m, m.dve_acc, lanes(m, dst), inst.reduce_cmd, ALU_TABLE["add"], rows_of(out),
-               init_lanes)
-
-
-def exec_tensor_reduce(m: Machine, inst: InstTensorReduce) -> None:
-    src = read(m, inst.ins[0], "reduce input")
-    entry = alu_entry(inst.op)
-    if inst.axis in (AxisListType.C, AxisListType.XYZWC):
-        if inst.negate:
-            raise SimError("a cross-partition (axis C) reduce cannot negate")
-        axes = tuple(range(src.ndim)) if inst.axis == AxisListType.XYZWC else (0,)
-        result = reduce_alu(entry, src, axes)
-    else:
-        count = int(inst.axis) + 1
-        if count > src.ndim - 1:
-            raise SimError(f"axis {inst.axis.name} folds {count} free dims; the input has "
-                           f"{src.ndim - 1}")
-        result = reduce_alu(entry, src, tuple(range(src.ndim - count, src.ndim)))
-        if inst.negate:
-            if entry.kind == "bitvec":
-                raise SimError(f"negate needs an arithmetic op, got {entry.name}")
-            result = -result
-    write(m, inst.outs[0], result)
-
-
-def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
-    try:
-        variant = tensor_scalar_variant(inst)
-    except TensorScalarVariantError as err:
-        raise SimError(f"TensorScalarPtr: {err}") from None
-    if variant == Variant.TENSOR_TENSOR_SCAN:
-        return tensor_tensor_scan(m, inst)
-    data = read(m, inst.ins[0], "tensor-scalar input")
-    op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
-    s0 = scalar(m, inst.ins[1], data)
-    if variant == Variant.SCALAR_TENSOR_TENSOR:
-        other = read(m, inst.ins[2], "scalar-tensor-tensor second tensor")
-        if other.shape != data.shape:
-            raise SimError(f"scalar-tensor-tensor tensors differ in shape: {data.shape} "
-                           f"vs {other.shape}")
-        write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1, other, inst.reverse1)
-        return None
-    if variant == Variant.REDUCE:  # dst, then the [P,1] fold of each row
-        tmp = stage(op0, data, s0, inst.reverse0)
-        write(m, inst.outs[0], tmp)
-        regs, lane = m.dve_acc, lanes(m, inst.outs[0])
-        accumulate(m, regs, lane, inst.acc, op1, rows_of(to_f32(tmp)))
-        red = read_registers(m, regs, lane).reshape(-1, 1)
-        write(m, inst.outs[1], -red if inst.negate_second_output else red)
-        return None
-    if len(inst.ins) == 2:  # one stage: straight into the destination
-        if op1.name != "bypass":
-            raise SimError(f"op1 {op1.name} has no second scalar operand")
-        write_stage(m, inst.outs[0], op0, data, s0, inst.reverse0)
-        return None
-    write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1,
-                 scalar(m, inst.ins[2], data), inst.reverse1)
-    return None
-
-
-def arithmetic_only(what: str, op0: AluOpType, op1: AluOpType) -> tuple[AluEntry, AluEntry]:
-    """Scans and running folds keep their state in float32 registers: no bitvec ops."""
-    entries = alu_entry(op0), alu_entry(op1)
-    for entry in entries:
-        if entry.kind == "bitvec":
-            raise SimError(f"{what} runs in float32 registers: {entry.name} is a bitvec op")
-    return entries
-
-
-def tensor_tensor_scan(m: Machine, inst: InstTensorScalarPtr) -> None:
-    """r_i = (src0_i op0 r_{i-1}) op1 src1_i per partition; one vector step per column."""
-    src0 = read(m, inst.ins[0], "scan first tensor")
-    src1 = read(m, inst.ins[2], "scan second tensor")
-    if src0.shape != src1.shape:
-        raise SimError(f"scan tensors differ in shape: {src0.shape} vs {src1.shape}")
-    op0, op1 = arithmetic_only("tensor_tensor_scan", inst.op0, inst.op1)
-    dst = inst.outs[0]
-    lane = lanes(m, dst)
-    if inst.acc in (Acc.Accumulate, Acc.AddAccumulate):
-        r: Value = read_registers(m, m.dve_acc, lane).copy()
-    else:
-        init = scalar(m, inst.ins[1], src0)
-        r = np.broadcast_to(to_f32(init).reshape(-1), (src0.shape[0],)).copy()
-    a, b = rows_of(src0), rows_of(src1)
-    out = np.empty(a.shape, F32)
-    for i in range(a.shape[1]):
-        r = stage(op1, stage(op0, a[:, i], r, inst.reverse0), b[:, i], inst.reverse1)
-        out[:, i] = r
-    write_registers(m, m.dve_acc, lane, to_f32(r))
-    write(m, dst, out.reshape(src0.shape))
-
-
-def exec_tensor_scalar_cache(m: Machine, inst: InstTensorScalarCache) -> None:
-    if inst.mode != TSCMode.Cumulative:
-        raise SimError(f"TensorScalarCache mode {inst.mode.name} is not implemented "
-                       "(the codegen emits Cumulative only)")
-    src = read(m, inst.ins[0], "cumulative input")
-    op0, op1 = arithmetic_only("cumulative", inst.op0, inst.op1)
-    if op1.identity is None:
-        raise SimError(f"op1 {op1.name} cannot accumulate")
-    t = rows_of(to_f32(stage(op0, src, scalar(m, inst.ins[1], src), inst.reverse0)))
-    dst = inst.outs[0]
-    lane = lanes(m, dst)
-    count = t.shape[0]
-    if inst.acc in (Acc.Idle, Acc.Zero, Acc.ZeroAccumulate):
-        reg = np.full(count, op1.identity, F32)
-    elif inst.acc == Acc.LoadAccumulate:
-        if len(inst.ins) < 3:
-            raise SimError("LoadAccumulate needs the initial value as ins[2]")
-        init = scalar(m, inst.ins[2], src)
-        reg = np.broadcast_to(to_f32(init).reshape(-1), (count,)).astype(F32)
-    else:
-        reg = read_registers(m, m.dve_acc, lane).copy()
-    out = running_fold(op1, reg, t, inst.reverse1)
-    write_registers(m, m.dve_acc, lane, out[:, -1] if out.shape[1] else reg)
-    write(m, dst, out.reshape(src.shape))
-
-
-# ops whose running fold op(t_i, reg) equals numpy's accumulate (exact: commutative in IEEE)
-_ACCUMULATE_EXACT = frozenset({"add", "mult", "elemwise_mul"})
-
-
-def running_fold(op: AluEntry, reg: Value, t: Value, reverse: bool) -> Value:
-    if op.name in _ACCUMULATE_EXACT and op.ufunc is not None:
-        seeded = np.concatenate([reg.reshape(-1, 1), t], axis=1)
-        return op.ufunc.accumulate(seeded, axis=1, dtype=F32)[:, 1:]
-    out = np.empty(t.shape, F32)
-    for i in range(t.shape[1]):
-        reg = stage(op, t[:, i], reg, reverse)
-        out[:, i] = reg
-    return out
-
-
-def exec_tensor_tensor(m: Machine, inst: InstTensorTensor) -> None:
-    if inst.acc != Acc.Idle:
-        raise SimError(f"tensor_tensor accumulate {inst.acc.name} is not supported")
-    a = read(m, inst.ins[0], "tensor_tensor first input")
-    b = read(m, inst.ins[1], "tensor_tensor second input")
-    if a.shape != b.shape:
-        raise SimError(f"tensor_tensor inputs differ in shape: {a.shape} vs {b.shape}")
-    write_stage(m, inst.outs[0], alu_entry(inst.op), a, b, False)
-
-
-def exec_memset(m: Machine, inst: InstMemset) -> None:
-    imm = inst.ins[0] if inst.ins else None
-    if not isinstance(imm, Immediate):
-        raise SimError("memset needs one immediate value")
-    view = m.view(inst.outs[0], write=True)
-    value = np.asarray(imm.value, np.float32 if isinstance(imm.value, float) else np.int64)
-    view[...] = convert(value, view.dtype)
-
-
-def exec_dma_copy(m: Machine, inst: InstDMACopy) -> None:
-    # DMA queues address any SBUF partition: no start-partition rule (Machine.view)
-    src = read(m, inst.ins[0], "copy source", dma=True)
-    if inst.compute_op == AluOpType.bypass:
-        write(m, inst.outs[0], src, dma=True)
-        return
-    current = m.view(inst.outs[0], write=False, dma=True)
-    if current.size != src.size:
-        raise SimError(f"copy-accumulate of {src.shape} into {current.shape}")
-    write(m, inst.outs[0], apply_alu(alu_entry(inst.compute_op), current, src.reshape(current.shape)),
-          dma=True)
-
-
-def exec_tensor_copy(m: Machine, inst: InstTensorCopy) -> None:
-    write(m, inst.outs[0], read(m, inst.ins[0], "copy source"))
-
-
-def exec_iota(m: Machine, inst: InstIota) -> None:
-    dst = inst.outs[0]
-    parts = dst.ap[0][1]
-    values = np.int64(inst.offset) + np.arange(parts, dtype=np.int64).reshape(
-        (parts,) + (1,) * len(inst.pattern)) * inst.channel_multiplier
-    for axis, (step, num) in enumerate(inst.pattern, start=1):
-        shape = [1] * (len(inst.pattern) + 1)
-        shape[axis] = num
-        values = values + np.arange(num, dtype=np.int64).reshape(shape) * step
-    write(m, dst, values)
 
 
 # each executor takes an instance of its key class: a relation the value type cannot state
