@@ -43,21 +43,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import overload
 
-from tilecc.nki.dtypes import canonical_dtype, dtype_info, plain_number
+from tilecc.nki.dtypes import canonical_dtype, plain_number
 from tilecc.nki.errors import kernel_error
 from tilecc.nki.indexing import IndexExpr, broadcast_grids, mask_box
 from tilecc.nki.operators import installed
-
-PMAX = 128
-SBUF_PARTITION_BYTES = 0x30000   # 192 KiB per partition (klr-bir.md, Memory)
-PSUM_PARTITION_BYTES = 0x4000    # 16 KiB per partition
-
-
-@dataclass(frozen=True, slots=True)
-class Dim:
-    step: int
-    num: int
-    is_par: bool = False   # steps over partitions (on-chip views only)
+# PMAX, the partition capacities and check_allocation are exported here for the frontend
+from tilecc.nki.tensor_layout import (PMAX, PSUM_PARTITION_BYTES, SBUF_PARTITION_BYTES, Dim,
+                                      check_allocation)
 
 
 @dataclass(eq=False)
@@ -100,25 +92,6 @@ class Allocation:
         dims = tuple(Dim(stride, size, self.on_chip and axis == self.par_axis)
                      for axis, (stride, size) in enumerate(zip(self.strides, self.shape)))
         return NkiTensor(self, 0, 0, dims)
-
-
-def check_allocation(shape: tuple[int, ...], dtype: str, buffer: str, par_axis: int) -> None:
-    """The partition and capacity limits of an on-chip tensor (partition dim <= 128)."""
-    if any(not isinstance(size, int) or size <= 0 for size in shape):
-        raise kernel_error(f"tensor shape {shape} must be positive integers")
-    if buffer == "hbm":
-        return
-    if shape[par_axis] > PMAX:
-        raise kernel_error(f"partition dimension {shape[par_axis]} of a {buffer} tensor {shape} "
-                           f"exceeds {PMAX} (nl.tile_size.pmax)")
-    free = 1
-    for axis, size in enumerate(shape):
-        if axis != par_axis:
-            free *= size
-    limit = SBUF_PARTITION_BYTES if buffer == "sbuf" else PSUM_PARTITION_BYTES
-    if free * dtype_info(dtype).size > limit:
-        raise kernel_error(f"{buffer} tensor {shape} {dtype} needs {free * dtype_info(dtype).size} "
-                           f"bytes per partition; a {buffer} partition holds {limit}")
 
 
 @dataclass(frozen=True, eq=False)
