@@ -71,8 +71,10 @@ def test_the_tensor_type_and_the_op_table_import_nothing_above_them():
     graph = _graph()
     assert graph["tilecc.nki.tensor"] <= {"tilecc.nki.dtypes", "tilecc.nki.errors",
                                           "tilecc.nki.indexing", "tilecc.nki.operators",
-                                          "tilecc.nki.tensor_layout"}
+                                          "tilecc.nki.tensor_layout", "tilecc.nki.view_indexing"}
     assert graph["tilecc.nki.tensor_layout"] <= {"tilecc.nki.dtypes", "tilecc.nki.errors"}
+    assert graph["tilecc.nki.view_indexing"] <= {"tilecc.nki.errors", "tilecc.nki.indexing",
+                                                 "tilecc.nki.tensor_layout"}
     assert graph["tilecc.nki.ops"] <= {"tilecc.nki.operators"}
     assert "tilecc.nki.driver" not in graph["tilecc.nki.errors"]
     assert "tilecc.nki.loader" not in graph["tilecc.nki.driver"]

@@ -24,7 +24,8 @@ Invariants:
   [1, n]: the first index is the partition dim whatever its grid axis), and an axis of
   size > 1 that no index steps is left out (nl.mgrid's grids are dense in numpy, and
   `row[i_one, i_f]` of a [P, W, 1] grid is the [1, W] row kernels broadcast later);
-  `0 * ix` keeps an axis as a broadcast (step 0). `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs explicitly;
+  `0 * ix` keeps an axis as a broadcast (step 0). (The index arithmetic is in
+  tilecc/nki/view_indexing.py.) `tensor.ap(pattern, offset)` (NKI 2.x) gives the pairs explicitly;
   `broadcast_to` repeats size-1 dims with step 0 (on chip, a one-partition tile broadcast
   to P partitions is copied into a new tile: partitions cannot be read with step 0).
 - A tile made by a masked instruction has the full shape and holds values only inside the
@@ -50,6 +51,7 @@ from tilecc.nki.operators import installed
 # PMAX, the partition capacities and check_allocation are exported here for the frontend
 from tilecc.nki.tensor_layout import (PMAX, PSUM_PARTITION_BYTES, SBUF_PARTITION_BYTES, Dim,
                                       check_allocation)
+from tilecc.nki.view_indexing import index_basic, index_grid
 
 
 @dataclass(eq=False)
@@ -264,96 +266,15 @@ class NkiTensor:
         raise kernel_error(f"{self!r} has no values while the kernel is traced: a condition on a "
                            f"tile cannot be traced")
 
-    def _expand(self, items: list[object]) -> list[object]:
-        if items.count(Ellipsis) > 1:
-            raise kernel_error("an index can hold at most one '...'")
-        if Ellipsis in items:
-            at = items.index(Ellipsis)
-            items = items[:at] + [slice(None)] * (self.ndim - len(items) + 1) + items[at + 1:]
-        if len(items) > self.ndim:
-            raise kernel_error(f"too many indices ({len(items)}) for {self!r}")
-        return items + [slice(None)] * (self.ndim - len(items))
-
     def _index_basic(self, items: list[object]) -> NkiTensor:
-        offset, par_start, dims = self.offset, self.par_start, []
-        for dim, item in zip(self.dims, self._expand(items)):
-            if isinstance(item, bool) or not isinstance(item, (int, slice)):
-                raise kernel_error(f"cannot index {self!r} with {item!r}: expected an int, a "
-                                   f"slice, nl.ds(...) or an nl.arange / nl.mgrid expression")
-            if isinstance(item, int):
-                index = item + dim.num if item < 0 else item
-                if not 0 <= index < dim.num:
-                    raise kernel_error(f"index {item} is out of bounds for a dimension of size "
-                                       f"{dim.num} of {self!r}")
-                start, step, num = index, 1, 1
-            else:
-                start, stop, step = item.indices(dim.num)
-                if step <= 0:
-                    raise kernel_error(f"slice step must be positive, got {step}")
-                self._check_slice(item, dim)
-                num = max(0, (stop - start + step - 1) // step)
-                if num == 0:
-                    raise kernel_error(f"slice {item} of a dimension of size {dim.num} is empty")
-            if dim.is_par:
-                par_start += start * dim.step
-                dims.append(Dim(dim.step * step, num, True))
-            else:
-                offset += start * dim.step
-                if not isinstance(item, int):
-                    dims.append(Dim(dim.step * step, num))
-        return self._make(offset, par_start, dims)
-
-    @staticmethod
-    def _check_slice(item: slice, dim: Dim) -> None:
-        for bound in (item.start, item.stop):
-            if isinstance(bound, int) and not -dim.num <= bound <= dim.num:
-                raise kernel_error(f"slice {item.start}:{item.stop} is out of bounds for a "
-                                   f"dimension of size {dim.num}")
+        return self._make(*index_basic(self, self.offset, self.par_start, self.dims, items))
 
     def _index_grid(self, items: list[object], sizes: tuple[int, ...] | None = None) -> NkiTensor:
         if sizes is None:
             sizes = broadcast_grids([item.sizes for item in items if isinstance(item, IndexExpr)])
         items = [item.broadcast(sizes) if isinstance(item, IndexExpr) else item for item in items]
-        offset, par_start, problem = self.offset, self.par_start, None
-        steps: list[dict[bool, int]] = [{} for _ in sizes]
-        leading: list[int] = []   # grid axes of the first index (the partition dim on chip)
-        for position, (dim, item) in enumerate(zip(self.dims, self._expand(items))):
-            if isinstance(item, int):
-                item = IndexExpr(item, (), sizes)
-            if not isinstance(item, IndexExpr):
-                raise kernel_error("an access that uses nl.arange / nl.mgrid indices must index "
-                                   "every dimension with them or with an int")
-            for axis, step in sorted(item.terms):
-                steps[axis][dim.is_par] = steps[axis].get(dim.is_par, 0) + step * dim.step
-                if position == 0 and axis not in leading:
-                    leading.append(axis)
-            low, high = IndexExpr(item.offset, item.terms, sizes).bounds()
-            if (low < 0 or high >= dim.num) and problem is None:
-                problem = (f"index range [{low}, {high}] is out of bounds for a dimension of size "
-                           f"{dim.num} of {self!r} (a mask= keeping the part inside would cut it)")
-            if dim.is_par:
-                par_start += item.offset * dim.step
-            else:
-                offset += item.offset * dim.step
-        # the view's axes are the grid's, in grid order (numpy's broadcast shape of the
-        # indices: `t[i0, 2 * i1 + i3, 2 * i2 + i4]` is [i0, i1, i2, i3, i4], so axis=[3, 4]
-        # names the window), the first index's axes moved to the front
-        order = leading + [axis for axis in range(len(sizes))
-                           if (steps[axis] or sizes[axis] == 1) and axis not in leading]
-        dims = []
-        for axis in order:
-            size = sizes[axis]
-            if len(steps[axis]) > 1:
-                raise kernel_error("one index axis cannot step both partitions and free elements")
-            is_par, step = next(iter(steps[axis].items())) if steps[axis] else (False, 1)
-            dims.append(Dim(step, size, is_par))
-        axes: list[int | None] = list(order)
-        if self.alloc.on_chip and not any(d.is_par for d in dims):
-            if dims and not steps[order[0]]:   # `t[0, i_f]`: numpy's leading 1 is the partition dim
-                dims[0] = Dim(1, 1, True)
-            else:
-                dims.insert(0, Dim(1, 1, True))
-                axes.insert(0, None)
+        offset, par_start, dims, axes, problem = index_grid(
+            self, self.offset, self.par_start, self.dims, items, sizes, self.alloc.on_chip)
         view = self._make(offset, par_start, dims)
         return replace(view, grid=GridAccess(self, tuple(items), sizes, problem, tuple(axes)))
 
