@@ -120,19 +120,15 @@ def _bound_check(t: PrimitiveType) -> Callable[[Array], bool] | None:
         return None
     unsigned, mantissa = _FLOAT_BITS[t]
     # bits << 1 drops the sign; minus 1 sends zero to the top: below the limit = too small
-    limit = unsigned(((mantissa + 1) << mantissa << 1) - 1)
-    one = unsigned(1)
+    limit = ((mantissa + 1) << mantissa << 1) - 1
+    one = np.ones((), unsigned)
     bound = numpy_dtype(t).type(2.0 ** mantissa * np.finfo(numpy_dtype(t)).tiny)
-
-    scratch: list[Array] = []  # one buffer for the magnitudes, reused block after block
 
     def check(x: Array) -> bool:
         if x.size == 0:
             return True
-        if not scratch or scratch[0].size < x.size:
-            scratch[:] = [np.empty(x.size, x.dtype)]
         # the usual case in one pass: no zero (nor NaN) and every magnitude large enough
-        if np.abs(x, out=scratch[0][:x.size].reshape(x.shape)).min() >= bound:
+        if np.abs(x).min() >= bound:
             return True
         bits = np.left_shift(np.ascontiguousarray(x).view(unsigned), one)
         np.subtract(bits, one, out=bits)
