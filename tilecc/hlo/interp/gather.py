@@ -22,8 +22,8 @@ Contract:
   rounds is the largest number of updates meeting one element. Integer add / multiply /
   max / min / and / or / xor (order-independent with wrap-around) use numpy's ufunc.at
   on single elements. The trailing operand dims every window spans whole are contiguous
-  in each window: with a standard reducer the rounds move whole rows of them (one round
-  per update of a row, so the number of rounds is that of updates meeting one row).
+  in each window: with a standard reducer whole rows of them combine in that order
+  (row_fold.fold_rows: one sort, then one in-place op per block of each round).
 - indices_are_sorted / unique_indices are hints and do not change the result computed here.
 """
 
