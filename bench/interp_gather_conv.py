@@ -2,26 +2,35 @@
 executing the same module (compile time excluded), 2 replicas.
 
 Cases: an embedding lookup (gather of 8192 rows of f32[4096,256]), its gradient (scatter-add
-of those rows, duplicates included) in f32 (ordered rounds) and s32 (ufunc.at), a 3x3
+of those rows, duplicates included) in f32 and s32, a 3x3
 convolution f32[8,32,32,16] x f32[3,3,16,32] (b01f), and a 2x2 max-pool gradient
 (select-and-scatter) on f32[8,32,32,32].
 Method: every case is compiled once on both sides, then ROUNDS rounds interleave REPEATS
 runs of ours with REPEATS runs of XLA's, so load from other processes hits both alike; a
-figure is the best wall time over all runs. ratio = interpreter / XLA.
-Run: .venv/bin/python bench/interp_gather_conv.py
+figure is the best over all runs, of wall time and of process CPU time (XLA's counts all
+its threads). ratio = interpreter / XLA, target <= 3x for gather, conv and scatter-add.
+Run: .venv/bin/python bench/interp_gather_conv.py (on a loaded machine multithreaded BLAS
+more than doubles the convolution's CPU time: OPENBLAS_NUM_THREADS=1 avoids that).
 
-Where the time went (cProfile, then the change):
+Where the time went (cProfile and per-step timing, then the change):
 - gather: numpy advanced indexing with one broadcast index array per operand dim built an
   index for every element (two int64 arrays of 4M entries for 8192 rows of 256). Window
   dims the slice spans whole are now basic slices: numpy copies rows.
-- scatter: the ordered rounds moved single elements (4M targets, ~10 rounds of gathers and
-  scatters of element arrays); they now move whole rows of the trailing dims every window
-  spans. f32 stays on the rounds: XLA CPU flushes subnormal operands and results at every
-  update, which ufunc.at cannot do; what remains is mostly that flush (abs < tiny over the
-  operands and the result, every round).
-- conv: one im2col copy (rows of input feature x kernel element) and a batched matmul;
-  the copy and its transposes dominate. Not changed yet.
-- select-and-scatter: the select fold per window element, then the ordered rounds.
+- scatter-add: the ordered rounds gathered and scattered the target rows in every round
+  and flushed subnormals (abs < tiny over both operands and the result) in every round:
+  the flush was 45% of the time, the per-round gathers 35%. interp/row_fold.py keeps the
+  order (round k adds the k-th update of every row) but sorts once, gathers the touched
+  rows once into an accumulator whose rows with more than k updates are a prefix, and
+  adds blocks of 256 KiB of updates in place; f32 / f64 add / max / min skip the flush
+  when no value in play is below 2^mantissa smallest normals (then none can become
+  subnormal; checked per block in cache), and restart with the flushing op otherwise.
+  What remains: one gather of every update row, the add, the check (f32: a third), the
+  copy of the operand into the result.
+- conv: the im2col copy moved single elements (input feature outer, kernel element inner);
+  the windows are now copied feature-innermost (runs of kernel-row x features), the rest
+  is the matmul and the result's flush.
+- select-and-scatter: the select fold per window element, then the ordered rounds (an
+  arrival-rank sort of every target); windows that do not overlap now scatter in one op.
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ from tilecc.hlo.parser import parse_module
 from tilecc.hlo.random_inputs import random_inputs
 from tilecc.hlo.xla import XlaJob, XlaSession
 
-ROUNDS = 3
+ROUNDS = 5
 REPEATS = 3
 REPLICAS = 2
 
@@ -90,8 +99,8 @@ ENTRY e {
 """
 
 CASES = {"gather 8192 rows of f32[4096,256]": GATHER,
-         "scatter-add f32 rows (ordered rounds)": scatter("f32"),
-         "scatter-add s32 rows (ufunc.at)": scatter("s32"),
+         "scatter-add f32 rows (XLA's update order)": scatter("f32"),
+         "scatter-add s32 rows": scatter("s32"),
          "conv 3x3 f32[8,32,32,16] -> 32 features": CONV,
          "select-and-scatter 2x2 pool grad f32[8,32,32,32]": POOL_GRAD}
 
@@ -115,25 +124,30 @@ def main() -> None:
         compiled = compile_module(parse_module(text), REPLICAS)
         compiled(inputs)
         prepared.append((name, text, inputs, compiled))
-    ours = {name: float("inf") for name in CASES}
-    theirs = dict(ours)
+    # best [wall, cpu] seconds per case
+    ours = {name: [float("inf")] * 2 for name in CASES}
+    theirs = {name: [float("inf")] * 2 for name in CASES}
     with XlaSession(devices=REPLICAS) as session:
         for _ in range(ROUNDS):
             for name, text, inputs, compiled in prepared:
                 for _ in range(REPEATS):
-                    start = time.perf_counter()
+                    start, start_cpu = time.perf_counter(), time.process_time()
                     compiled(inputs)
-                    ours[name] = min(ours[name], time.perf_counter() - start)
+                    wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+                    ours[name] = [min(ours[name][0], wall), min(ours[name][1], cpu)]
                 result = session.submit(XlaJob("time", text, inputs, REPLICAS, 1, REPEATS))
                 if isinstance(result, Exception):
                     raise result
-                theirs[name] = min(theirs[name], float(result[0][0]))
+                wall, cpu = (float(v) for v in result[0])
+                theirs[name] = [min(theirs[name][0], wall), min(theirs[name][1], cpu)]
     print(f"best of {ROUNDS} x {REPEATS} interleaved runs, {REPLICAS} replicas; "
           "ratio = interpreter / XLA CPU")
-    print(f"{'case':50} {'ours':>10} {'XLA':>10} {'ratio':>7}")
+    print(f"{'case':50} {'ours wall':>10} {'XLA wall':>10} {'ratio':>7} "
+          f"{'ours CPU':>10} {'XLA CPU':>10} {'ratio':>7}")
     for name in CASES:
-        print(f"{name:50} {ours[name] * 1e3:>7.2f} ms {theirs[name] * 1e3:>7.2f} ms "
-              f"{ours[name] / theirs[name]:>6.2f}x")
+        (ow, oc), (tw, tc) = ours[name], theirs[name]
+        print(f"{name:50} {ow * 1e3:>7.2f} ms {tw * 1e3:>7.2f} ms {ow / tw:>6.2f}x "
+              f"{oc * 1e3:>7.2f} ms {tc * 1e3:>7.2f} ms {oc / tc:>6.2f}x")
 
 
 if __name__ == "__main__":

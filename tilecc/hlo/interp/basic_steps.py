@@ -15,6 +15,7 @@ from tilecc.errors import InterpError
 from tilecc.hlo.interp import elementwise as ew
 from tilecc.hlo.interp import shapes
 from tilecc.hlo.interp.dot import dot_op
+from tilecc.hlo.interp.flushed import flushed_operands
 from tilecc.hlo.interp.rng import rng_bit_generator
 from tilecc.hlo.interp.values import Array, Lanes, Operands, Runner, Step, Value, select_lanes
 from tilecc.hlo.ir import HloInstruction
@@ -28,14 +29,14 @@ def unary_step(runner: Runner, inst: HloInstruction) -> Step:
     # the operand's type picks the function: abs of a complex returns the part type
     t = inst.operands[0].shape.element_type if inst.operands else inst.shape.element_type
     ew.check_supported_type(t, f"{inst.name} ({inst.opcode.mnemonic})")
-    unary = ew.unary_op(inst.opcode, t)
+    unary = ew.unary_op(inst.opcode, t, flushed_operands(inst))
     return lambda a, d: unary(a[0])
 
 
 def binary_step(runner: Runner, inst: HloInstruction) -> Step:
     t = inst.shape.element_type
     ew.check_supported_type(t, f"{inst.name} ({inst.opcode.mnemonic})")
-    binary = ew.binary_op(inst.opcode, t)
+    binary = ew.binary_op(inst.opcode, t, flushed_operands(inst))
     return lambda a, d: binary(a[0], a[1])
 
 

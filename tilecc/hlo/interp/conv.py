@@ -136,44 +136,53 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
     wide = numpy_dtype(wide_type)
 
     def windows(x: Array) -> Array:
-        """(L, B, C, *out spatial, *kernel) views of base-dilated, padded x (B, C first)."""
+        """(L, bg, bo, *out spatial, *kernel, g, cg) views of base-dilated, padded x
+        (L, B, *spatial, C): the input feature stays the innermost, contiguous axis."""
         lanes = x.shape[0]
+        inner = (slice(None),) * 2
         if any(d > 1 for d in lhs_dilate):
-            dilated = np.zeros(x.shape[:3] + tuple((s - 1) * d + 1 if s else 0 for s, d in
-                                                   zip(x.shape[3:], lhs_dilate)), x.dtype)
-            dilated[(slice(None),) * 3 + tuple(slice(None, None, d) for d in lhs_dilate)] = x
+            dilated = np.zeros(x.shape[:2] + tuple((s - 1) * d + 1 if s else 0 for s, d in
+                                                   zip(x.shape[2:-1], lhs_dilate))
+                               + x.shape[-1:], x.dtype)
+            dilated[inner + tuple(slice(None, None, d) for d in lhs_dilate)] = x
             x = dilated
-        crop = tuple(slice(max(-lo, 0), s - max(-hi, 0)) for s, (lo, hi) in zip(x.shape[3:], pads))
-        x = x[(slice(None),) * 3 + crop]
-        x = np.pad(x, [(0, 0)] * 3 + [(max(lo, 0), max(hi, 0)) for lo, hi in pads])
+        crop = tuple(slice(max(-lo, 0), s - max(-hi, 0))
+                     for s, (lo, hi) in zip(x.shape[2:-1], pads))
+        x = x[inner + crop]
+        x = np.pad(x, [(0, 0)] * 2 + [(max(lo, 0), max(hi, 0)) for lo, hi in pads] + [(0, 0)])
         spans = [(k - 1) * d + 1 for k, d in zip(sizes, rhs_dilate)]
-        view = sliding_window_view(x, spans, axis=tuple(range(3, 3 + n)))
+        view = sliding_window_view(x, spans, axis=tuple(range(2, 2 + n)))
         picks = tuple(slice(None, s * (o - 1) + 1, s) for s, o in zip(strides, out_spatial)) + \
-            tuple(slice(None, None, d) for d in rhs_dilate)
-        return view[(slice(None),) * 3 + picks].reshape(
-            (lanes, batch_groups, batch // batch_groups, groups, features // groups)
-            + tuple(out_spatial) + tuple(sizes))
+            (slice(None),) + tuple(slice(None, None, d) for d in rhs_dilate)
+        view = view[inner + picks]  # (L, B, *out spatial, C, *kernel)
+        view = np.moveaxis(view, 2 + n, -1)
+        return view.reshape((lanes, batch_groups, batch // batch_groups) + tuple(out_spatial)
+                            + tuple(sizes) + (groups, features // groups))
 
     def conv(lhs: Array, rhs: Array) -> Array:
         lanes = lhs.shape[0]
         if 0 in out_spatial or 0 in sizes or 0 in compute_shape:
             return np.zeros((lanes,) + out_shape.dims, numpy_dtype(result_type))
-        x = np.transpose(lhs, [0] + [1 + p for p in lhs_pos]).astype(wide, copy=False)
+        x = np.transpose(lhs, [0, 1 + lhs_pos[0]] + [1 + p for p in lhs_pos[2:]]
+                         + [1 + lhs_pos[1]]).astype(wide, copy=False)
         w = np.transpose(rhs, [0] + [1 + p for p in rhs_pos]).astype(wide, copy=False)
         if any(reversal):
             w = np.flip(w, axis=tuple(3 + k for k, r in enumerate(reversal) if r))
         w = w.reshape((lanes, batch_groups, groups, out_features // (groups * batch_groups),
                        features // groups) + tuple(sizes))
         # a batched matmul per (lane, batch group, feature group): rows are (image, output
-        # position), columns (input feature, kernel element)
+        # position), columns (kernel element, input feature) -- the copy of the windows into
+        # rows then moves runs of whole feature vectors (a kernel row of them when the
+        # features are not grouped), not single elements
         bo, og, cg = batch // batch_groups, out_features // (groups * batch_groups), \
             features // groups
-        spatial_axes = tuple(range(5, 5 + n))
-        kernel_axes = tuple(range(5 + n, 5 + 2 * n))
-        rows = np.transpose(windows(x), (0, 1, 3, 2) + spatial_axes + (4,) + kernel_axes)
+        spatial_axes = tuple(range(3, 3 + n))
+        kernel_axes = tuple(range(3 + n, 3 + 2 * n))
+        rows = np.transpose(windows(x), (0, 1, 3 + 2 * n, 2) + spatial_axes + kernel_axes
+                            + (4 + 2 * n,))
         rows = rows.reshape(lanes, batch_groups, groups, bo * math.prod(out_spatial), -1)
-        cols = np.transpose(w, (0, 1, 2, 4) + tuple(range(5, 5 + n)) + (3,))
-        cols = cols.reshape(lanes, batch_groups, groups, cg * math.prod(sizes), og)
+        cols = np.transpose(w, (0, 1, 2) + tuple(range(5, 5 + n)) + (4, 3))
+        cols = cols.reshape(lanes, batch_groups, groups, math.prod(sizes) * cg, og)
         out = np.matmul(rows, cols)
         out = out.reshape((lanes, batch_groups, groups, bo) + tuple(out_spatial) + (og,))
         out = np.transpose(out, (0, 3, 1, 2, 4 + n) + tuple(range(4, 4 + n)))

@@ -56,21 +56,23 @@ def _compute_dtype(t: PrimitiveType) -> np.dtype:
 
 
 def _float_op(fn: Callable[..., Array], flush_operands: bool = True
-              ) -> Callable[[PrimitiveType], Callable[..., Array]]:
+              ) -> Callable[..., Callable[..., Array]]:
     """Wrap a numpy float function, per element type: widen narrow floats to f32, flush
     subnormal operands (unless the op is one XLA CPU evaluates without denormals-are-zero),
     flush a subnormal result, round back to the type."""
-    def resolve(t: PrimitiveType) -> Callable[..., Array]:
+    def resolve(t: PrimitiveType, flushed: tuple[bool, ...] = ()) -> Callable[..., Array]:
         if not is_floating(t):
             raise InterpError(f"a float operation got element type {primitive_type_name(t)}")
         wide = _compute_dtype(t)
         out = numpy_dtype(t)
         tiny = _smallest_normal(wide)
+        # operand k is flushed unless the caller knows it holds no subnormal (flushed[k])
+        skip = [k < len(flushed) and flushed[k] for k in range(2)]
 
         def apply(*args: Array) -> Array:
             widened = [a.astype(wide, copy=False) for a in args]
             if flush_operands:
-                widened = [_flush(a, tiny) for a in widened]
+                widened = [a if known else _flush(a, tiny) for a, known in zip(widened, skip)]
             # a fresh result of the op: rounding to an identical dtype needs no copy
             return _flush(np.asarray(fn(*widened)), tiny).astype(out, copy=False)
         return apply
@@ -238,7 +240,7 @@ def _total_order_key(x: Array) -> Array:
     return np.where(signed < 0, signed ^ magnitude_mask, signed)
 
 
-_UNARY_FLOAT: dict[Op, Callable[[PrimitiveType], Callable[..., Array]]] = {
+_UNARY_FLOAT: dict[Op, Callable[..., Callable[..., Array]]] = {
     Op.EXP: _float_op(np.exp), Op.EXPM1: _float_op(np.expm1), Op.LOG: _float_op(np.log),
     Op.LOG1P: _float_op(np.log1p), Op.TANH: _float_op(np.tanh), Op.SQRT: _float_op(np.sqrt),
     Op.RSQRT: _float_op(lambda v: 1 / np.sqrt(v)), Op.CBRT: _float_op(np.cbrt),
@@ -252,7 +254,7 @@ _UNARY_FLOAT: dict[Op, Callable[[PrimitiveType], Callable[..., Array]]] = {
     Op.ATANH: _float_op(np.arctanh), Op.ERF: _float_op(_erf),
 }
 
-_BINARY_FLOAT: dict[Op, Callable[[PrimitiveType], Callable[..., Array]]] = {
+_BINARY_FLOAT: dict[Op, Callable[..., Callable[..., Array]]] = {
     Op.ADD: _float_op(np.add), Op.SUBTRACT: _float_op(np.subtract),
     Op.MULTIPLY: _float_op(np.multiply), Op.DIVIDE: _float_op(np.divide),
     Op.REMAINDER: _float_op(np.fmod), Op.POWER: _float_op(np.power, False),
@@ -279,9 +281,11 @@ _BINARY_PRED: dict[Op, Callable[[Array, Array], Array]] = {
 
 
 @functools.lru_cache(maxsize=None)
-def unary_op(opcode: Op, t: PrimitiveType) -> Callable[[Array], Array]:
+def unary_op(opcode: Op, t: PrimitiveType, flushed: tuple[bool, ...] = ()
+             ) -> Callable[[Array], Array]:
     """The type-preserving unary elementwise op on values of element type `t`, resolved
-    once; InterpError when the interpreter does not support it."""
+    once; InterpError when the interpreter does not support it. `flushed` (per operand)
+    says the caller knows the operand holds no subnormal: the op skips flushing it."""
     if opcode in (Op.COPY, Op.OPTIMIZATION_BARRIER):
         return lambda x: x
     if is_complex(t):
@@ -299,15 +303,16 @@ def unary_op(opcode: Op, t: PrimitiveType) -> Callable[[Array], Array]:
     if opcode is Op.POPULATION_COUNT and t in _SUPPORTED_INTEGERS:
         return lambda x: np.bitwise_count(_unsigned_view(np.ascontiguousarray(x))).astype(x.dtype)
     if is_floating(t) and (resolve := _UNARY_FLOAT.get(opcode)) is not None:
-        return resolve(t)
+        return resolve(t, flushed)
     raise InterpError(f"{opcode.mnemonic} on {primitive_type_name(t)} is not supported "
                       "by the interpreter")
 
 
 @functools.lru_cache(maxsize=None)
-def binary_op(opcode: Op, t: PrimitiveType) -> Callable[[Array, Array], Array]:
+def binary_op(opcode: Op, t: PrimitiveType, flushed: tuple[bool, ...] = ()
+              ) -> Callable[[Array, Array], Array]:
     """The type-preserving binary elementwise op on operands of element type `t`, resolved
-    once; InterpError when the interpreter does not support it."""
+    once; InterpError when the interpreter does not support it. `flushed` as for unary_op."""
     if t == PrimitiveType.PRED:
         if (fn_pred := _BINARY_PRED.get(opcode)) is not None:
             return fn_pred
@@ -318,12 +323,19 @@ def binary_op(opcode: Op, t: PrimitiveType) -> Callable[[Array, Array], Array]:
         return cx.complex_binary_op(opcode, t)
     elif is_floating(t):
         if (resolve := _BINARY_FLOAT.get(opcode)) is not None:
-            return resolve(t)
+            return resolve(t, flushed)
     elif (fn := _BINARY_INT.get(opcode)) is not None:
         int_fn = fn
         return lambda a, b: np.asarray(int_fn(t, a, b)).astype(a.dtype, copy=False)
     raise InterpError(f"{opcode.mnemonic} on {primitive_type_name(t)} is not supported "
                       "by the interpreter")
+
+
+def flushes_result(opcode: Op, t: PrimitiveType) -> bool:
+    """Whether unary_op / binary_op of `opcode` on f32 / f64 `t` flush their result (every
+    float op of the _float_op tables: its value never holds a subnormal)."""
+    return t in (PrimitiveType.F32, PrimitiveType.F64) and \
+        (opcode in _UNARY_FLOAT or opcode in _BINARY_FLOAT)
 
 
 def unary(opcode: Op, t: PrimitiveType, x: Array) -> Array:

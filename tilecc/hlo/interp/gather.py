@@ -22,8 +22,8 @@ Contract:
   rounds is the largest number of updates meeting one element. Integer add / multiply /
   max / min / and / or / xor (order-independent with wrap-around) use numpy's ufunc.at
   on single elements. The trailing operand dims every window spans whole are contiguous
-  in each window: with a standard reducer the rounds move whole rows of them (one round
-  per update of a row, so the number of rounds is that of updates meeting one row).
+  in each window: with a standard reducer whole rows of them combine in that order
+  (row_fold.fold_rows: one sort, then one in-place op per block of each round).
 - indices_are_sorted / unique_indices are hints and do not change the result computed here.
 """
 
@@ -38,6 +38,7 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.interp.elementwise import binary_op
 from tilecc.hlo.interp.reduce import reducer_opcode
+from tilecc.hlo.interp.row_fold import fold_rows
 from tilecc.hlo.interp.values import (Array, LaneCombiner, Lanes, Operands, Runner, Step,
                                       Value, called_computation, lane_combiner,
                                       single_or_tuple)
@@ -228,16 +229,20 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
         full = (lanes,) + starts.shape[1:-1] + tuple(window_size[d] for d in indexed)
         keep = np.broadcast_to(valid.reshape(valid.shape + tail), full).reshape(-1)
         targets = np.broadcast_to(flat, full).reshape(-1)[keep]
-        items = [np.transpose(u, order).reshape(-1, row)[keep] for u in updates]
         rows = [r.reshape(-1, row) for r in results]
+        sources = [np.transpose(u, order).reshape(-1, row) for u in updates]
+        if fast is not None and not (at is not None and row == 1):
+            assert opcode is not None
+            fold_rows(rows[0], targets, sources[0], np.flatnonzero(keep), opcode,
+                      element_type, fast)
+            return results
+        items = [source[keep] for source in sources]
         ranks = None
         if disjoint and at is None:  # rank whole windows: their rows arrive together
             corner = np.broadcast_to(flat, full)[(Ellipsis,) + (0,) * len(indexed)]
             ranks = np.repeat(arrival_ranks(corner[valid]), math.prod(full[1 + nb:]))
         if at is not None and row == 1:
             combine_in_order(rows, targets, items, combine, fast, at, ranks)
-        elif fast is not None:  # one op on whole rows per round
-            combine_in_order(rows, targets, items, combine, fast, None, ranks)
         else:  # the to_apply runs on flat lanes: one element per lane
             cells = (targets[:, None] * row + np.arange(row)).reshape(-1)
             combine_in_order([r.reshape(-1) for r in results], cells,

@@ -8,7 +8,8 @@ element) the selected element starts as the window's first in-bounds element and
 following in-bounds element replaces it when select(selected, element) is false; padding is
 never selected. The result starts as `init` everywhere and every source element is
 combined into its window's selected position with `scatter`, one at a time in source
-row-major order (gather's sequential rounds, so float sums round in XLA's order).
+row-major order (gather's sequential rounds, so float sums round in XLA's order; windows
+that do not overlap select distinct elements, which then take their one update at once).
 The select fold runs one vectorized step per window element (all windows of all lanes at
 once), not one per array element.
 """
@@ -60,6 +61,8 @@ def select_and_scatter_step(runner: Runner, inst: HloInstruction) -> Step:
     fast = binary_op(opcode, t) if opcode is not None else None
     at = order_free_ufunc(opcode, t)
     size = math.prod(dims)
+    # windows that do not overlap select distinct elements: each target takes one update
+    disjoint = all(stride >= extent for stride, extent in zip(strides, sizes))
 
     def step(a: Operands, d: Lanes) -> Value:
         operand, source, init = a
@@ -83,6 +86,9 @@ def select_and_scatter_step(runner: Runner, inst: HloInstruction) -> Step:
         targets = (np.arange(lanes)[:, None] * size + chosen)[valid]
         items = source.reshape(lanes, -1)[valid]
         result = np.array(np.broadcast_to(init.reshape(lanes, 1), (lanes, size))).reshape(-1)
-        combine_in_order([result], targets, [items], combine, fast, at)
+        if disjoint and fast is not None:
+            result[targets] = fast(result[targets], items)
+        else:
+            combine_in_order([result], targets, [items], combine, fast, at)
         return result.reshape(operand.shape)
     return step
