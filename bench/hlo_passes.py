@@ -5,7 +5,9 @@ Each module is a chain of 10-instruction blocks that all stay live; every block 
 match: an s32[] all-reduce(add) over 4 replicas (even blocks) or an s32[4,32] -> s32[]
 maximum reduce (odd blocks). Printed per size: parse time, the two passes' time (gate scan
 + expansion + replacement), both per instruction, and passes / parse. Targets: time per
-instruction flat across sizes (linear), and passes / parse <= 0.3. Best CPU time of
+instruction flat across sizes (linear), passes / parse <= 0.3, and <= 1 KB per instruction
+(peak traced memory of the parse and both passes over the rewritten module's instruction
+count, one untimed run). Best CPU time of
 `--repeat` runs (the machine may be shared: CPU time leaves out the waiting for a core,
 and the minimum is the least disturbed run); the passes run on a fresh parse each time.
 The parser and the passes both pause the cyclic collector, which defers (does not avoid)
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import gc
 import time
+import tracemalloc
 
 from tilecc.hlo.parser import parse_module
 from tilecc.passes.decompose_int_all_reduce import DecomposeIntAllReduce
@@ -95,6 +98,19 @@ def module_text(instructions: int) -> str:
     return "\n".join(lines)
 
 
+def memory_per_instruction(text: str) -> float:
+    """Peak traced bytes of parsing `text` and running both passes, per instruction of the
+    rewritten module (one untimed run: tracemalloc slows everything down)."""
+    gc.collect()
+    tracemalloc.start()
+    module = parse_module(text)
+    for hlo_pass in (DecomposeIntAllReduce(), DecomposeScalarReduce()):
+        hlo_pass.run(module)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / module.instruction_count()
+
+
 def measure(text: str, repeat: int) -> tuple[int, int, float, float]:
     parse_times, pass_times = [], []
     count = matches = 0
@@ -124,12 +140,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"{'instructions':>12} {'matches':>8} {'parse ms':>10} {'passes ms':>10} "
-          f"{'parse us/inst':>14} {'passes us/inst':>15} {'passes/parse':>13}")
+          f"{'parse us/inst':>14} {'passes us/inst':>15} {'passes/parse':>13} "
+          f"{'B/inst after':>13}")
     for size in (int(s) for s in args.sizes.split(",")):
-        count, matches, parse_s, pass_s = measure(module_text(size), args.repeat)
+        text = module_text(size)
+        count, matches, parse_s, pass_s = measure(text, args.repeat)
         print(f"{count:>12} {matches:>8} {parse_s * 1e3:>10.1f} {pass_s * 1e3:>10.1f} "
               f"{parse_s / count * 1e6:>14.2f} {pass_s / count * 1e6:>15.2f} "
-              f"{pass_s / parse_s:>13.2f}")
+              f"{pass_s / parse_s:>13.2f} {memory_per_instruction(text):>13.0f}")
 
 
 if __name__ == "__main__":
