@@ -25,7 +25,7 @@ Contract:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Collection, Sequence
+from typing import TYPE_CHECKING, Collection
 
 if TYPE_CHECKING:
     from tilecc.hlo.ir import HloComputation, HloInstruction
@@ -74,26 +74,19 @@ def keeps_relative_order(old: HloInstruction, root: HloInstruction,
     post-order of every other old instruction (see the module contract)."""
     if not old.users or root not in new:
         return False
-    outside: dict[HloInstruction, None] = {}  # met in DFS order, first meeting only
-    seen = {root}
-    stack = [iter(_deps(root))]
-    done = 0
+    # the DFS's meeting order, as a preorder walk: a node counts when it is popped
+    met: dict[HloInstruction, None] = {}  # instructions outside the expansion, first meetings
+    seen: set[HloInstruction] = set()
+    stack = [root]
     while stack:
-        for dep in stack[-1]:
-            if dep in new:
-                if dep not in seen:
-                    seen.add(dep)
-                    stack.append(iter(_deps(dep)))
-                    break
-            elif dep not in outside:
-                outside[dep] = None
-        else:
-            stack.pop()
-            done += 1
-    return done == len(new) and list(outside) == list(dict.fromkeys(_deps(old)))
-
-
-def _deps(inst: HloInstruction) -> Sequence[HloInstruction]:
-    """What the DFS visits before `inst`: its operands, then its control predecessors."""
-    preds = inst.control_predecessors
-    return [*inst.operands, *preds] if preds else inst.operands
+        node = stack.pop()
+        if node in new:
+            if node not in seen:
+                seen.add(node)
+                if node.control_predecessors:
+                    stack.extend(reversed(node.control_predecessors))
+                stack.extend(reversed(node.operands))
+        elif node not in met:
+            met[node] = None
+    return len(seen) == len(new) and \
+        list(met) == list(dict.fromkeys([*old.operands, *old.control_predecessors]))
