@@ -116,14 +116,18 @@ def make_slice(operand: HloInstruction, starts: Sequence[int], limits: Sequence[
                strides: Sequence[int] | None = None,
                metadata: str | None = None) -> HloInstruction:
     """slice(operand), slice={[start:limit:stride], ...}; the shape is inferred."""
-    starts_t = _int_tuple(starts)
-    limits_t = _int_tuple(limits)
-    strides_t = _int_tuple(strides) if strides is not None else (1,) * len(starts_t)
+    # _int_tuple inlined for the tuples passes hand over
+    starts_t = starts if type(starts) is tuple else _int_tuple(starts)
+    limits_t = limits if type(limits) is tuple else _int_tuple(limits)
+    strides_t = (1,) * len(starts_t) if strides is None else \
+        strides if type(strides) is tuple else _int_tuple(strides)
     shape = slice_shape(operand.shape, starts_t, limits_t, strides_t)
     comp = _computation_of("make_slice", operand)
-    return _add(comp, HloInstruction("", _SLICE, shape, [operand], metadata=metadata,
-                                     slice_starts=starts_t, slice_limits=limits_t,
-                                     slice_strides=strides_t))
+    inst = HloInstruction("", _SLICE, shape, [operand], metadata=metadata,
+                          slice_starts=starts_t, slice_limits=limits_t,
+                          slice_strides=strides_t)
+    operand.users.append(inst)
+    return comp.add_instruction(inst)
 
 
 def make_binary(opcode: HloOpcode, lhs: HloInstruction, rhs: HloInstruction,

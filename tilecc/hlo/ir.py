@@ -7,6 +7,10 @@ Invariants (kept by every method here; the verifier checks the rest):
   are computation names; `HloModule.claim_name(prefix)` hands out fresh ones as XLA's
   NameUniquer does, and a removed instruction's name is never handed out again.
 - `HloComputation.parameters[i].parameter_number == i`; `root` is one of its instructions.
+- Instructions, operands and control edges change only through the methods here (and
+  tilecc.hlo.builders, which adds through add_instruction); each bumps the computation's
+  `_version`, which keeps its cached post-order honest. Code that builds a new
+  computation (the parser, clone) may fill it directly before its first post_order().
 - Attributes tilecc reads or builds are typed fields (dimensions, slice_*, replica_groups,
   channel_id, ...). Every other attribute is kept verbatim in `attributes` (name -> text,
   in the order read) and `metadata` keeps the `{...}` text, so printing loses nothing.
@@ -26,6 +30,7 @@ import numpy as np
 from tilecc.errors import VerifyError
 from tilecc.hlo.names import NameUniquer
 from tilecc.hlo.opcodes import CHANNEL_SIDE_EFFECTING, SIDE_EFFECTING, HloOpcode
+from tilecc.hlo.post_order import make_post_order
 from tilecc.hlo.replica_groups import ReplicaGroups
 from tilecc.hlo.types import Shape, compatible
 
@@ -180,6 +185,8 @@ class HloInstruction:
         if old is new:
             return
         self.operands[i] = new
+        if self.parent is not None:
+            self.parent._version += 1
         if old not in self.operands:
             old.users.remove(self)
         if self not in new.users:
@@ -191,6 +198,8 @@ class HloInstruction:
             return
         for user in list(self.users):
             user.operands = [new if op is self else op for op in user.operands]
+            if user.parent is not None:
+                user.parent._version += 1
             if user not in new.users:
                 new.users.append(user)
         self.users.clear()
@@ -201,6 +210,8 @@ class HloInstruction:
         """Copy metadata / sharding / frontend_attributes from `source` where self has none."""
         if self.metadata is None and source.metadata is not None:
             self.metadata = source.metadata
+        if not source.attributes:
+            return
         for key in _INHERITED_ATTRIBUTES:
             if key in source.attributes and key not in self.attributes:
                 self.attributes[key] = source.attributes[key]
@@ -213,7 +224,8 @@ class HloComputation:
     """An ordered set of instructions with a root and numbered parameters."""
 
     __slots__ = ("name", "_instructions", "root", "parameters", "parent",
-                 "is_fusion_computation", "execution_thread")
+                 "is_fusion_computation", "execution_thread", "_version", "_order",
+                 "_order_version")
 
     def __init__(self, name: str, execution_thread: str | None = None) -> None:
         self.name = name
@@ -223,6 +235,11 @@ class HloComputation:
         self.parent: HloModule | None = None
         self.is_fusion_computation = False
         self.execution_thread = execution_thread
+        # bumped by every change to the instructions, their operands or control edges;
+        # the cached post-order (tilecc.hlo.post_order) is valid for one version
+        self._version = 0
+        self._order: list[HloInstruction] | None = None
+        self._order_version = -1
 
     @property
     def instructions(self) -> list[HloInstruction]:
@@ -253,6 +270,7 @@ class HloComputation:
         inst.name = module._names.claim(wanted) if module is not None else wanted
         inst.parent = self
         self._instructions[inst] = None
+        self._version += 1
         if inst.parameter_number is not None and inst.opcode is HloOpcode.PARAMETER:
             n = inst.parameter_number
             while len(self.parameters) <= n:
@@ -280,7 +298,12 @@ class HloComputation:
             assert isinstance(preds, list)
             preds.remove(inst)
         del self._instructions[inst]
+        self._version += 1
         inst.parent = None
+
+    def newest(self, count: int) -> set[HloInstruction]:
+        """The `count` most recently added instructions."""
+        return set(islice(reversed(self._instructions), count))
 
     def remove_newest(self, count: int) -> None:
         """Remove the `count` most recently added instructions, newest first (an expansion
@@ -319,7 +342,7 @@ class HloComputation:
         attributes when it has none and takes over `old`'s original value (`origin=`, XLA's
         MoveOriginalValue); all uses (and the root) move to `new`; `old` and the operands
         that became dead are removed (see remove_instruction_and_unused_operands)."""
-        if not compatible(old.shape, new.shape):
+        if old.shape is not new.shape and not compatible(old.shape, new.shape):
             raise VerifyError(f"cannot replace {old.name} ({old.shape.to_text()}) with "
                               f"{new.name} ({new.shape.to_text()}): shapes differ")
         if old.control_predecessors or old.control_successors:
@@ -327,49 +350,33 @@ class HloComputation:
         if new.parent is None:
             self.add_instruction(new)
         new.copy_inherited_attributes(old)
-        origin = old.attributes.pop("origin", None)
-        if origin is not None:
-            new.attributes["origin"] = origin
+        if old.attributes:
+            origin = old.attributes.pop("origin", None)
+            if origin is not None:
+                new.attributes["origin"] = origin
         old.replace_all_uses_with(new)
         self.remove_instruction_and_unused_operands(old)
         return True
 
     def post_order(self) -> list[HloInstruction]:
-        """Def-before-use order (operands and control predecessors first), like XLA's
-        MakeInstructionPostOrder: a DFS from every instruction without users, then from
-        every instruction, in stored order; operands are visited first to last.
+        """Def-before-use order (operands and control predecessors first), XLA's
+        MakeInstructionPostOrder (tilecc.hlo.post_order); a fresh list each call. The
+        order is cached until the computation changes."""
+        order = self._order
+        if order is None or self._order_version != self._version \
+                or len(order) != len(self._instructions):
+            order = make_post_order(self)
+            self.set_order(order)
+        return list(order)
 
-        Passes call this on every computation, so it is written for speed: a node stays on
-        the DFS stack while its operands are visited (instead of being pushed twice as
-        (node, expanded) pairs) and the sets hold the instructions themselves (identity
-        hashing) rather than their id()s.
-        """
-        global _post_order_epoch
-        _post_order_epoch += 2
-        visited = _post_order_epoch  # mark >= visited: visited; mark == visited + 1: emitted
-        emitted = visited + 1
-        insts = list(self._instructions)
-        order: list[HloInstruction] = []
-        starts = [i for i in insts if not i.users and not i.control_successors]
-        for start in starts + insts:
-            if start._mark >= visited:
-                continue
-            stack = [start]
-            while stack:
-                node = stack[-1]
-                if node._mark >= visited:  # its operands are done (or a stale duplicate)
-                    stack.pop()
-                    if node._mark != emitted:
-                        node._mark = emitted
-                        order.append(node)
-                    continue
-                node._mark = visited
-                deps = [*node.operands, *node.control_predecessors] \
-                    if node.control_predecessors else node.operands
-                for dep in reversed(deps):
-                    if dep._mark < visited:
-                        stack.append(dep)
-        return order
+    def cached_order(self) -> list[HloInstruction] | None:
+        """The cached order (tilecc.hlo.post_order: it sorts the instructions it holds as
+        post_order() does), or None when the computation changed since it was made."""
+        return self._order if self._order_version == self._version else None
+
+    def set_order(self, order: list[HloInstruction]) -> None:
+        """Cache `order` for the computation as it is now (see cached_order)."""
+        self._order, self._order_version = order, self._version
 
     def has_side_effect(self) -> bool:
         return any(i.has_side_effect() for i in self._instructions)
@@ -492,12 +499,12 @@ class HloModule:
         return f"<HloModule {self.name}: {len(self.computations)} computations>"
 
 
-_post_order_epoch = 0  # grows by 2 per post_order call, so old marks never look current
-
-
 def add_control_dependency(pred: HloInstruction, succ: HloInstruction) -> None:
     """`succ` runs after `pred` (XLA's AddControlDependencyTo); both use lists stay right."""
     if pred not in succ.control_predecessors:
+        for comp in (pred.parent, succ.parent):
+            if comp is not None:
+                comp._version += 1
         succ.control_predecessors = [*succ.control_predecessors, pred]
         if pred.control_successors is None:
             pred.control_successors = []

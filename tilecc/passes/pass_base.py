@@ -44,6 +44,7 @@ from tilecc.errors import PassError, VerifyError
 from tilecc.fileio import write_dump
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ASYNC, HloOpcode
+from tilecc.hlo.post_order import keeps_relative_order
 from tilecc.hlo.printer import print_module
 from tilecc.hlo.verifier import verify_module
 
@@ -99,26 +100,57 @@ class OpExpanderPass(HloPass):
             if len(hits) == 1:  # nothing to order: no walk of the whole computation
                 found.extend(hits)
                 continue
+            order = comp.cached_order()  # what an earlier pass left (tilecc.hlo.post_order)
+            if order is not None:
+                ordered = [inst for inst in order if inst in hits]
+                if len(ordered) == len(hits):  # it holds every match
+                    found.extend(ordered)
+                    continue
             found.extend(inst for inst in comp.post_order() if inst in hits)
         return found
 
     def run(self, module: HloModule) -> bool:
         changed = False
+        # per computation: the cached post-order while every change keeps it valid
+        kept: dict[HloComputation, list[HloInstruction] | None] = {}
         with gc_paused():
             for inst in self.matches(module):
                 comp = inst.parent
                 assert comp is not None, f"{inst.name} was removed before its expansion"
-                size = len(comp)
+                if comp not in kept:
+                    kept[comp] = comp.cached_order()
+                size, version = len(comp), comp._version
                 new = self.expand_instruction(inst)
+                if new is not None and new.parent is None:
+                    comp.add_instruction(new)
+                added = len(comp) - size
+                if kept[comp] is not None and not self._keeps_order(inst, new, added,
+                                                                    comp._version - version):
+                    kept[comp] = None
                 if new is None:
                     continue
-                if new.parent is None:
-                    comp.add_instruction(new)
                 if comp.replace_instruction(inst, new):
                     changed = True
                 else:  # control dependencies: drop the unused expansion (see the docstring)
-                    comp.remove_newest(len(comp) - size)
+                    comp.remove_newest(added)
+        for comp, order in kept.items():
+            if order is not None:
+                comp.set_order([i for i in order if i.parent is comp])
         return changed
+
+
+    @staticmethod
+    def _keeps_order(inst: HloInstruction, new: HloInstruction | None, added: int,
+                     steps: int) -> bool:
+        """Whether the cached order stays valid across this expansion: it only added
+        instructions (one version step each; none unless it returned an instruction), and
+        replacing `inst` by `new` keeps the others' relative order (tilecc.hlo.post_order)."""
+        if steps != added:
+            return False
+        if new is None:
+            return not added
+        assert inst.parent is not None
+        return keeps_relative_order(inst, new, inst.parent.newest(added))
 
 
 def async_computations(module: HloModule) -> set[HloComputation]:
