@@ -158,7 +158,16 @@ def print_computation(comp: HloComputation, is_entry: bool = False) -> str:
     head = f"{'ENTRY ' if is_entry else ''}%{comp.name} ({params}) -> {result}"
     root = comp.root
     lines = [head + " {"]
-    lines += [print_instruction(inst, inst is root) for inst in instructions_in_print_order(comp)]
+    # instructions_in_print_order's test, run while printing: one walk over the stored order
+    seen: set[HloInstruction] = set()
+    defined, define = seen.issuperset, seen.add
+    for inst in comp._instructions:
+        if not defined(inst.operands) or \
+                (inst.control_predecessors and not defined(inst.control_predecessors)):
+            lines[1:] = [print_instruction(i, i is root) for i in _fallback_order(comp)]
+            break
+        define(inst)
+        lines.append(print_instruction(inst, inst is root))
     if comp.execution_thread is not None:
         lines.append(f'}}, execution_thread="{comp.execution_thread}"')
     else:
