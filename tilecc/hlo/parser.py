@@ -428,8 +428,8 @@ class _Parser(Cursor):
             base = end - len(attrs_text)
             for key, value, offset in attrs:
                 self.set_attribute(inst, key, value, base + offset, control_refs)
-        op_pos = start + len(head) + 3 + len(shape_text) + 1
         if opcode in _CHECKED or "result_accuracy" in keys:  # one set lookup on the fast path
+            op_pos = start + len(head) + 3 + len(shape_text) + 1
             if opcode is _BROADCAST and inst.dimensions is None:
                 self.default_broadcast_dimensions(inst, op_pos)
             self.check_rules(inst, op_pos)
