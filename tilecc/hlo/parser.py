@@ -27,11 +27,12 @@ computation is renamed `name.N` as XLA's parser does.
 Speed: the parser is a cursor (tilecc.hlo.lexer) over the whole text driven by compiled
 regexes that each consume a whole piece (instruction head, shape, operand list, attribute)
 at once. A line as XLA or jax prints it takes one fast path (`parse_instruction`): cut with
-str.partition, shapes from a cache by their text, one regex per attribute; any other line
-is handed to the general path before anything is recorded, and the general path gives
-every error (tests/hlo/test_parser_fast_path.py holds the two equal). Shapes, dimension
-lists and replica groups are shared between instructions that spell them alike. There is
-no per-character Python loop except inside nested brackets.
+str.partition, shapes from a cache by their text, one regex per attribute (metadata's
+end by str.find); any other line is handed to the general path before anything is
+recorded, and the general path gives every error (tests/hlo/test_parser_fast_path.py holds
+the two equal). Shapes, dimension lists, replica groups and computation name lists are
+shared between instructions that spell them alike. There is no per-character Python loop
+except inside nested brackets.
 """
 
 from __future__ import annotations
