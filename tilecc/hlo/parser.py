@@ -397,14 +397,14 @@ class _Parser(Cursor):
                     # the longest value of a jax dump, on every line: its end found with
                     # str.find, not by the regex's per-character steps; what _FAST_ATTR takes
                     # when no string in it holds a brace or an escape (else the regex reads it)
-                    close = attrs_text.find("}", at + 12) + 1
-                    value = attrs_text[at + 11:close]
-                    if close and "{" not in value[1:] and "\\" not in value \
+                    value_end = attrs_text.find("}", at + 12) + 1
+                    value = attrs_text[at + 11:value_end]
+                    if value_end and "{" not in value[1:] and "\\" not in value \
                             and not value.count('"') % 2 \
-                            and (close == stop or attrs_text[close] == ","
-                                 or attrs_text[close].isspace()):
+                            and (value_end == stop or attrs_text[value_end] == ","
+                                 or attrs_text[value_end].isspace()):
                         attrs.append(("metadata", value, at + 11))
-                        at = close
+                        at = value_end
                         continue
                 a = _FAST_ATTR.match(attrs_text, at)
                 if a is None:
