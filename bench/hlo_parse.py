@@ -10,23 +10,36 @@ Targets: parse <= 1.5x XLA without metadata and <= 1.2x with it, print <= 2x XLA
 per-instruction cost at 100k within 1.3x of 1k, <= 1 KB per instruction. Times are the
 best CPU times of several interleaved runs.
 
-Where the time went (cProfile, and a SIGPROF line sampler on the 100k module):
-- parse: one compiled regex for the head and operands and one per attribute cost about
-  a third of the parse on their own (Python's regex engine pays per character); every
-  fast-path miss (a shape seen for the first time, a constant or parameter, an operand
-  list not in the regex's form, a missing required attribute ...) re-read the line from
-  its start on the general path, after undoing what the fast path had recorded; every
-  `HloOpcode.X` / `PrimitiveType.X` in a hot test is an attribute lookup on the enum
-  class (~0.1 us each, several per line); registering a name took two calls. Now a line
-  is cut with str.partition (C speed), new shapes are read in place and cached, a line
-  the fast path does not take is handed over before anything is recorded (one place),
-  opcode and type tests use module-level aliases, and equal dimension lists and replica
-  groups are one shared object. What is left is the instruction object itself (a
-  32-field dataclass, ~0.7 us) and the per-line bookkeeping.
-- print: the order checks ran a Python loop per operand with id() keys, and every
-  operand list went through a list comprehension and index_join; now one
-  set.issuperset per instruction and one str.join over attrgetter("name"). What is left
-  is one f-string and the test for attributes per line.
+Where the time went (cProfile and line_profiler on the 10k module, a SIGPROF line sampler
+on the 100k one):
+- parse, earlier: one compiled regex for the head and operands and one per attribute cost
+  about a third of the parse (Python's regex engine pays per character); every fast-path
+  miss re-read the line from its start after undoing what the fast path had recorded;
+  `HloOpcode.X` / `PrimitiveType.X` in hot tests are enum-class attribute lookups. Now a
+  line is cut with str.partition, new shapes are read in place and cached, a line the fast
+  path does not take is handed over before anything is recorded, opcode and type tests use
+  module-level aliases, equal dimension lists, replica groups and computation name lists
+  are one shared object each.
+- parse, this round: a metadata value (~110 characters on every line of a jax dump) took
+  the attribute regex's per-character steps, about 12% of a line with metadata; its end is
+  now found with str.find (the regex still reads one whose strings hold a brace or an
+  escape). Each line also built a list to join nested instructions to the computation.
+  What is left: the instruction object (a 32-field dataclass, ~20% of a line), the name
+  check and the partitions (~15%), the attribute regexes, the per-line bookkeeping.
+- 100k: the cyclic GC is off while parsing (everything parsed lives as long as the module);
+  what remains of the non-linearity is memory (dicts and lists outgrowing the caches). The
+  first container allocated after parse_module returns runs a generation-0 collection
+  over all that was parsed (~7 ms at 10k, ~90 ms at 100k, under load); gc.freeze() would
+  skip it but then a dropped module, whose operands and users form cycles, is never freed,
+  so that is left to callers (the passes pause the GC around their own work).
+- print, earlier: the order checks ran a Python loop per operand with id() keys. This
+  round: operand names went through map + join (~0.35 us a line; two operands are now one
+  f-string), the attributes text was a generator join appended to a line already built
+  (now built first, then one f-string per line), shape text came from a per-call dict by
+  id() in the printer, the short form and the pictures, each their own (now kept on the
+  Shape, and replica groups keep theirs likewise: one cache), and the print order was
+  checked in a walk of its own (now while printing). What is left: the line's f-string,
+  the test for attributes (12 fields) and the stored-order check.
 
 Usage: python bench/hlo_parse.py [--sizes 1000,10000,100000] [--repeat 3]
 """

@@ -69,7 +69,15 @@ def test_fast_and_general_paths_agree_on_malformed_lines(monkeypatch) -> None:
             "x = f32[] add(p,p)", "x = f32[] add(%p, p)", "x = f32[] negate(p), k={a,{b}}",
             "x = f32[] add(p, p), backend_config=\"a, b\"",
             "x = s32[2]{0} constant({1, 2})", "x = f32[] parameter(1)",
-            "x = f32[]  add(p, p)", "x = f32[] add(p, p)}"]
+            "x = f32[]  add(p, p)", "x = f32[] add(p, p)}",
+            # metadata, whose end the fast path finds with str.find
+            'x = f32[] add(p, p), metadata={op_name="a}b" source_line=1}',
+            'x = f32[] add(p, p), metadata={op_name="a{b}"}',
+            'x = f32[] add(p, p), metadata={op_name="a\\"}"}',
+            'x = f32[] add(p, p), metadata={op_name="a}', 'x = f32[] add(p, p), metadata={}',
+            'x = f32[] add(p, p), metadata={op_name="a"}x', 'x = f32[] add(p, p), metadata={a}}',
+            'x = f32[] add(p, p), metadata={a}, metadata={b}',
+            'x = f32[] add(p, p), metadata={op_name="a"}, backend_config="b"']
     texts = [(f"<case {k}>", f"HloModule m\n\nENTRY e {{\n  p = f32[] parameter(0)\n  {line}\n}}\n")
              for k, line in enumerate(body)]
     assert _both_paths(texts, monkeypatch) == []

@@ -27,11 +27,12 @@ computation is renamed `name.N` as XLA's parser does.
 Speed: the parser is a cursor (tilecc.hlo.lexer) over the whole text driven by compiled
 regexes that each consume a whole piece (instruction head, shape, operand list, attribute)
 at once. A line as XLA or jax prints it takes one fast path (`parse_instruction`): cut with
-str.partition, shapes from a cache by their text, one regex per attribute; any other line
-is handed to the general path before anything is recorded, and the general path gives
-every error (tests/hlo/test_parser_fast_path.py holds the two equal). Shapes, dimension
-lists and replica groups are shared between instructions that spell them alike. There is
-no per-character Python loop except inside nested brackets.
+str.partition, shapes from a cache by their text, one regex per attribute (metadata's
+end by str.find); any other line is handed to the general path before anything is
+recorded, and the general path gives every error (tests/hlo/test_parser_fast_path.py holds
+the two equal). Shapes, dimension lists, replica groups and computation name lists are
+shared between instructions that spell them alike. There is no per-character Python loop
+except inside nested brackets.
 """
 
 from __future__ import annotations
@@ -127,8 +128,11 @@ class _Parser(Cursor):
     def __init__(self, text: str, path: str) -> None:
         super().__init__(text, path)
         self.module: HloModule | None = None
-        # (instruction, attribute, computation name, text position) resolved at the end
+        # (instruction, attribute, value's text position, [(computation name, offset in the
+        # value)]) resolved at the end
         self.comp_refs: list[tuple[HloInstruction, str, int, list[tuple[str, int]]]] = []
+        self.name_lists: dict[str, list[tuple[str, int]]] = {}
+        """Computation name lists by their text (`%add_f32`): read once, shared, never changed."""
         self.async_checks: list[tuple[HloInstruction, int]] = []
         self.dimension_lists: dict[str, tuple[int, ...]] = {}
         self.replica_groups: dict[str, ReplicaGroups] = {}
@@ -247,7 +251,6 @@ class _Parser(Cursor):
         scope: dict[str, HloInstruction] = {}
         control_refs: list[tuple[HloInstruction, list[tuple[str, int]]]] = []
         root: HloInstruction | None = None
-        last: HloInstruction | None = None
         params: dict[int, HloInstruction] = {}
         named: list[HloInstruction] = []
         text = self.text
@@ -277,19 +280,16 @@ class _Parser(Cursor):
                                      f"'{root.name}')", name_pos)
                 root = inst
             named.append(inst)
-            # nested ones (instructions written as operands) were named when read
-            for part in [*self.nested, inst] if self.nested else (inst,):
-                if part.opcode is _PARAMETER:
-                    n = part.parameter_number
-                    assert n is not None
-                    if n in params:
-                        raise self.error(f"parameter number {n} is used twice in computation "
-                                         f"'{comp.name}'", name_pos)
-                    params[n] = part
-                part.parent = comp
-                members[part] = None
-            self.nested.clear()
-            last = inst
+            nested = self.nested
+            if nested:  # instructions written as operands (named when read) join first
+                for part in nested:
+                    self.join(comp, part, params, name_pos)
+                nested.clear()
+            if inst.opcode is _PARAMETER:
+                self.join(comp, inst, params, name_pos)
+            else:
+                inst.parent = comp
+                members[inst] = None
         self.open_computations.pop()
         if not scope:
             raise self.error(f"computation '{comp.name}' has no instructions", open_pos)
@@ -299,7 +299,7 @@ class _Parser(Cursor):
         for inst in named:                # computation has it)
             inst.name = take_name(inst.name)
         if root is None:  # XLA's parser takes the last instruction
-            root = last
+            root = named[-1]
         if sorted(params) != list(range(len(params))):
             missing = min(set(range(len(params))) - set(params))
             raise self.error(f"computation '{comp.name}' lacks parameter({missing})", open_pos)
@@ -312,6 +312,19 @@ class _Parser(Cursor):
                     raise self.error(f"control predecessor '{pred_name}' is not an instruction "
                                      f"of computation '{comp.name}'", pos)
                 add_control_dependency(pred, inst)
+
+    def join(self, comp: HloComputation, inst: HloInstruction, params: dict[int, HloInstruction],
+             name_pos: int) -> None:
+        """`inst` becomes a member of `comp`; a parameter takes its number's place."""
+        if inst.opcode is _PARAMETER:
+            n = inst.parameter_number
+            assert n is not None
+            if n in params:
+                raise self.error(f"parameter number {n} is used twice in computation "
+                                 f"'{comp.name}'", name_pos)
+            params[n] = inst
+        inst.parent = comp
+        comp._instructions[inst] = None
 
     # --- instructions ----------------------------------------------------------------------
 
@@ -376,16 +389,29 @@ class _Parser(Cursor):
             operands = cast("list[HloInstruction]", found)
         if opcode.arity is not None and len(operands) != opcode.arity:
             return None
-        attrs: list[re.Match[str]] = []
+        attrs: list[tuple[str, str, int]] = []  # (key, value, value's offset in attrs_text)
         if attrs_text:
             at, stop = 0, len(attrs_text)
             while at < stop:
+                if attrs_text.startswith(", metadata={", at):
+                    # the longest value of a jax dump, on every line: its end found with
+                    # str.find, not by the regex's per-character steps; what _FAST_ATTR takes
+                    # when no string in it holds a brace or an escape (else the regex reads it)
+                    value_end = attrs_text.find("}", at + 12) + 1
+                    value = attrs_text[at + 11:value_end]
+                    if value_end and "{" not in value[1:] and "\\" not in value \
+                            and not value.count('"') % 2 \
+                            and (value_end == stop or attrs_text[value_end] == ","
+                                 or attrs_text[value_end].isspace()):
+                        attrs.append(("metadata", value, at + 11))
+                        at = value_end
+                        continue
                 a = _FAST_ATTR.match(attrs_text, at)
                 if a is None:
                     return None
-                attrs.append(a)
+                attrs.append((a.group(1), a.group(2), a.start(2)))
                 at = a.end()
-            keys: frozenset[str] = frozenset([a.group(1) for a in attrs])
+            keys: frozenset[str] = frozenset([a[0] for a in attrs])
             if len(keys) != len(attrs):
                 return None
         else:
@@ -401,10 +427,10 @@ class _Parser(Cursor):
             inst._literal = literal
         if attrs:
             base = end - len(attrs_text)
-            for a in attrs:
-                self.set_attribute(inst, a.group(1), a.group(2), base + a.start(2), control_refs)
-        op_pos = start + len(head) + 3 + len(shape_text) + 1
+            for key, value, offset in attrs:
+                self.set_attribute(inst, key, value, base + offset, control_refs)
         if opcode in _CHECKED or "result_accuracy" in keys:  # one set lookup on the fast path
+            op_pos = start + len(head) + 3 + len(shape_text) + 1
             if opcode is _BROADCAST and inst.dimensions is None:
                 self.default_broadcast_dimensions(inst, op_pos)
             self.check_rules(inst, op_pos)
@@ -636,8 +662,7 @@ class _Parser(Cursor):
     def parse_attribute(self, inst: HloInstruction, key: str, control_refs: list) -> None:
         value_pos = self.pos
         if key in _COMPUTATION_ATTRS and _INLINE_BODY.match(self.text, value_pos):
-            self.comp_refs.append((inst, key, value_pos,
-                                   [(self.parse_inline_computation(), value_pos)]))
+            self.comp_refs.append((inst, key, value_pos, [(self.parse_inline_computation(), 0)]))
             return
         self.set_attribute(inst, key, self.raw_value(key), value_pos, control_refs)
 
@@ -671,7 +696,10 @@ class _Parser(Cursor):
                     dims = self.dimension_lists[value] = int_list(value, key)
                 inst.dimensions = dims
             elif key in _COMPUTATION_ATTRS:
-                self.comp_refs.append((inst, key, value_pos, name_list(value, value_pos)))
+                names = self.name_lists.get(value)
+                if names is None:
+                    names = self.name_lists[value] = name_list(value, 0)
+                self.comp_refs.append((inst, key, value_pos, names))
             elif key == "slice" and op is HloOpcode.SLICE:
                 inst.slice_starts, inst.slice_limits, inst.slice_strides = slice_bounds(value)
             elif key == "replica_groups":
@@ -721,12 +749,13 @@ class _Parser(Cursor):
         halves: dict[tuple[int, str], tuple[HloInstruction, dict[str, HloComputation], int]] = {}
         for inst, key, value_pos, names in self.comp_refs:
             comps = []
-            for name, pos in names:
+            for name, offset in names:
                 comp = by_name.get(name)
                 if comp is None:
-                    raise self.error(f"unknown computation '{name}'", pos)
+                    raise self.error(f"unknown computation '{name}'", value_pos + offset)
                 if comp is module.entry:
-                    raise self.error(f"the entry computation '{name}' cannot be called", pos)
+                    raise self.error(f"the entry computation '{name}' cannot be called",
+                                     value_pos + offset)
                 comps.append(comp)
             if key in _SINGLE_COMPUTATION_ATTRS and len(comps) != 1:
                 raise self.error(f"{key} names exactly one computation", value_pos)

@@ -52,9 +52,8 @@ def print_module(module: HloModule) -> str:
     parts = [header, "\n\n"]
     if module.stack_frames:
         parts += [module.stack_frames, "\n\n\n"]
-    shape_texts: dict[int, str] = {}
     for comp in computations_in_print_order(module):
-        parts.append(print_computation(comp, comp is module.entry, shape_texts))
+        parts.append(print_computation(comp, comp is module.entry))
         parts.append("\n\n")
     return "".join(parts)
 
@@ -153,16 +152,22 @@ def schedule_order(comp: HloComputation) -> list[HloInstruction]:
     return order
 
 
-def print_computation(comp: HloComputation, is_entry: bool = False,
-                      shape_texts: dict[int, str] | None = None) -> str:
-    cache = {} if shape_texts is None else shape_texts
+def print_computation(comp: HloComputation, is_entry: bool = False) -> str:
     params = ", ".join(f"{p.name}: {shape_without_layout(p.shape)}" for p in comp.parameters)
     result = shape_without_layout(comp.root.shape) if comp.root is not None else "()"
     head = f"{'ENTRY ' if is_entry else ''}%{comp.name} ({params}) -> {result}"
-    lines = [head + " {"]
     root = comp.root
-    for inst in instructions_in_print_order(comp):
-        lines.append(print_instruction(inst, inst is root, cache))
+    lines = [head + " {"]
+    # instructions_in_print_order's test, run while printing: one walk over the stored order
+    seen: set[HloInstruction] = set()
+    defined, define = seen.issuperset, seen.add
+    for inst in comp._instructions:
+        if not defined(inst.operands) or \
+                (inst.control_predecessors and not defined(inst.control_predecessors)):
+            lines[1:] = [print_instruction(i, i is root) for i in _fallback_order(comp)]
+            break
+        define(inst)
+        lines.append(print_instruction(inst, inst is root))
     if comp.execution_thread is not None:
         lines.append(f'}}, execution_thread="{comp.execution_thread}"')
     else:
@@ -170,45 +175,45 @@ def print_computation(comp: HloComputation, is_entry: bool = False,
     return "\n".join(lines)
 
 
-def print_instruction(inst: HloInstruction, is_root: bool = False,
-                      shape_texts: dict[int, str] | None = None) -> str:
+def print_instruction(inst: HloInstruction, is_root: bool = False) -> str:
     """One line: `  [ROOT ]%name = shape opcode(operands), attributes`."""
-    shape = inst.shape
-    if shape_texts is None:
-        shape_text = shape.to_text()
-    else:
-        cached = shape_texts.get(id(shape))
-        if cached is None:
-            cached = shape_texts[id(shape)] = shape.to_text()
-        shape_text = cached
     opcode = inst.opcode
     ops = inst.operands
-    if ops:
-        args = "%" + ", %".join(map(_NAME_OF, ops)) if len(ops) <= 5 else \
+    count = len(ops)
+    if count == 2:  # most instructions: one f-string, no join
+        first, second = ops
+        args = f"%{first.name}, %{second.name}"
+    elif count == 1:
+        args = "%" + ops[0].name
+    elif count:
+        args = "%" + ", %".join(map(_NAME_OF, ops)) if count <= 5 else \
             index_join(["%" + op.name for op in ops])  # with /*index=N*/ markers
     elif opcode is _CONSTANT:
         if inst.literal_text is not None:
             args = inst.literal_text
         else:
             lit = inst.literal
-            args = "" if lit is None else format_literal(lit, shape)
+            args = "" if lit is None else format_literal(lit, inst.shape)
     elif opcode is _PARAMETER:
         args = str(inst.parameter_number)
     else:
         args = ""
     mnemonic = opcode.mnemonic if inst.async_wrapped is None else \
         inst.async_wrapped + opcode.mnemonic[5:]  # negate-start: async-start wrapping negate
-    line = f"  {'ROOT ' if is_root else ''}%{inst.name} = {shape_text} {mnemonic}({args})"
-    if (inst.metadata is not None or inst.attributes or inst.dimensions is not None
-            or inst.to_apply is not None or inst.calls or inst.condition is not None
-            or inst.branch_computations or inst.control_predecessors
-            or inst.replica_groups is not None or inst.channel_id is not None
-            or inst.use_global_device_ids or inst.constrain_layout or opcode in _TYPED_PRINTERS):
-        return line + _attributes_text(inst)
-    return line
+    # the fields _attributes_text prints, tested here so that most lines skip the call
+    attributes = _attributes_text(inst) if (
+        inst.metadata is not None or inst.attributes or inst.dimensions is not None
+        or inst.to_apply is not None or inst.calls or inst.condition is not None
+        or inst.branch_computations or inst.control_predecessors
+        or inst.replica_groups is not None or inst.channel_id is not None
+        or inst.use_global_device_ids or inst.constrain_layout or opcode in _TYPED_PRINTERS) \
+        else ""
+    return (f"  {'ROOT ' if is_root else ''}%{inst.name} = {inst.shape.to_text()} "
+            f"{mnemonic}({args}){attributes}")
 
 
 def _attributes_text(inst: HloInstruction) -> str:
+    """`, key=value, ...` in XLA's order (see the module docstring), or ""."""
     out: list[str] = []
     _TYPED_PRINTERS.get(inst.opcode, _print_collective)(inst, out)
     attrs = inst.attributes
@@ -226,7 +231,7 @@ def _attributes_text(inst: HloInstruction) -> str:
         out.append("metadata=" + inst.metadata)
     if attrs:
         out += [f"{k}={attrs[k]}" for k in _AFTER_METADATA if k in attrs]
-    return "".join(", " + a for a in out)
+    return ", " + ", ".join(out) if out else ""
 
 
 def _called_computations(inst: HloInstruction, out: list[str]) -> None:

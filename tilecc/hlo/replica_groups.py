@@ -20,7 +20,7 @@ prints back in that same spelling (XLA's printer keeps the form it read):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 
 import numpy as np
@@ -37,6 +37,8 @@ class ReplicaGroups:
     mesh_selected: tuple[str, ...] = ()
     mesh_device_ids: tuple[int, ...] = ()  # device at each row-major mesh position; () = iota
     mesh_device_text: str = ""  # the device_ids=(...) text as written, printed back
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
+    """to_text()'s result, kept on first use (the parser shares one object per spelling)."""
 
     @staticmethod
     def from_groups(groups: list[list[int]] | tuple[tuple[int, ...], ...]) -> ReplicaGroups:
@@ -135,6 +137,13 @@ class ReplicaGroups:
         return 0 if groups is None else len(groups)
 
     def to_text(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._spelling()
+            object.__setattr__(self, "_text", text)  # a cache, not a field: frozen stays true
+        return text
+
+    def _spelling(self) -> str:
         if self.kind == "empty":
             return "{}"
         if self.kind == "explicit":

@@ -22,11 +22,10 @@ def print_short(module: HloModule) -> str:
     for key in _header_keys(module):
         header += f", {key}={_header_value(module, key)}"
     parts = [header, "\n\n"]
-    shape_texts: dict[int, str] = {}
     for comp in computations_in_print_order(module):
         lines = [f"{'ENTRY ' if comp is module.entry else ''}{comp.name} {{"]
         for inst in instructions_in_print_order(comp):
-            line = print_instruction(inst, inst is comp.root, shape_texts)
+            line = print_instruction(inst, inst is comp.root)
             if inst.metadata is not None:
                 line = line.replace(", metadata=" + inst.metadata, "", 1)
             if len(inst.operands) > 5:  # operand lists carry no /*index=N*/ in this form

@@ -19,7 +19,7 @@ Contract:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
 from math import prod
@@ -206,6 +206,9 @@ class Shape:
     dynamic_dims: tuple[bool, ...] = ()
     layout: Layout | None = None
     tuple_shapes: tuple[Shape, ...] = ()
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
+    """to_text()'s result, kept on first use: the one cache of shape text (the printers, the
+    short form and the pictures all ask here; modules share few shape objects)."""
 
     @staticmethod
     def array(element_type: PrimitiveType, dims: tuple[int, ...] | list[int] = (),
@@ -256,9 +259,12 @@ class Shape:
 
     def to_text(self) -> str:
         """XLA's spelling: `s32[2,<=3]{1,0}`, `(s32[], f32[2]{0})`, `token[]`."""
-        if self.is_tuple:
-            return tuple_text([s.to_text() for s in self.tuple_shapes])
-        return _array_text(self)
+        text = self._text
+        if text is None:
+            text = tuple_text([s.to_text() for s in self.tuple_shapes]) if self.is_tuple \
+                else _array_text(self)
+            object.__setattr__(self, "_text", text)  # a cache, not a field: frozen stays true
+        return text
 
     def __str__(self) -> str:
         return self.to_text()
@@ -283,7 +289,6 @@ UNBOUNDED = -1
 """The size of an unbounded dynamic dimension, `?` in text (XLA's Shape::kUnboundedSize)."""
 
 
-@lru_cache(maxsize=4096)
 def _array_text(shape: Shape) -> str:
     if any(shape.dynamic_dims):
         dims = ",".join("?" if d == UNBOUNDED else ("<=" if dyn else "") + str(d)

@@ -78,8 +78,9 @@ def quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def instruction_label(inst: HloInstruction, shape_texts: dict[int, str] | None = None) -> str:
-    """`shape_texts` caches Shape.to_text by shape object (modules share shapes a lot)."""
+def instruction_label(inst: HloInstruction) -> str:
+    """Name, opcode (parameter number, short constant), shape, then the collective's groups,
+    channel and dimensions, one per line."""
     opcode = inst.opcode
     if opcode is HloOpcode.PARAMETER:
         what = f"parameter {inst.parameter_number}"
@@ -88,13 +89,7 @@ def instruction_label(inst: HloInstruction, shape_texts: dict[int, str] | None =
         what = f"constant {inst.literal_text}"
     else:
         what = opcode.mnemonic
-    cached = None if shape_texts is None else shape_texts.get(id(inst.shape))
-    if cached is None:
-        cached = inst.shape.to_text()
-        if shape_texts is not None:
-            shape_texts[id(inst.shape)] = cached
-    shape = cached
-    label = f"{inst.name}\n{what}\n{shape}"
+    label = f"{inst.name}\n{what}\n{inst.shape.to_text()}"
     if inst.replica_groups is not None:
         label += f"\nreplica_groups={inst.replica_groups.to_text()}"
     if inst.channel_id is not None:

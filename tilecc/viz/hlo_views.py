@@ -54,8 +54,6 @@ def module_data(module: HloModule, ids: NodeIds, text: str | None = None) -> dic
     comps = [{"name": comp.name, "entry": comp is module.entry,
               "insts": [index[i] for i in instructions_in_print_order(comp)]}
              for comp in ids.computations]
-    shape_texts: dict[int, str] = {}
-    label_shapes: dict[int, str] = {}
     rows = []
     for inst in ids.order:
         comp = inst.parent
@@ -64,9 +62,9 @@ def module_data(module: HloModule, ids: NodeIds, text: str | None = None) -> dic
         calls = [comp_index[c] for c in inst.called_computations() if c in comp_index] \
             if inst.to_apply is not None or inst.calls or inst.condition is not None \
             or inst.branch_computations else []
-        rows.append([inst.name, comp_index[comp], instruction_label(inst, label_shapes),
+        rows.append([inst.name, comp_index[comp], instruction_label(inst),
                      node_kind(inst), int(root), [index[o] for o in inst.operands],
-                     written.get(inst.name) or print_instruction(inst, root, shape_texts).lstrip(),
+                     written.get(inst.name) or print_instruction(inst, root).lstrip(),
                      calls])
     return {"prefix": ids.prefix, "name": module.name, "graph": GRAPH_ATTRS,
             "styles": NODE_STYLES, "root_style": ROOT_STYLE, "classes": CLASS_STYLES,
