@@ -66,7 +66,8 @@ def test_a_huge_host_name_is_cut_in_the_message(tmp_path, capsys):
 def test_limits_name_their_variables():
     assert {entry.env for entry in LIMITS.values()} == {
         "TILECC_MAX_STEPS", "TILECC_MAX_ELEMENTS", "TILECC_MAX_DEPTH", "TILECC_MAX_GRID",
-        "TILECC_MAX_MESSAGE", "TILECC_MAX_TRACE_STEPS", "TILECC_MAX_INT_BITS"}
+        "TILECC_MAX_MESSAGE", "TILECC_MAX_TRACE_STEPS", "TILECC_MAX_INT_BITS",
+        "TILECC_MAX_REWRITE"}
 
 
 def test_out_of_memory_names_the_input(tmp_path, capsys, monkeypatch):
