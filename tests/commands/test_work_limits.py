@@ -137,3 +137,34 @@ def test_a_run_needing_exactly_the_bound_finishes_with_the_products(tmp_path, ca
     out = np.load(tmp_path / "o" / "out0.npy")
     assert out.shape == (2, 32, 32)
     np.testing.assert_allclose(out[1], x @ x, rtol=1e-5)
+
+
+RANK = ",".join(["1"] * 65)
+
+
+def test_a_constant_of_more_dimensions_than_an_array_holds_is_a_parse_error(tmp_path, capsys):
+    hlo = write(tmp_path, "r.hlo", f"HloModule m\nENTRY e {{\n  ROOT c = s32[{RANK}] constant(1)\n}}\n")
+    err = fail(["run", hlo, "--out", str(tmp_path / "o")], capsys)
+    assert err.startswith(f"{hlo}:3:") and "65 dimensions, more than the 64 an array holds" in err
+
+
+def test_a_parameter_of_more_dimensions_than_an_array_holds_is_refused_before_the_run(
+        tmp_path, capsys):
+    hlo = write(tmp_path, "r.hlo", f"HloModule m\nENTRY e {{\n  ROOT p = s32[{RANK}] parameter(0)\n}}\n")
+    err = fail(["run", hlo, "--out", str(tmp_path / "o")], capsys)
+    assert err == (f"error: {hlo}: e/p: a value of 65 dimensions, more than the 64 an array "
+                   "holds\n")
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_dimension_spanning_lines_is_quoted_on_one_line(tmp_path, capsys):
+    hlo = write(tmp_path, "d.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[1\n6] parameter(0)\n}\n")
+    err = fail(["run", hlo, "--out", str(tmp_path / "o")], capsys)
+    assert err.split("\n")[0] == f"{hlo}:3:16: error: bad dimension '1\\n6' in shape f32[1\\n6]"
+
+
+def test_an_all_reduce_without_operands_is_a_verifier_error(tmp_path, capsys):
+    text = INT_ALL_REDUCE.replace("all-reduce(p)", "all-reduce()") % 1
+    hlo = write(tmp_path, "ar.hlo", text)
+    err = fail(["hlo-opt", hlo, PASSES, "--verify=2", "-o", str(tmp_path / "out.hlo")], capsys)
+    assert err.endswith("e/r (all-reduce): takes at least one operand\n"), err

@@ -80,7 +80,7 @@ def check_sizes_of(path: str, module: HloModule, devices: int,
     """check_run_sizes, its error naming the file the module came from."""
     try:
         check_run_sizes(module, devices, max_steps)
-    except (LimitError, VerifyError) as err:
+    except (LimitError, VerifyError, InterpError) as err:
         raise type(err)(f"{path}: {err}") from None
 
 

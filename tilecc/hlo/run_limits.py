@@ -3,7 +3,8 @@ without bound.
 
 Contract: `check_run_sizes(module, devices)` raises LimitError (tilecc/limits.py, bound
 "elements") naming the instruction whose value -- every leaf of its shape, times the
-device count -- holds more elements than the bound, before anything is allocated; and
+device count -- holds more elements than the bound, before anything is allocated;
+InterpError for a value of more dimensions than a numpy array holds (64); and
 VerifyError when the call graph has a cycle (check_call_graph). `check_call_graph(module)`
 raises VerifyError naming the instruction that closes a cycle of calls (a computation
 calling itself, or a while whose body is its own condition's caller): XLA's call graph is a
@@ -21,8 +22,9 @@ from __future__ import annotations
 import re
 from math import prod
 
-from tilecc.errors import VerifyError
+from tilecc.errors import InterpError, VerifyError
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
+from tilecc.hlo.literal import MAX_ARRAY_RANK
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import Shape
 from tilecc.limits import beyond, cut, limit
@@ -80,6 +82,19 @@ def computation_cost(comp: HloComputation) -> int:
                if inst.opcode is not Op.PARAMETER)
 
 
+def _leaf_rank(shape: Shape) -> int:
+    """The largest rank among the array leaves of `shape`."""
+    most = 0
+    stack = [shape]
+    while stack:
+        s = stack.pop()
+        if s.is_tuple:
+            stack.extend(s.tuple_shapes)
+        else:
+            most = max(most, s.rank)
+    return most
+
+
 def _leaf_elements(shape: Shape) -> int:
     """The largest element count among the array leaves of `shape`."""
     most = 0
@@ -101,6 +116,9 @@ def check_run_sizes(module: HloModule, devices: int, max_steps: int | None = Non
     check_call_graph(module)
     for comp in module.computations:
         for inst in comp.instructions:
+            if (rank := _leaf_rank(inst.shape)) > MAX_ARRAY_RANK:
+                raise InterpError(f"{comp.name}/{inst.name}: a value of {rank} dimensions, "
+                                  f"more than the {MAX_ARRAY_RANK} an array holds")
             elements = _leaf_elements(inst.shape) * devices
             if elements > bound:
                 raise beyond("elements", elements, f"{comp.name}/{inst.name} "
