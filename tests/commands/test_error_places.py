@@ -99,3 +99,13 @@ def test_a_simulator_fault_names_the_file_and_the_instruction(tmp_path, capsys, 
                capsys)
     assert err == f"error: {bir}:instructions[1] ({calls[1]}): access out of bounds\n"
     assert not (tmp_path / "o").exists()
+
+
+def test_an_output_name_too_long_for_a_file_is_refused_before_any_is_written(tmp_path):
+    from tilecc.errors import TileccError
+    from tilecc.fileio import write_npy_outputs
+    arrays = [("short", np.zeros(2)), ("n" * 300, np.zeros(2))]
+    with pytest.raises(TileccError, match=r"^output 'n{40}'\.\.\.: 300 characters, too long for "
+                       r"a file name \(255 bytes with \.npy\)$"):
+        write_npy_outputs(str(tmp_path / "o"), arrays)
+    assert not (tmp_path / "o").exists()
