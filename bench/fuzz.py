@@ -5,9 +5,9 @@ promise (traceback, hang, killed, bad exit code, input modified, partial output)
 violation is listed with its command line and, with --minimize, written shrunk to
 --repro-dir. The README's campaign figures come from
 
-    python bench/fuzz.py --per-command 10000 --seed campaign-1 --jobs 2
+    nice -n 10 python bench/fuzz.py --per-command 10000 --seed campaign-5 --jobs 2 --minutes 44
 
-and the held-out check from `--per-command 200 --seed held-out-1 --family held-out`;
+and the held-out check from `--per-command 200 --seed held-out-3 --family held-out`;
 `--seed campaign-3 --targets sim --index 240` runs one mutant again.
 """
 

@@ -158,6 +158,9 @@ def check_npy_size(handle: BinaryIO, size: int, path: str, what: str) -> None:
                           f"{needed} bytes of data, but the file holds {held}")
 
 
+NAME_MAX = 255   # bytes of one file name on Linux, macOS and Windows file systems
+
+
 def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]],
                       describe: Callable[[np.ndarray], str] | None = None) -> None:
     """Write each (name, array) as `out_dir/<name>.npy` atomically and list it on stdout
@@ -170,6 +173,9 @@ def write_npy_outputs(out_dir: str, arrays: Iterable[tuple[str, np.ndarray]],
         if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
             raise TileccError(f"output {name!r}: not usable as a file name (it is written as "
                               f"{out_dir}/<name>.npy)")
+        if len(f"{name}.npy".encode()) > NAME_MAX:   # refused before any output is written
+            raise TileccError(f"output {name[:40]!r}...: {len(name)} characters, too long for "
+                              f"a file name ({NAME_MAX} bytes with .npy)")
     folder = Path(out_dir)
     if folder.exists() and not folder.is_dir():
         raise TileccError(f"{out_dir}: is a file (expected a folder for the .npy outputs)")

@@ -1,7 +1,8 @@
 """How much work and memory one input may ask for, and how a user raises the bound.
 
 Contract: `LIMITS` is the one table of bounds that protect a command from its input --
-loop steps, elements of one value, nesting depth, launch-grid programs, the length of an
+loop steps (weighted by the element operations of each), elements of one value, the
+instructions a pass may add for one it rewrites, nesting depth, launch-grid programs, the length of an
 error message line, trace steps of a kernel, the size of an integer a kernel computes with
 `**`. `limit(name)` is the bound in force: the value of the limit's option inside
 `raised(name, value)` (a command given the option), else the environment variable the
@@ -39,10 +40,12 @@ class Limit:
 
 LIMITS: dict[str, Limit] = {
     "steps": Limit(1_000_000, "TILECC_MAX_STEPS",
-                   "HLO steps in one run (an instruction on 1024 elements of each device is "
-                   "one step)", "--max-steps"),
+                   "HLO steps in one run (a step is 1024 element operations on each "
+                   "device)", "--max-steps"),
     "elements": Limit(1 << 28, "TILECC_MAX_ELEMENTS",
                       "elements of one value (all devices together)"),
+    "rewrite": Limit(1 << 14, "TILECC_MAX_REWRITE",
+                     "instructions an HLO pass adds to rewrite one instruction"),
     "depth": Limit(100, "TILECC_MAX_DEPTH", "levels of nesting in a host program"),
     "grid": Limit(4096, "TILECC_MAX_GRID", "programs in an SPMD launch grid"),
     "trace-steps": Limit(1_000_000, "TILECC_MAX_TRACE_STEPS",

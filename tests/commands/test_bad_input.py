@@ -292,6 +292,9 @@ def test_a_kernel_file_python_cannot_compile_is_blamed_on_the_file(npys, capsys)
      "{k}:3:5: error: the kernel raised ValueError: boom"),
     ("raise RuntimeError('at import')\n", "{k}:1:1: error: importing {k} failed RuntimeError"),
     ("def g(a):\n    pass\n", "error: {k}: no function 'f'"),
+    # a fault inside numpy is at the kernel's line, numpy's message of several lines cut to one
+    ("import numpy as np\ndef f(a):\n    return np.int(a)\n",
+     "{k}:3:12: error: the kernel raised AttributeError: module 'numpy' has no attribute 'int'.\n"),
 ])
 def test_kernel_failures_are_located(source, expected, npys, capsys):
     kernel = npys / "k.py"

@@ -66,7 +66,8 @@ def test_a_huge_host_name_is_cut_in_the_message(tmp_path, capsys):
 def test_limits_name_their_variables():
     assert {entry.env for entry in LIMITS.values()} == {
         "TILECC_MAX_STEPS", "TILECC_MAX_ELEMENTS", "TILECC_MAX_DEPTH", "TILECC_MAX_GRID",
-        "TILECC_MAX_MESSAGE", "TILECC_MAX_TRACE_STEPS", "TILECC_MAX_INT_BITS"}
+        "TILECC_MAX_MESSAGE", "TILECC_MAX_TRACE_STEPS", "TILECC_MAX_INT_BITS",
+        "TILECC_MAX_REWRITE"}
 
 
 def test_out_of_memory_names_the_input(tmp_path, capsys, monkeypatch):
@@ -97,4 +98,14 @@ def test_a_simulator_fault_names_the_file_and_the_instruction(tmp_path, capsys, 
     err = fail(["sim", str(bir), "--input", f"x={tmp_path / 'x.npy'}", "--out", str(tmp_path / "o")],
                capsys)
     assert err == f"error: {bir}:instructions[1] ({calls[1]}): access out of bounds\n"
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_output_name_too_long_for_a_file_is_refused_before_any_is_written(tmp_path):
+    from tilecc.errors import TileccError
+    from tilecc.fileio import write_npy_outputs
+    arrays = [("short", np.zeros(2)), ("n" * 300, np.zeros(2))]
+    with pytest.raises(TileccError, match=r"^output 'n{40}'\.\.\.: 300 characters, too long for "
+                       r"a file name \(255 bytes with \.npy\)$"):
+        write_npy_outputs(str(tmp_path / "o"), arrays)
     assert not (tmp_path / "o").exists()

@@ -156,8 +156,8 @@ def test_a_launch_grid_beyond_the_bound(tmp_path, capsys):
 def test_long_loops_stop_at_max_steps(bound, step, tmp_path, capsys):
     hlo = write(tmp_path, "loop.hlo", LOOP % (bound, step))
     err = fail(["run", hlo, "--max-steps", "3000", "--out", str(tmp_path / "o")], capsys)
-    assert err == (f"error: {hlo}: computation body: needs 3002 HLO steps in one run (an instruction on "
-                   "1024 elements of each device is one step), more than the limit of 3000; raise "
+    assert err == (f"error: {hlo}: computation body: needs 3002 HLO steps in one run (a step is 1024 "
+                   "element operations on each device), more than the limit of 3000; raise "
                    "it with --max-steps or TILECC_MAX_STEPS=N\n")
     assert not (tmp_path / "o").exists()
 
@@ -287,8 +287,8 @@ def test_a_long_run_shows_its_progress_and_bound_on_a_terminal(monkeypatch, caps
     with pytest.raises(LimitError):
         budget.spend(50_000, "computation body")
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == ("... 20000 of at most 100000 HLO steps in one run (an instruction on 1024 "
-                        "elements of each device is one step) (raise it with --max-steps or "
+    assert lines[0] == ("... 20000 of at most 100000 HLO steps in one run (a step is 1024 element "
+                        "operations on each device) (raise it with --max-steps or "
                         "TILECC_MAX_STEPS=N)")
     assert len(lines) == 3
 

@@ -201,12 +201,16 @@ def optimize_module(args: argparse.Namespace, label: str, text: str, names: list
         replicas = args.verify if args.verify not in (None, _DEFAULT_N) else \
             default_replicas(module)
         check_sizes_of(label if args.verify in (None, _DEFAULT_N) else
-                       f"{label}: --verify={replicas}", module, replicas * module.num_partitions)
+                       f"{label}: --verify={replicas}", module, replicas * module.num_partitions,
+                       args.max_steps)
     report = PassReport(form, args.verbose, args.changes, label)
     pipeline = build_pipeline(names, dump_dir=dump_dir,
                               allow_mixed_precision=args.allow_mixed_precision)
-    for name, changed in pipeline.run(module, report):
-        print(report.line(name, changed), file=sys.stderr)
+    try:
+        for name, changed in pipeline.run(module, report):
+            print(report.line(name, changed), file=sys.stderr)
+    except LimitError as err:   # a rewrite too large for the "rewrite" bound: name the file
+        raise LimitError(f"{label}: {err}") from None
     out_text = print_module(module)
     verdict: tuple[bool, str] | None = None
     if before is not None:

@@ -18,7 +18,8 @@ device axis (device = replica * partitions + partition; with one partition, the 
   `--input NAME=DIR/NAME.npy` gives them back).
 - Each output file is written atomically; prints one summary line per output written.
 - Before anything is allocated, every value's size on all devices is checked against
-  tilecc.limits' "elements" bound; `--max-steps N` bounds the instructions evaluated.
+  tilecc.limits' "elements" bound, and the entry's steps on all devices against the "steps"
+  bound; `--max-steps N` bounds the steps evaluated.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if partitions < 1:
         raise TileccError(f"--partitions must be at least 1, got {partitions}")
     devices = replicas * partitions
-    check_sizes_of(path, module, devices)
+    check_sizes_of(path, module, devices, args.max_steps)
     given = read_inputs(module, list(args.input or []), devices)
     assert module.entry is not None
     try:   # a fault of the module (or a bound it reaches): name the file it came from
@@ -90,11 +91,12 @@ def saved_inputs(module: HloModule, inputs: list[Any]) -> list[tuple[str, np.nda
     return arrays
 
 
-def check_sizes_of(path: str, module: HloModule, devices: int) -> None:
+def check_sizes_of(path: str, module: HloModule, devices: int,
+                   max_steps: int | None = None) -> None:
     """check_run_sizes, its error naming the file the module came from."""
     try:
-        check_run_sizes(module, devices)
-    except (LimitError, VerifyError) as err:
+        check_run_sizes(module, devices, max_steps)
+    except (LimitError, VerifyError, InterpError) as err:
         raise type(err)(f"{path}: {err}") from None
 
 

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
             raise TileccError(f"--replicas and --partitions must be at least 1, got "
                               f"{replicas} and {partitions}")
         devices = replicas * partitions
-        check_sizes_of(path, module, devices)
+        check_sizes_of(path, module, devices, args.max_steps)
         mine = local_devices(devices, comm.Get_size(), comm.Get_rank())
         given = read_inputs(module, list(args.input or []), devices)
         inputs = entry_inputs(module, devices, np.random.default_rng(args.seed), given, rows=mine)

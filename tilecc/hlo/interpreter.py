@@ -46,14 +46,14 @@ from tilecc.limits import StepBudget, cut
 from tilecc.hlo.interp.steps import STEPS
 from tilecc.hlo.interp.values import Lanes, Step, Value, check_input, leaves
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
-from tilecc.hlo.run_limits import check_run_sizes, step_cost
+from tilecc.hlo.run_limits import check_run_sizes, instruction_cost
 from tilecc.hlo.opcodes import HloOpcode as Op
 
 def evaluate_module(module: HloModule, inputs: Sequence[Any], replicas: int,
                     partitions: int = 1, max_steps: int | None = None) -> list[np.ndarray]:
     """Run `module`'s entry on replicas * partitions devices; see the module contract.
     At most `max_steps` steps are evaluated (default: tilecc.limits' "steps"; run_limits
-    .step_cost), so a loop whose bound comes from the input stops with a LimitError."""
+    .instruction_cost), so a loop whose bound comes from the input stops with a LimitError."""
     return compile_module(module, replicas, partitions, max_steps)(inputs)
 
 
@@ -90,7 +90,7 @@ def compile_module(module: HloModule, replicas: int, partitions: int = 1,
     entry = module.entry
     if entry is None:
         raise InterpError(f"module {module.name} has no entry computation")
-    check_run_sizes(module, replicas * partitions)
+    check_run_sizes(module, replicas * partitions, max_steps)
     return CompiledModule(module, entry, Interpreter(module, replicas, partitions, max_steps),
                           replicas * partitions)
 
@@ -120,7 +120,7 @@ class Program:
     insts: list[HloInstruction]
     """the instruction of each step, to name it in an error"""
     cost: int
-    """steps one evaluation spends per device (tilecc.hlo.run_limits.step_cost)"""
+    """steps one evaluation spends per device (tilecc.hlo.run_limits.instruction_cost)"""
 
 
 # what numpy and Python raise on attribute values the verifier does not check (a window
@@ -194,7 +194,7 @@ class Interpreter:
                           tuple(slots[id(op)] for op in inst.operands)))
             insts.append(inst)
         assert comp.root is not None
-        cost = sum(step_cost(inst.shape) for inst in insts)
+        cost = sum(instruction_cost(inst) for inst in insts)
         return Program(comp.name, arity, arity + len(steps), steps, slots[id(comp.root)], insts,
                        cost)
 

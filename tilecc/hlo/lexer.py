@@ -150,7 +150,8 @@ class Cursor:
                 if not p.isdigit():
                     # the shape's text may span lines: the message stays one line
                     shown = m.group(0).replace("\n", "\\n")
-                    raise self.error(f"bad dimension '{part.strip()}' in shape {shown}",
+                    bad = part.strip().replace("\n", "\\n")
+                    raise self.error(f"bad dimension '{bad}' in shape {shown}",
                                      m.start(2))
                 if len(p) > 18 and int(p) > _MAX_DIM:
                     raise self.error(f"dimension {p[:40]} of shape {type_name}[...] is beyond "

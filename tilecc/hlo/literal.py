@@ -51,6 +51,9 @@ _FLOAT_DIGITS = {
 }
 
 
+MAX_ARRAY_RANK = 64   # numpy's own bound on dimensions (1.x and 2.x): a fixed rule
+
+
 class LiteralError(ValueError):
     def __init__(self, message: str, offset: int) -> None:
         super().__init__(message)
@@ -180,6 +183,9 @@ def parse_literal(text: str, shape: Shape) -> np.ndarray:
     """The array that `text` denotes for `shape` (see the module contract)."""
     if not shape.is_array:
         raise LiteralError(f"constants of shape {shape.to_text()} are not supported", 0)
+    if shape.rank > MAX_ARRAY_RANK:
+        raise LiteralError(f"{shape.rank} dimensions, more than the {MAX_ARRAY_RANK} an array "
+                           "holds", 0)
     et = shape.element_type
     if shape.dims and (one := _ONE_SCALAR.fullmatch(text)) is not None and \
             0 <= shape.element_count() <= limit("elements"):

@@ -313,6 +313,8 @@ def _transpose(inst: HloInstruction, ctx: RuleContext) -> None:
 
 def _all_reduce(inst: HloInstruction, ctx: RuleContext) -> None:
     ops = inst.operands
+    if not ops:
+        raise fail(inst, "takes at least one operand")
     _verify_collective_mode(inst)
     _verify_reducer(inst, ctx, 1, [o.shape.element_type for o in ops[:1]])
     _expect_shape(inst, ops[0].shape if len(ops) == 1 else Shape.tuple([o.shape for o in ops]))

@@ -15,6 +15,7 @@ import functools
 import linecache
 import os
 import sys
+import sysconfig
 import traceback
 from pathlib import Path
 from types import CodeType, FrameType
@@ -74,6 +75,10 @@ def kernel_error(message: str) -> KernelError:
     return KernelError(path, line, col, message, source_line=source)
 
 
+# installed libraries (numpy, the standard library): a fault inside one is at the user's line
+_LIBRARIES = tuple(sorted({sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}))
+
+
 def _inside_tilecc(filename: str) -> bool:
     """A frame of the command line or the package (never the kernel's own code)."""
     return str(Path(filename).resolve()).startswith(_TILECC_DIR)
@@ -86,9 +91,11 @@ def kernel_failure(err: BaseException, what: str = "the kernel raised",
     frame (the compiler itself failed on the file) the error is at `path`."""
     frames = [f for f in traceback.extract_tb(err.__traceback__)
               if not _inside_package(f.filename) and not f.filename.startswith("<frozen ")
-              and not _inside_tilecc(f.filename)]
+              and not _inside_tilecc(f.filename) and not f.filename.startswith(_LIBRARIES)]
     frame = frames[-1] if frames else None
-    message = f"{what} {type(err).__name__}: {err}"
+    # a library's message may span lines (numpy's for a removed alias): its first line
+    text = str(err).split("\n", 1)[0]
+    message = f"{what} {type(err).__name__}: {text}"
     if frame is None:
         return KernelError(path, 0, 0, message)
     source = linecache.getline(frame.filename, frame.lineno or 0) or None

@@ -30,7 +30,9 @@ spec's G; checked on XLA, which rejects the unmultiplied size there). The verifi
 create_all_gather size the all-gather by the same rule (replica_groups.participants_per_group,
 XLA's GetSubgroupSize). An all-reduce written without replica_groups gets
 `replica_groups={}` on its all-gather. Every new instruction carries the metadata;
-the instructions are made with tilecc.hlo.builders (XLA's hlo_creation_utils).
+the instructions are made with tilecc.hlo.builders (XLA's hlo_creation_utils). The rewrite
+adds 2G + 3 instructions; a G that makes more than tilecc.limits' "rewrite" bound is a
+LimitError before any is made.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from tilecc.hlo.builders import create_all_gather, make_binary, make_broadcast, 
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.opcodes import HloOpcode
 from tilecc.hlo.types import array_shape, is_integral
+from tilecc.limits import beyond, limit
 from tilecc.passes.pass_base import OpExpanderPass
 
 
@@ -78,6 +81,9 @@ class DecomposeIntAllReduce(OpExpanderPass):
                             f"found {len(inst.operands)}")
         et = inst.shape.element_type
         group = participants_per_group(inst, comp.parent)
+        if 2 * group + 3 > limit("rewrite"):   # the unrolled add chain grows with G
+            raise beyond("rewrite", 2 * group + 3, f"{inst.name} (all-reduce over {group} "
+                         "devices per replica group)")
         meta = inst.metadata
         # an all-reduce written without replica_groups means all participants, as `{}` does
         groups = inst.replica_groups if inst.replica_groups is not None else \
