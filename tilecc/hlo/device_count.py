@@ -66,10 +66,15 @@ def _highest_id(inst: HloInstruction) -> int | None:
 def _participants_by_shape(inst: HloInstruction) -> int | None:
     """The highest participant id of an all-gather / reduce-scatter over all participants,
     from its shapes; None for other opcodes or shapes that do not say."""
-    if inst.opcode not in (Op.ALL_GATHER, Op.REDUCE_SCATTER) or not inst.operands:
+    if inst.opcode not in (Op.ALL_GATHER, Op.ALL_GATHER_START, Op.REDUCE_SCATTER) \
+            or not inst.operands:
         return None
     dim = (inst.dimensions or (0,))[0]
-    result = inst.shape.tuple_shapes[0] if inst.shape.is_tuple else inst.shape
+    result = inst.shape
+    if inst.opcode is Op.ALL_GATHER_START and result.is_tuple:  # (operand, result)
+        result = result.tuple_shapes[-1]
+    if result.is_tuple:
+        result = result.tuple_shapes[0]
     operand = inst.operands[0].shape
     if not (result.is_array and operand.is_array and dim < min(result.rank, operand.rank)):
         return None

@@ -271,6 +271,8 @@ def parse_window(text: str | None, rank: int, where: str, dilations: bool = Fals
     """`window={size=2x2 stride=2x1 pad=0_1x0_0}` -> (sizes, strides, pads). Dilations other
     than 1 raise InterpError (not supported) unless `dilations` (then read them with
     `window_dilations`)."""
+    if text is None and rank == 0:
+        return [], [], []  # a scalar's window is empty: XLA prints no window attribute
     if text is None:
         raise InterpError(f"{where}: reduce-window needs the window attribute")
     fields = _window_fields(text)
