@@ -11,7 +11,10 @@ renumbered after the previous module's, and the merged entry returns the tuple o
 module's root. Module-level attributes (layouts, aliasing, schedule) are not carried over:
 none of them changes what a module computes. When XLA refuses a merged module, the module its
 message names (by prefix) runs alone and the rest are merged again; a message that names
-none splits the batch in halves. A module whose root holds a token runs alone.
+none splits the batch in halves. A module whose root holds a token runs alone, and so does
+one with collectives: XLA CPU's collectives wait for every device, so one whose devices
+do not all arrive (a collective in a loop or branch the devices take differently) hangs
+until the session's timeout, and alone it takes no other module with it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 
 from tilecc.errors import OracleError
 from tilecc.hlo.ir import HloModule
+from tilecc.hlo.opcodes import COLLECTIVES
 from tilecc.hlo.printer import (computations_in_print_order, instructions_in_print_order,
                                 print_computation, print_instruction, print_module)
 from tilecc.hlo.types import Shape
@@ -48,6 +52,11 @@ def prefix_names(module: HloModule, k: int) -> None:
         for inst in comp.instructions:
             inst.name = f"b{k}.{inst.name}"
     module.name = f"b{k}"
+
+
+def _communicates(module: HloModule) -> bool:
+    return any(inst.opcode in COLLECTIVES for comp in module.computations
+               for inst in comp.instructions)
 
 
 def merged_text(modules: list[HloModule], replicas: int, partitions: int) -> str:
@@ -81,7 +90,7 @@ def run_batched(session: XlaSession, items: list[Item], limit: int
     for k, item in enumerate(items):
         prefix_names(item[1], k)
         root = item[1].entry.root if item[1].entry is not None else None
-        if root is None or _has_token(root.shape):
+        if root is None or _has_token(root.shape) or _communicates(item[1]):
             results[item[0]] = _alone(session, item)
         else:
             groups.setdefault((item[3], item[4]), []).append(item)

@@ -19,7 +19,7 @@ With `rows` (device ids), only those devices' rows are kept, as a contiguous cop
 leaf of a tuple), and each full draw is dropped before the next parameter's (an MPI
 process's share).
 `loop_safe(module, inputs)` folds the integers of the parameters that may bound a while
-loop into [0, 3], so such loops end. A token parameter gets the interpreter's token, an empty (devices, 0) pred array; a tuple
+loop into [0, 3], the same on every device, so such loops end. A token parameter gets the interpreter's token, an empty (devices, 0) pred array; a tuple
 parameter a tuple of values, nested as its shape.
 """
 
@@ -150,7 +150,9 @@ LOOP_BOUND_TOP = 3
 def loop_safe(module: HloModule, inputs: list[Any]) -> list[Any]:
     """`inputs` with the integers of every parameter that may bound a while loop
     (loop_bounds.loop_bound_parameters) folded into [0, LOOP_BOUND_TOP] (|x| modulo 4), so a
-    loop counting up to such a value, or down from it, ends within that many trips."""
+    loop counting up to such a value, or down from it, ends within that many trips, and
+    device 0's value of such a parameter given to every device, so all devices take the
+    same trips (a collective inside the loop waits for every device on XLA CPU)."""
     bound = {int(name[1:]) for name in loop_bound_parameters(module)}
     return [_folded(value) if k in bound else value for k, value in enumerate(inputs)]
 
@@ -160,4 +162,5 @@ def _folded(value: Any) -> Any:
         return tuple(_folded(v) for v in value)
     if value.dtype.kind not in "iu":
         return value
-    return (np.abs(value.astype(np.int64)) % (LOOP_BOUND_TOP + 1)).astype(value.dtype)
+    first = np.broadcast_to(value[:1], value.shape)
+    return (np.abs(first.astype(np.int64)) % (LOOP_BOUND_TOP + 1)).astype(value.dtype)
