@@ -18,7 +18,8 @@ parameter, given or not, so a parameter's values never depend on which others we
 With `rows` (device ids), only those devices' rows are kept, as a contiguous copy (of every
 leaf of a tuple), and each full draw is dropped before the next parameter's (an MPI
 process's share).
-A token parameter gets the interpreter's token, an empty (devices, 0) pred array; a tuple
+`loop_safe(module, inputs)` folds the integers of the parameters that may bound a while
+loop into [0, 3], the same on every device, so such loops end. A token parameter gets the interpreter's token, an empty (devices, 0) pred array; a tuple
 parameter a tuple of values, nested as its shape.
 """
 
@@ -32,6 +33,7 @@ import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.ir import HloModule
+from tilecc.hlo.loop_bounds import loop_bound_parameters
 from tilecc.hlo.types import (PrimitiveType, Shape, is_complex, is_floating, numpy_dtype,
                               primitive_type_name)
 
@@ -139,3 +141,26 @@ def _random_floats(dtype: np.dtype, shape: tuple[int, ...],
     replace = rng.random(shape) < _FLOAT_SHARE_OF_SPECIALS
     chosen = np.where(replace, specials[rng.integers(0, specials.size, size=shape)], values)
     return chosen.astype(dtype)
+
+
+LOOP_BOUND_TOP = 3
+"""Integers of a loop-bound parameter are drawn in [0, LOOP_BOUND_TOP] by loop_safe."""
+
+
+def loop_safe(module: HloModule, inputs: list[Any]) -> list[Any]:
+    """`inputs` with the integers of every parameter that may bound a while loop
+    (loop_bounds.loop_bound_parameters) folded into [0, LOOP_BOUND_TOP] (|x| modulo 4), so a
+    loop counting up to such a value, or down from it, ends within that many trips, and
+    device 0's value of such a parameter given to every device, so all devices take the
+    same trips (a collective inside the loop waits for every device on XLA CPU)."""
+    bound = {int(name[1:]) for name in loop_bound_parameters(module)}
+    return [_folded(value) if k in bound else value for k, value in enumerate(inputs)]
+
+
+def _folded(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_folded(v) for v in value)
+    if value.dtype.kind not in "iu":
+        return value
+    first = np.broadcast_to(value[:1], value.shape)
+    return (np.abs(first.astype(np.int64)) % (LOOP_BOUND_TOP + 1)).astype(value.dtype)

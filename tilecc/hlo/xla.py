@@ -208,7 +208,8 @@ class XlaSession:
         if job.partitions > 1:
             text = strip_shardings(text)
         frame = pickle.dumps((job.kind, text,
-                              [np.asarray(x) for x in job.inputs], job.replicas,
+                              [np.asarray(x) for x in flat_inputs(list(job.inputs))],
+                              job.replicas,
                               job.partitions, job.repeats), protocol=pickle.HIGHEST_PROTOCOL)
         try:
             assert proc.stdin is not None

@@ -90,6 +90,8 @@ def select_step(runner: Runner, inst: HloInstruction) -> Step:
         pred, on_true, on_false = a
         if isinstance(on_true, tuple):
             return select_lanes(pred, on_true, on_false)
+        if pred.ndim < on_true.ndim:  # a pred[] picks whole arrays (XLA accepts it)
+            pred = pred.reshape(pred.shape + (1,) * (on_true.ndim - pred.ndim))
         return ew.select(pred, on_true, on_false)
     return step
 

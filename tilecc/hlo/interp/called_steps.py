@@ -15,9 +15,10 @@ import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.interp import elementwise as ew
-from tilecc.hlo.interp.reduce import (TREE_REDUCTION_WINDOW, generic_reduce, parse_window,
+from tilecc.hlo.interp.reduce import (TREE_REDUCTION_WINDOW, parse_window,
                                       reduce_with_init, reducer_opcode, window_dilations,
                                       window_view)
+from tilecc.hlo.interp.reduce_order import generic_reduce
 from tilecc.hlo.interp.sort import sort_values
 from tilecc.hlo.interp.values import (Lanes, Operands, Runner, Step, Value, called_computation,
                                       lane_combiner, select_lanes, single_or_tuple)
@@ -72,7 +73,7 @@ def reduce_window_step(runner: Runner, inst: HloInstruction) -> Step:
                  for x, init in zip(xs, inits)]
         if opcode is not None:
             return reduce_with_init(opcode, t, views[0], inits[0], axes)
-        out = generic_reduce(views, list(inits), axes, combine)
+        out = generic_reduce(views, list(inits), axes, combine, windows=True)
         return out[0] if count == 1 else tuple(out)
     return step
 

@@ -26,7 +26,7 @@ from tilecc.hlo.types import PrimitiveType, is_floating
 
 IDENTITY_CUSTOM_CALLS = frozenset({
     "Sharding", "xla.sdy.FuncResultSharding", "xla.sdy.PropagationBarrier",
-    "SPMDFullToShardShape", "SPMDShardToFullShape"})
+    "SPMDFullToShardShape", "SPMDShardToFullShape", "ShardBarrierFrom", "ShardBarrierTo"})
 """Sharding annotations of modules lowered before SPMD partitioning that XLA CPU runs as the
 identity when the result has the operand's shape (measured, jaxlib 0.10.2): a plain jit with
 NamedSharding arguments runs as the global program on one device."""

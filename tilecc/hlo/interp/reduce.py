@@ -30,14 +30,13 @@ with add / multiply / xor / max reducers over s8 / u8 / s32 / s64 / f16 / bf16 /
 The count makes integer results exact (init added k times with wrap-around, multiplied
 k times, xor-ed k times, max / min / and / or applied once when k >= 1); for f32 / f64
 the k-fold init is added in one rounding, within the last-bits tolerance of those sums.
-Reducers other than the standard ones (generic_reduce) apply the init once.
+Reducers other than the standard ones apply the init as interp.reduce_order says.
 `tree_reduce` combines columns of (M, K) arrays pairwise with a callable that evaluates the
 reducer computation on whole lanes, so a reduction of K elements costs log2(K) vectorized
 calls; XLA requires reducers to be associative and commutative, which makes the pairing
 order irrelevant for them. `collective_reduce` reduces the members of a collective group
 as XLA CPU's collectives do (see its docstring for where that differs from reduce).
-`generic_reduce` folds short reductions (<= FOLD_LIMIT elements) left to right from the init
-value instead, XLA CPU's own order.
+Reducers that are computations reduce in XLA CPU's order (interp.reduce_order).
 `window_view` turns reduce-window into a reduce over the trailing window axes of a strided
 view (size, stride, padding of either sign, base and window dilation).
 """
@@ -54,11 +53,6 @@ from tilecc.hlo.ir import HloComputation
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.interp.values import Array, LaneCombiner
 from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
-
-FOLD_LIMIT = 64
-"""Reductions of at most this many elements fold left to right from the init value, in
-XLA CPU's order, so reducers that are not associative for every input (an argmax meeting
-NaN) agree with XLA; longer ones use the pairwise tree."""
 
 _FAST_REDUCERS = frozenset({Op.ADD, Op.MULTIPLY, Op.MAXIMUM, Op.MINIMUM, Op.AND, Op.OR, Op.XOR})
 
@@ -272,34 +266,13 @@ def tree_reduce(columns: list[Array], combine: LaneCombiner) -> list[Array]:
     return [c[:, 0] for c in columns]
 
 
-def generic_reduce(xs: list[Array], inits: list[Array], axes: tuple[int, ...],
-                   combine: LaneCombiner) -> list[Array]:
-    """XLA reduce with any reducer: xs are (B, *dims), inits (B,), axes count from 1."""
-    lanes = xs[0].shape[0]
-    kept_axes = [a for a in range(1, xs[0].ndim) if a not in axes]
-    kept = tuple(xs[0].shape[a] for a in kept_axes)
-    count = int(np.prod([xs[0].shape[a] for a in axes], dtype=np.int64))
-    rows = lanes * int(np.prod(kept, dtype=np.int64))
-    init_rows = [np.repeat(init, rows // lanes) if lanes else init for init in inits]
-    if count == 0:
-        results = init_rows
-    else:
-        columns = [np.transpose(x, [0] + kept_axes + list(axes)).reshape(rows, count)
-                   for x in xs]
-        if count <= FOLD_LIMIT:
-            results = init_rows
-            for k in range(count):
-                results = combine(results, [c[:, k] for c in columns])
-        else:
-            results = combine(init_rows, tree_reduce(columns, combine))
-    return [r.reshape((lanes,) + kept) for r in results]
-
-
 def parse_window(text: str | None, rank: int, where: str, dilations: bool = False
                  ) -> tuple[list[int], list[int], list[tuple[int, int]]]:
     """`window={size=2x2 stride=2x1 pad=0_1x0_0}` -> (sizes, strides, pads). Dilations other
     than 1 raise InterpError (not supported) unless `dilations` (then read them with
     `window_dilations`)."""
+    if text is None and rank == 0:
+        return [], [], []  # a scalar's window is empty: XLA prints no window attribute
     if text is None:
         raise InterpError(f"{where}: reduce-window needs the window attribute")
     fields = _window_fields(text)
