@@ -20,6 +20,7 @@ one evaluation on every device already needs more steps than the bound.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from math import prod
 
 from tilecc.errors import InterpError, VerifyError
@@ -82,30 +83,25 @@ def computation_cost(comp: HloComputation) -> int:
                if inst.opcode is not Op.PARAMETER)
 
 
-def _leaf_rank(shape: Shape) -> int:
-    """The largest rank among the array leaves of `shape`."""
-    most = 0
+def _array_leaves(shape: Shape) -> Iterator[Shape]:
+    """The array leaves of `shape` (itself when it is not a tuple)."""
     stack = [shape]
     while stack:
         s = stack.pop()
         if s.is_tuple:
             stack.extend(s.tuple_shapes)
         else:
-            most = max(most, s.rank)
-    return most
+            yield s
+
+
+def _leaf_rank(shape: Shape) -> int:
+    """The largest rank among the array leaves of `shape`."""
+    return max((s.rank for s in _array_leaves(shape)), default=0)
 
 
 def _leaf_elements(shape: Shape) -> int:
     """The largest element count among the array leaves of `shape`."""
-    most = 0
-    stack = [shape]
-    while stack:
-        s = stack.pop()
-        if s.is_tuple:
-            stack.extend(s.tuple_shapes)
-        else:
-            most = max(most, s.element_count())
-    return most
+    return max((s.element_count() for s in _array_leaves(shape)), default=0)
 
 
 def check_run_sizes(module: HloModule, devices: int, max_steps: int | None = None) -> None:
