@@ -102,3 +102,42 @@ def test_codegen_then_sim_on_a_bundled_kernel(tmp_path, capsys):
     got = np.load(tmp_path / "o" / "out.npy")
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def _edited(program_file: Path, edit) -> Path:
+    import json
+    doc = json.loads(program_file.read_text())
+    edit(doc)
+    program_file.write_text(json.dumps(doc))
+    return program_file
+
+
+def _empty_rows(doc: dict) -> None:
+    next(loc for loc in doc["memory_locations"] if loc["name"] == "y")["bytes_per_partition"] = 0
+
+
+def _numpy_refuses_shapes(m, inst) -> None:   # what a mutated TensorTensorScan met
+    raise ValueError("operands could not be broadcast together with shapes (64,) (128,) ")
+
+
+@pytest.mark.parametrize("edit, executor, message", [
+    (_empty_rows, None, "(ts): ts (TensorScalarPtr): access to 'y': the location holds no "
+                        "element per partition"),
+    (lambda doc: None, _numpy_refuses_shapes,
+     "instructions[0] (load-x): its operands' shapes do not fit one another: operands could "
+     "not be broadcast together with shapes (64,) (128,)\n"),
+])
+def test_a_program_the_verifier_would_refuse_is_one_located_line(program_file, tmp_path, capsys,
+                                                                 monkeypatch, edit, executor,
+                                                                 message):
+    import tilecc.sim.execute as execute
+    if executor is not None:
+        monkeypatch.setattr(execute, "execute", executor)
+    path = _edited(program_file, edit)
+    a = save(tmp_path / "a.npy", np.zeros((128, 16), ml_dtypes.bfloat16))
+    acc = save(tmp_path / "acc.npy", np.zeros((128, 4), np.float32))
+    code = main(["sim", str(path), "--input", f"a={a}", "--input", f"acc={acc}",
+                 "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 1 and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "o").exists()

@@ -142,6 +142,10 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
             raise   # located at the kernel line already (describe_inst)
         # no kernel line: name the instruction as the BIR file holds it
         raise SimError(f"instructions[{index}] ({inst.name}): {err}") from None
+    except ValueError as err:   # numpy refusing operand shapes that do not fit one another
+        inst = program.instructions[index]
+        raise SimError(f"instructions[{index}] ({inst.name}): its operands' shapes do not fit "
+                       f"one another: {str(err).splitlines()[0].strip()}") from None
     outputs: dict[str, np.ndarray] = {}
     for tensor in program.outputs:
         size = int(np.prod(tensor.shape))

@@ -37,9 +37,11 @@ def view_geometry(pl: Placement, ap: AccessPattern) -> tuple[tuple[int, ...], in
     row_bytes = pl.data.shape[1]
     if pl.loc.kind == MemoryKind.HBM:
         return _hbm_geometry(pl, ap)
-    start, first = divmod(ap.offset, row)
     if ap.offset < 0:
         raise SimError(f"access to {ap.memref!r} has a negative offset {ap.offset}")
+    if row <= 0:
+        raise SimError(f"access to {ap.memref!r}: the location holds no element per partition")
+    start, first = divmod(ap.offset, row)
     if not 0 < pnum <= PARTITIONS:
         raise SimError(f"access to {ap.memref!r} spans {pnum} partitions "
                        f"(1..{PARTITIONS})")
