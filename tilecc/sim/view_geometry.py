@@ -11,6 +11,7 @@ inside the tensor. Anything else is a SimError naming the access and the indices
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tilecc.bir.enums import MemoryKind
@@ -51,12 +52,7 @@ def view_geometry(pl: Placement, ap: AccessPattern) -> tuple[tuple[int, ...], in
     if start + pnum > pl.loc.partitions:
         raise SimError(f"access to {ap.memref!r} reaches partitions {start}.."
                        f"{start + pnum - 1}; the location has {pl.loc.partitions}")
-    low, high = first, first
-    for step, num in free:
-        if num <= 0:
-            raise SimError(f"access to {ap.memref!r} has an empty pair [{step}, {num}]")
-        span = step * (num - 1)
-        low, high = low + min(span, 0), high + max(span, 0)
+    low, high = _reach(ap, first, free)
     if low < 0 or high >= row:
         raise SimError(f"access to {ap.memref!r} reaches free elements {low}..{high}; "
                        f"the location's row holds 0..{row - 1}")
@@ -70,12 +66,7 @@ def view_geometry(pl: Placement, ap: AccessPattern) -> tuple[tuple[int, ...], in
 def _hbm_geometry(pl: Placement, ap: AccessPattern) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
     """HBM is flat: element = offset + sum over ALL pairs of index * step."""
     total = pl.loc.partitions * pl.row
-    low = high = ap.offset
-    for step, num in ap.ap:
-        if num <= 0:
-            raise SimError(f"access to {ap.memref!r} has an empty pair [{step}, {num}]")
-        span = step * (num - 1)
-        low, high = low + min(span, 0), high + max(span, 0)
+    low, high = _reach(ap, ap.offset, ap.ap)
     if low < 0 or high >= total:
         raise SimError(f"access to HBM tensor {ap.memref!r} reaches elements {low}..{high}; "
                        f"it holds 0..{total - 1}")
@@ -85,3 +76,15 @@ def _hbm_geometry(pl: Placement, ap: AccessPattern) -> tuple[tuple[int, ...], in
     shape = tuple(num for _, num in ap.ap)
     strides = tuple(step * pl.itemsize if num > 1 else 0 for step, num in ap.ap)
     return shape, ap.offset * pl.itemsize, strides
+
+
+def _reach(ap: AccessPattern, start: int,
+           pairs: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """The lowest and highest element `pairs` reach from `start`; an empty pair is a SimError."""
+    low = high = start
+    for step, num in pairs:
+        if num <= 0:
+            raise SimError(f"access to {ap.memref!r} has an empty pair [{step}, {num}]")
+        span = step * (num - 1)
+        low, high = low + min(span, 0), high + max(span, 0)
+    return low, high
