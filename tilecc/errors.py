@@ -27,6 +27,8 @@ class ParseError(TileccError):
         self.path = path
         self.line = line
         self.col = col
+        # one line, always: a value quoted from the input may hold a line break
+        message = message.replace("\r", "\\r").replace("\n", "\\n")
         self.message = message
         self.field = field
         self.source_line = source_line

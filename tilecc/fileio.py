@@ -151,6 +151,9 @@ def check_npy_size(handle: BinaryIO, size: int, path: str, what: str) -> None:
     read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
         np.lib.format.read_array_header_2_0
     shape, _, dtype = read(handle)
+    if any(d < 0 for d in shape):  # numpy's header reader lets them through to its mmap
+        raise TileccError(f"{path}: {what}: the header declares the shape {list(shape)}; "
+                          f"a dimension is never negative")
     needed = math.prod(shape) * dtype.itemsize
     held = size - handle.tell()
     if needed > held:

@@ -272,6 +272,20 @@ def test_kernel_inputs_that_are_not_npy_arrays(command, file, expected, npys, ca
     assert not (npys / "t.json").exists() and not (npys / "o").exists()
 
 
+@pytest.mark.parametrize("command", ["trace", "run"])
+def test_a_npy_header_with_a_negative_dimension_is_refused(command, npys, capsys):
+    """campaign-8 trace #9923: numpy's header reader accepts `(100, -1)` and its memory map
+    then raised OverflowError."""
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (100, -1), }".ljust(117) + "\n"
+    (npys / "neg.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little")
+                                   + header.encode() + b"\0" * 16)
+    out = ["-o", str(npys / "t.json")] if command == "trace" else ["--out", str(npys / "o")]
+    err = fail([command, f"{KERNEL}:softmax_row", "--input", f"a={npys / 'neg.npy'}", *out], capsys)
+    assert err.startswith(f"error: {npys / 'neg.npy'}: --input a: the header declares the "
+                          f"shape [100, -1]; a dimension is never negative")
+    assert not (npys / "t.json").exists() and not (npys / "o").exists()
+
+
 def test_kernel_file_not_utf8_is_located(npys, capsys):
     kernel = npys / "k.py"
     kernel.write_bytes(b"import numpy\n\ndef f(a):\n    return '\xff'\n")   # past the first 2 lines

@@ -172,6 +172,16 @@ def test_there_are_at_least_30_cases() -> None:
     assert len(CASES) >= 30
 
 
+def test_a_value_spanning_lines_is_quoted_on_one_line() -> None:
+    """campaign-8 run-hlo #5822: replica groups broken over two lines were quoted with the
+    line break, so the error ran over two lines; every ParseError message is one line."""
+    text = GOOD.replace("ROOT r = s32[] reduce(p, c), dimensions={0}, to_apply=add",
+                        "ROOT r = s32[4] all-reduce(p), replica_groups={{0,1\n2,3}}, to_apply=add")
+    with pytest.raises(ParseError) as info:
+        parse_module(text)
+    assert "\n" not in str(info.value) and "got '{{0,1\\n2,3}}'" in str(info.value)
+
+
 def test_good_text_parses() -> None:
     module = parse_module(GOOD)
     assert module.replica_count == 4

@@ -36,6 +36,16 @@ def test_deep_host_programs_are_located_errors(expr, line, col, message, tmp_pat
     assert info.value.message.startswith(message)
 
 
+def test_the_deepest_line_is_found_among_several_long_ones():
+    """campaign-8 host-opt #8078: 3 MB of `1+1+...` took Python's tokenizer seconds only to
+    name the line; the line is now found by counting characters, still the busiest one."""
+    text = (HOST.read_text() + "\nY = " + "+".join(["1"] * 500) + "\nX = "
+            + "+".join(["1"] * 200_000) + "\nZ = 1\n")
+    with pytest.raises(ParseError) as info:
+        parse_host(text, "p.py")
+    assert info.value.line == 63 and "deeper than Python's parser" in info.value.message
+
+
 @pytest.mark.parametrize("minus, deep", [(98, False), (99, True)])
 def test_the_bound_holds_at_its_edge_for_one_line_statements(minus, deep):
     """`X = ---...-1` at module level: Module > Assign > minus x UnaryOp > Constant, so 99
