@@ -104,10 +104,15 @@ def while_step(runner: Runner, inst: HloInstruction) -> Step:
         raise InterpError(f"{inst.name}: while needs condition= and body=")
 
     def step(a: Operands, d: Lanes) -> Value:
-        state = a[0]
+        state = a.pop()  # held by `state` alone: a trip of every lane hands it to the body
         active = np.asarray(runner.run(condition, [state], d)).astype(bool)
         while active.any():
-            state = select_lanes(active, runner.run(body, [state], d), state)
+            if active.all():  # no lane keeps the old state: the body may reuse its buffers
+                args = [state]
+                del state
+                state = runner.run(body, args, d)
+            else:
+                state = select_lanes(active, runner.run(body, [state], d), state)
             active = active & np.asarray(runner.run(condition, [state], d)).astype(bool)
         return state
     return step
