@@ -411,7 +411,7 @@ def convert(x: Array, source: PrimitiveType, target: PrimitiveType) -> Array:
     if target == PrimitiveType.PRED:
         return x != 0
     if source == PrimitiveType.PRED or not is_floating(source) or is_floating(target):
-        return x.astype(dtype)
+        return x.astype(dtype, copy=False)  # one array may be two values (values.dead_array)
     info = np.iinfo(dtype)
     wide = x.astype(np.float64)
     truncated = np.trunc(np.nan_to_num(wide, nan=0.0, posinf=np.inf, neginf=-np.inf))
