@@ -17,8 +17,8 @@ from tilecc.hlo.interp import shapes
 from tilecc.hlo.interp.dot import dot_op
 from tilecc.hlo.interp.flushed import flushed_operands
 from tilecc.hlo.interp.rng import rng_bit_generator
-from tilecc.hlo.interp.values import (Array, Lanes, Operands, Runner, Step, Value, dead_array,
-                                      select_lanes)
+from tilecc.hlo.interp.values import (DEAD_ARRAY_BYTES, Array, Lanes, Operands, Runner, Step,
+                                      Value, dead_array, select_lanes)
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.literal import LiteralError, TupleLiteral, parse_tuple_literal
 from tilecc.hlo.opcodes import HloOpcode as Op
@@ -46,10 +46,11 @@ def binary_step(runner: Runner, inst: HloInstruction) -> Step:
 
     def step(a: Operands, d: Lanes) -> Value:
         # an operand no one else holds takes the result: no new buffer, and a while
-        # loop's state stays in one buffer over its trips
-        for k in (0, 1):
-            if dead_array(a, k) and a[k].shape[1:] == dims and a[k].dtype == dtype:
-                return into(a[0], a[1], a[k])
+        # loop's state stays in one buffer over its trips (small values: not worth a look)
+        if a[0].nbytes >= DEAD_ARRAY_BYTES:
+            for k in (0, 1):
+                if dead_array(a, k) and a[k].shape[1:] == dims and a[k].dtype == dtype:
+                    return into(a[0], a[1], a[k])
         return binary(a[0], a[1])
     return step
 
