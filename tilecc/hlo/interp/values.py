@@ -115,8 +115,8 @@ def called_computation(inst: HloInstruction) -> HloComputation:
 def lane_combiner(runner: Runner, comp: HloComputation) -> LaneCombiner:
     """combine(accumulators, elements) evaluating `comp` on flat scalar lanes."""
     def combine(acc: list[Array], elements: list[Array]) -> list[Array]:
-        args = list(acc) + list(elements)
-        return leaves(runner.run(comp, args, Lanes(int(args[0].shape[0]), None)))
+        args: list[Value] = [*acc, *elements]
+        return leaves(runner.run(comp, args, Lanes(int((acc or elements)[0].shape[0]), None)))
     return combine
 
 
