@@ -29,6 +29,14 @@ Where the time went (cProfile and per-step timing, then the change):
 - conv: the im2col copy moved single elements (input feature outer, kernel element inner);
   the windows are now copied feature-innermost (runs of kernel-row x features), the rest
   is the matmul and the result's flush.
+- conv, again (per-call timing of its numpy calls): the matmul of the 9.4 MB im2col rows is
+  70% (~3 ms on one OpenBLAS thread, ~50 GFLOP/s), the im2col copy 10-15%, np.pad 6%
+  (now one zeros buffer and an assignment), the flush of the result 10% (convert to the
+  same float type no longer copies the result as well). XLA CPU runs the same 151 MFLOP
+  in about 1 ms of CPU on an idle machine, so one-thread BLAS alone is ~3x: not met.
+- scatter-add, again: per replica the gather of every update row (~0.8 ms), the bound
+  check (~0.4 ms), the adds and the gather / scatter of the touched rows; the rounds' block
+  loop adds ~70 Python-level calls. Not changed in this round.
 - select-and-scatter: the select fold per window element, then the ordered rounds (an
   arrival-rank sort of every target); windows that do not overlap now scatter in one op.
 """

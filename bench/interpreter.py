@@ -13,12 +13,25 @@ processes hits both alike. A figure is the best over all runs: wall time, and pr
 time (XLA's counts all its threads). ratio = interpreter / XLA, target <= 1.2x; "evaluate" is
 `evaluate_module` (compile included) for reference. Run: .venv/bin/python bench/interpreter.py
 
-Where the time goes (per-step timing of the compiled programs):
-- while x16: the body's three passes over 8 MB per iteration, xor with the broadcast row
-  sums 45%, multiply 28%, the row reduce 22%; the loop itself (condition, tuple, select of
-  the lanes) is under 2%. XLA fuses the body into one pass and runs it on two threads: the
-  gap is numpy's one pass per op, not interpretation.
-- all-reduce over pairs: memory bound (read 32 MB, write the sums for both members).
+Where the time goes (cProfile, per-step timing of the compiled programs, page-fault counts
+with getrusage, then the change):
+- while x16: the steps summed to half of a run's time. Each trip allocated two fresh 8 MB
+  arrays (x * 3, then the xor): 24 MB of live buffers at different addresses per trip, out
+  of the shared L3 cache (plain numpy at load 9, fresh arrays vs in place: 37 vs 12 ms, 16
+  trips). Now the interpreter empties each slot at its last use and takes a callee's
+  argument list over as its slot table, the while step hands its state to the body when
+  every lane runs, and an elementwise op writes into an operand no one else references
+  (values.dead_array, CPython's reference count): the state stays in one buffer, 28 -> 13
+  ms of CPU. What remains per trip: the xor with the row sums broadcast along the last
+  axis (numpy's per-row loop, about 0.15 us per row of 1024; copying the broadcast into a
+  cache-sized block first measured no better once the state stayed in cache), the
+  multiply, the row reduce. Fusing the multiply and the xor over cache-sized blocks
+  measured within noise of the in-place pair on this 32 MB-L3 machine, so it is not done.
+  XLA's wall time is under its CPU time (two threads): its wall ratio stays above 1.2x.
+- all-reduce over pairs: 40% of the time was page faults of the fresh 32 MB result (glibc
+  maps an allocation that large anew each time). The step now recycles its previous result
+  once that is dead (values.Recycler), and reduces in blocks of 256 KiB per member, copying
+  each block of sums to the other member while it is in cache (7.6 -> 3.2 ms of CPU).
 - mlp_train_step: ~100 instructions on arrays of a few hundred elements, so numpy's cost
   per call; a float op flushed both operands and its result (3 numpy calls each of ~6).
   Operands known to hold no subnormal (results of float ops, dot, constants, moves of

@@ -21,7 +21,11 @@ Contract:
   predicate selects, so devices may take different branches or iteration counts.
 - Each computation is compiled once per Interpreter into a Program: a list of steps, each a
   closure with the instruction's attributes, element types, numpy functions and replica
-  groups already resolved, reading its operands from numbered slots. Whatever fails while
+  groups already resolved, reading its operands from numbered slots. A slot is emptied by
+  the step that uses it last, and `run` takes its argument list over as its slot table, so
+  a value no one else holds is referenced only by its consumer's operand list: a step may
+  then write its result into that operand's buffer (values.dead_array), which keeps a
+  while loop's state in one buffer across trips. Whatever fails while
   compiling an instruction (an unsupported opcode, a bad attribute) is raised when that
   instruction runs, as if it were evaluated directly: a branch never taken never fails.
   `compile_module` keeps one Interpreter for repeated runs of an unchanged module;
@@ -115,7 +119,8 @@ class Program:
     name: str
     arity: int
     size: int
-    steps: list[tuple[int, Step, tuple[int, ...]]]
+    steps: list[tuple[int, Step, tuple[int, ...], tuple[int, ...]]]
+    """(slot, step, operand slots, slots whose last use this step is: emptied before it runs)"""
     root: int
     insts: list[HloInstruction]
     """the instruction of each step, to name it in an error"""
@@ -155,8 +160,9 @@ class Interpreter:
         self.max_steps = max_steps
         self.steps = StepBudget(max_steps)
 
-    def run(self, comp: HloComputation, args: Sequence[Value], lanes: Lanes) -> Value:
-        """Evaluate `comp` with every value carrying `lanes.count` lanes on axis 0."""
+    def run(self, comp: HloComputation, args: list[Value], lanes: Lanes) -> Value:
+        """Evaluate `comp` with every value carrying `lanes.count` lanes on axis 0. The list
+        `args` is taken over (it becomes the slot table): the caller must not use it after."""
         program = self._programs.get(id(comp))
         if program is None:
             program = self._programs[id(comp)] = self.compile(comp)
@@ -166,11 +172,15 @@ class Interpreter:
         # each step works on every device: a run on many devices gets fewer iterations
         self.steps.spend(program.cost * self.replicas * self.partitions,
                          f"computation {comp.name}")
-        values: list[Any] = [*args, *([None] * (program.size - program.arity))]
+        values: list[Any] = args
+        values.extend([None] * (program.size - program.arity))
         index = 0
         try:
-            for index, (slot, step, operands) in enumerate(program.steps):
-                values[slot] = step([values[i] for i in operands], lanes)
+            for index, (slot, step, operands, last) in enumerate(program.steps):
+                taken = [values[i] for i in operands]
+                for i in last:
+                    values[i] = None
+                values[slot] = step(taken, lanes)
         except UNEVALUABLE as error:   # attribute values no verifier rule covers
             raise located(program.insts[index], error) from None
         result: Value = values[program.root]
@@ -194,9 +204,20 @@ class Interpreter:
                           tuple(slots[id(op)] for op in inst.operands)))
             insts.append(inst)
         assert comp.root is not None
+        root = slots[id(comp.root)]
+        last_use: dict[int, int] = {}  # slot -> the step that reads it last
+        for k, (_, _, operands) in enumerate(steps):
+            for i in operands:
+                last_use[i] = k
+        last_use.pop(root, None)
+        emptied: list[list[int]] = [[] for _ in steps]
+        for i, k in last_use.items():
+            emptied[k].append(i)
         cost = sum(instruction_cost(inst) for inst in insts)
-        return Program(comp.name, arity, arity + len(steps), steps, slots[id(comp.root)], insts,
-                       cost)
+        return Program(comp.name, arity, arity + len(steps),
+                       [(slot, step, operands, tuple(gone))
+                        for (slot, step, operands), gone in zip(steps, emptied)],
+                       root, insts, cost)
 
     def compile_instruction(self, inst: HloInstruction) -> Step:
         """The step evaluating `inst` (interp/steps.py's table); a failure to compile is

@@ -17,7 +17,8 @@ from tilecc.hlo.interp import shapes
 from tilecc.hlo.interp.dot import dot_op
 from tilecc.hlo.interp.flushed import flushed_operands
 from tilecc.hlo.interp.rng import rng_bit_generator
-from tilecc.hlo.interp.values import Array, Lanes, Operands, Runner, Step, Value, select_lanes
+from tilecc.hlo.interp.values import (DEAD_ARRAY_BYTES, Array, Lanes, Operands, Runner, Step,
+                                      Value, dead_array, select_lanes)
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.literal import LiteralError, TupleLiteral, parse_tuple_literal
 from tilecc.hlo.opcodes import HloOpcode as Op
@@ -36,8 +37,22 @@ def unary_step(runner: Runner, inst: HloInstruction) -> Step:
 def binary_step(runner: Runner, inst: HloInstruction) -> Step:
     t = inst.shape.element_type
     ew.check_supported_type(t, f"{inst.name} ({inst.opcode.mnemonic})")
-    binary = ew.binary_op(inst.opcode, t, flushed_operands(inst))
-    return lambda a, d: binary(a[0], a[1])
+    flushed = flushed_operands(inst)
+    binary = ew.binary_op(inst.opcode, t, flushed)
+    into = ew.binary_op_into(inst.opcode, t, flushed)
+    if into is None:
+        return lambda a, d: binary(a[0], a[1])
+    dims, dtype = inst.shape.dims, numpy_dtype(t)
+
+    def step(a: Operands, d: Lanes) -> Value:
+        # an operand no one else holds takes the result: no new buffer, and a while
+        # loop's state stays in one buffer over its trips (small values: not worth a look)
+        if a[0].nbytes >= DEAD_ARRAY_BYTES:
+            for k in (0, 1):
+                if dead_array(a, k) and a[k].shape[1:] == dims and a[k].dtype == dtype:
+                    return into(a[0], a[1], a[k])
+        return binary(a[0], a[1])
+    return step
 
 
 def constant_step(runner: Runner, inst: HloInstruction) -> Step:

@@ -103,13 +103,23 @@ def while_step(runner: Runner, inst: HloInstruction) -> Step:
     if condition is None or body is None:
         raise InterpError(f"{inst.name}: while needs condition= and body=")
 
+    def predicate(state: Value, d: Lanes) -> np.ndarray:
+        return np.asarray(runner.run(condition, [state], d)).astype(bool, copy=False)
+
     def step(a: Operands, d: Lanes) -> Value:
-        state = a[0]
-        active = np.asarray(runner.run(condition, [state], d)).astype(bool)
-        while active.any():
-            state = select_lanes(active, runner.run(body, [state], d), state)
-            active = active & np.asarray(runner.run(condition, [state], d)).astype(bool)
-        return state
+        state = a.pop()  # held by `state` alone: a trip of every lane hands it to the body
+        active = predicate(state, d)
+        while True:  # one reduction of the lanes per trip while every lane runs
+            if active.all():  # no lane keeps the old state: the body may reuse its buffers
+                args = [state]
+                del state
+                state = runner.run(body, args, d)
+                active = predicate(state, d)
+            elif active.any():
+                state = select_lanes(active, runner.run(body, [state], d), state)
+                active = active & predicate(state, d)
+            else:
+                return state
     return step
 
 

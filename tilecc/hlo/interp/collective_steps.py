@@ -17,7 +17,7 @@ from tilecc.errors import InterpError
 from tilecc.hlo.interp import collectives as coll
 from tilecc.hlo.interp import elementwise as ew
 from tilecc.hlo.interp.reduce import collective_reduce, reducer_opcode, tree_reduce
-from tilecc.hlo.interp.values import (Array, Lanes, Operands, Runner, Step, Value,
+from tilecc.hlo.interp.values import (Array, Lanes, Operands, Recycler, Runner, Step, Value,
                                       called_computation, lane_combiner, single_or_tuple)
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.types import Shape
@@ -77,13 +77,17 @@ def all_reduce_step(runner: Runner, inst: HloInstruction) -> Step:
     groups = _groups(runner, inst)
     layouts: dict[int, coll.GroupLayout] = {}  # id(groups) -> their layout
     reducers = [group_reducer(runner, inst, op.shape) for op in inst.operands]
+    # a result buffer of the previous run that is dead by now is written again: a large
+    # fresh array costs its page faults (a third of a pairs all-reduce of 32 MB)
+    recyclers = [Recycler() for _ in inst.operands]
 
     def step(a: Operands, d: Lanes) -> Value:
         members = groups(d)
         layout = layouts.get(id(members))
         if layout is None:
             layout = layouts[id(members)] = coll.GroupLayout.of(members)
-        outs = [coll.all_reduce(x, layout, reduce) for x, reduce in zip(a, reducers)]
+        outs = [coll.all_reduce(x, layout, reduce, recycler.take)
+                for x, reduce, recycler in zip(a, reducers, recyclers)]
         return single_or_tuple(inst, outs)
     return step
 

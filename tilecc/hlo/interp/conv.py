@@ -149,7 +149,13 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
         crop = tuple(slice(max(-lo, 0), s - max(-hi, 0))
                      for s, (lo, hi) in zip(x.shape[2:-1], pads))
         x = x[inner + crop]
-        x = np.pad(x, [(0, 0)] * 2 + [(max(lo, 0), max(hi, 0)) for lo, hi in pads] + [(0, 0)])
+        if any(lo > 0 or hi > 0 for lo, hi in pads):  # zeros around x (np.pad: 6x slower)
+            padded = np.zeros(x.shape[:2] + tuple(s + max(lo, 0) + max(hi, 0) for s, (lo, hi)
+                                                  in zip(x.shape[2:-1], pads)) + x.shape[-1:],
+                              x.dtype)
+            padded[inner + tuple(slice(max(lo, 0), max(lo, 0) + s) for s, (lo, _) in
+                                 zip(x.shape[2:-1], pads))] = x
+            x = padded
         spans = [(k - 1) * d + 1 for k, d in zip(sizes, rhs_dilate)]
         view = sliding_window_view(x, spans, axis=tuple(range(2, 2 + n)))
         picks = tuple(slice(None, s * (o - 1) + 1, s) for s, o in zip(strides, out_spatial)) + \

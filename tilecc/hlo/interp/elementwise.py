@@ -69,12 +69,13 @@ def _float_op(fn: Callable[..., Array], flush_operands: bool = True
         # operand k is flushed unless the caller knows it holds no subnormal (flushed[k])
         skip = [k < len(flushed) and flushed[k] for k in range(2)]
 
-        def apply(*args: Array) -> Array:
+        def apply(*args: Array, into: Array | None = None) -> Array:
             widened = [a.astype(wide, copy=False) for a in args]
             if flush_operands:
                 widened = [a if known else _flush(a, tiny) for a, known in zip(widened, skip)]
             # a fresh result of the op: rounding to an identical dtype needs no copy
-            return _flush(np.asarray(fn(*widened)), tiny).astype(out, copy=False)
+            result = fn(*widened) if into is None else fn(*widened, out=into)
+            return _flush(np.asarray(result), tiny).astype(out, copy=False)
         return apply
     return resolve
 
@@ -262,12 +263,16 @@ _BINARY_FLOAT: dict[Op, Callable[..., Callable[..., Array]]] = {
     Op.ATAN2: _float_op(np.arctan2, False),
 }
 
+# integer ops that are one numpy ufunc (two's complement wrap-around is numpy's too)
+_INT_UFUNCS: dict[Op, np.ufunc] = {
+    Op.ADD: np.add, Op.SUBTRACT: np.subtract, Op.MULTIPLY: np.multiply,
+    Op.MAXIMUM: np.maximum, Op.MINIMUM: np.minimum, Op.AND: np.bitwise_and,
+    Op.OR: np.bitwise_or, Op.XOR: np.bitwise_xor,
+}
+
 _BINARY_INT: dict[Op, Callable[..., Array]] = {
-    Op.ADD: lambda t, a, b: np.add(a, b), Op.SUBTRACT: lambda t, a, b: np.subtract(a, b),
-    Op.MULTIPLY: lambda t, a, b: np.multiply(a, b), Op.DIVIDE: _int_divide,
-    Op.REMAINDER: _int_remainder, Op.MAXIMUM: lambda t, a, b: np.maximum(a, b),
-    Op.MINIMUM: lambda t, a, b: np.minimum(a, b), Op.AND: lambda t, a, b: a & b,
-    Op.OR: lambda t, a, b: a | b, Op.XOR: lambda t, a, b: a ^ b, Op.POWER: _int_power,
+    **{op: (lambda u: lambda t, a, b: u(a, b))(ufunc) for op, ufunc in _INT_UFUNCS.items()},
+    Op.DIVIDE: _int_divide, Op.REMAINDER: _int_remainder, Op.POWER: _int_power,
     Op.SHIFT_LEFT: _shift_left, Op.SHIFT_RIGHT_LOGICAL: _shift_right_logical,
     Op.SHIFT_RIGHT_ARITHMETIC: _shift_right_arithmetic,
 }
@@ -331,6 +336,22 @@ def binary_op(opcode: Op, t: PrimitiveType, flushed: tuple[bool, ...] = ()
                       "by the interpreter")
 
 
+@functools.lru_cache(maxsize=None)
+def binary_op_into(opcode: Op, t: PrimitiveType, flushed: tuple[bool, ...] = ()
+                   ) -> Callable[[Array, Array, Array], Array] | None:
+    """binary_op(opcode, t, flushed) computing into a given buffer of the result's shape
+    and dtype (which may be either operand's own): op(a, b, into) -> the result (`into`,
+    or a new array where a subnormal result had to be flushed); None for the ops that are
+    not one numpy call of type-preserving result (narrow floats, pred, complex, integer
+    divide, shifts ...)."""
+    if t in _SUPPORTED_INTEGERS and (ufunc := _INT_UFUNCS.get(opcode)) is not None:
+        return lambda a, b, into: ufunc(a, b, out=into)
+    if t in (PrimitiveType.F32, PrimitiveType.F64) and opcode in _BINARY_FLOAT:
+        apply = _BINARY_FLOAT[opcode](t, flushed)
+        return lambda a, b, into: apply(a, b, into=into)
+    return None
+
+
 def flushes_result(opcode: Op, t: PrimitiveType) -> bool:
     """Whether unary_op / binary_op of `opcode` on f32 / f64 `t` flush their result (every
     float op of the _float_op tables: its value never holds a subnormal)."""
@@ -390,7 +411,7 @@ def convert(x: Array, source: PrimitiveType, target: PrimitiveType) -> Array:
     if target == PrimitiveType.PRED:
         return x != 0
     if source == PrimitiveType.PRED or not is_floating(source) or is_floating(target):
-        return x.astype(dtype)
+        return x.astype(dtype, copy=False)  # one array may be two values (values.dead_array)
     info = np.iinfo(dtype)
     wide = x.astype(np.float64)
     truncated = np.trunc(np.nan_to_num(wide, nan=0.0, posinf=np.inf, neginf=-np.inf))

@@ -7,10 +7,19 @@ instruction; a Builder makes the Step of an instruction from the `Runner` compil
 `lane_combiner` runs a reducer computation on flat scalar lanes. `check_input` accepts an
 entry input only with the parameter's exact dtype and (devices, *dims) shape (a tuple
 parameter: a tuple of such, nested as its shape).
+
+Buffer reuse: `dead_array(a, k)` says whether operand k of a step is an array that nothing
+but the step's operand list references (CPython's reference count is the proof: every
+holder -- a slot, a tuple, a view's base, a cache, the caller's list -- counts), so the step
+may overwrite it with its result: no one can observe the old value. The interpreter empties
+each slot at its last use so that a dead value is seen as such (interpreter.Program).
+`Recycler` hands a step its previous result buffer again once that is dead.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence, Union
 
@@ -51,12 +60,48 @@ class Runner(Protocol):
     replicas: int
     partitions: int
 
-    def run(self, comp: HloComputation, args: Sequence[Value], lanes: Lanes) -> Value: ...
+    def run(self, comp: HloComputation, args: list[Value], lanes: Lanes) -> Value:
+        """`comp` on `lanes`; `args` is taken over (the caller must not use the list after)."""
 
 
 Builder = Callable[[Runner, HloInstruction], Step]
 """builder(runner, instruction) -> the instruction's Step (raising InterpError when the
 instruction cannot run; the interpreter defers that error to the step's first run)."""
+
+
+DEAD_ARRAY_BYTES = 1 << 16
+"""Smaller arrays are not reused: numpy allocates them from its cache about as fast as the
+check costs."""
+
+
+def dead_array(a: Operands, k: int) -> bool:
+    """Whether `a[k]` is an array owning its writable memory that nothing but the list `a`
+    references (the module contract); arrays under DEAD_ARRAY_BYTES count as alive."""
+    x = a[k]
+    # 3 references: the list, `x`, getrefcount's argument
+    return type(x) is np.ndarray and x.base is None and x.nbytes >= DEAD_ARRAY_BYTES \
+        and x.flags.writeable and sys.getrefcount(x) == 3
+
+
+class Recycler:
+    """A step's result buffers: `take(shape, dtype)` returns the previous one when nothing
+    outside the recycler references it any more (its value is dead), else a new one."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: Array | None = None
+
+    def take(self, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+        if math.prod(shape) * dtype.itemsize < DEAD_ARRAY_BYTES:
+            return np.empty(shape, dtype)
+        last = self.last
+        # 3 references: the attribute, `last`, getrefcount's argument
+        if last is not None and last.shape == shape and last.dtype == dtype and \
+                sys.getrefcount(last) == 3:
+            return last
+        out = self.last = np.empty(shape, dtype)
+        return out
 
 
 def called_computation(inst: HloInstruction) -> HloComputation:
@@ -70,8 +115,8 @@ def called_computation(inst: HloInstruction) -> HloComputation:
 def lane_combiner(runner: Runner, comp: HloComputation) -> LaneCombiner:
     """combine(accumulators, elements) evaluating `comp` on flat scalar lanes."""
     def combine(acc: list[Array], elements: list[Array]) -> list[Array]:
-        args = list(acc) + list(elements)
-        return leaves(runner.run(comp, args, Lanes(int(args[0].shape[0]), None)))
+        args: list[Value] = [*acc, *elements]
+        return leaves(runner.run(comp, args, Lanes(int((acc or elements)[0].shape[0]), None)))
     return combine
 
 
