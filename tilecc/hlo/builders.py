@@ -74,7 +74,9 @@ def make_reshape(shape: Shape | Sequence[int], operand: HloInstruction,
         raise VerifyError(f"make_reshape: {operand.name} has {src.element_count()} "
                           f"elements, {shape.to_text()} has {shape.element_count()}")
     comp = _computation_of("make_reshape", operand)
-    return _add(comp, HloInstruction("", _RESHAPE, shape, [operand], metadata=metadata))
+    inst = HloInstruction("", _RESHAPE, shape, [operand])
+    inst.metadata = metadata
+    return _add(comp, inst)
 
 
 def make_broadcast(operand: HloInstruction, broadcast_dims: Sequence[int],
@@ -91,8 +93,9 @@ def make_broadcast(operand: HloInstruction, broadcast_dims: Sequence[int],
             raise VerifyError(f"make_broadcast: operand dimension {i} (size {src.dims[i]}) "
                               f"cannot map to result dimension {d} of {list(out)}")
     comp = _computation_of("make_broadcast", operand)
-    return _add(comp, HloInstruction("", _BROADCAST, array_shape(src.element_type, out),
-                                     [operand], metadata=metadata, dimensions=dims))
+    inst = HloInstruction("", _BROADCAST, array_shape(src.element_type, out), [operand])
+    inst.metadata, inst.dimensions = metadata, dims
+    return _add(comp, inst)
 
 
 def slice_shape(operand: Shape, starts: Sequence[int], limits: Sequence[int],
@@ -123,9 +126,9 @@ def make_slice(operand: HloInstruction, starts: Sequence[int], limits: Sequence[
         strides if type(strides) is tuple else _int_tuple(strides)
     shape = slice_shape(operand.shape, starts_t, limits_t, strides_t)
     comp = _computation_of("make_slice", operand)
-    inst = HloInstruction("", _SLICE, shape, [operand], metadata=metadata,
-                          slice_starts=starts_t, slice_limits=limits_t,
-                          slice_strides=strides_t)
+    inst = HloInstruction("", _SLICE, shape, [operand])
+    inst.metadata = metadata
+    inst.slice_starts, inst.slice_limits, inst.slice_strides = starts_t, limits_t, strides_t
     operand.users.append(inst)
     return comp.add_instruction(inst)
 
@@ -144,8 +147,9 @@ def make_binary(opcode: HloOpcode, lhs: HloInstruction, rhs: HloInstruction,
         raise VerifyError(f"make_binary: {opcode.mnemonic} operands differ: {lhs.name} is "
                           f"{a.to_text()}, {rhs.name} is {b.to_text()}")
     comp = _same_computation("make_binary", lhs, rhs)
-    return _add(comp, HloInstruction("", opcode, array_shape(a.element_type, a.dims),
-                                     [lhs, rhs], metadata=metadata))
+    inst = HloInstruction("", opcode, array_shape(a.element_type, a.dims), [lhs, rhs])
+    inst.metadata = metadata
+    return _add(comp, inst)
 
 
 def make_reduce(operand: HloInstruction, init: HloInstruction, dims: Sequence[int],
@@ -166,9 +170,10 @@ def make_reduce(operand: HloInstruction, init: HloInstruction, dims: Sequence[in
                           f" is {primitive_type_name(src.element_type)}")
     keep = tuple(d for i, d in enumerate(src.dims) if i not in reduced)
     comp = _same_computation("make_reduce", operand, init)
-    return _add(comp, HloInstruction("", HloOpcode.REDUCE,
-                                     array_shape(init.shape.element_type, keep), [operand, init],
-                                     metadata=metadata, dimensions=reduced, to_apply=reducer))
+    inst = HloInstruction("", HloOpcode.REDUCE, array_shape(init.shape.element_type, keep),
+                          [operand, init])
+    inst.metadata, inst.dimensions, inst.to_apply = metadata, reduced, reducer
+    return _add(comp, inst)
 
 
 def create_all_gather(shape: Shape, operand: HloInstruction, all_gather_dim: int,
@@ -191,8 +196,9 @@ def create_all_gather(shape: Shape, operand: HloInstruction, all_gather_dim: int
             raise VerifyError(f"create_all_gather: gathering {src.to_text()} over groups of "
                               f"{size} gives dimension {src.dims[all_gather_dim] * size}, not "
                               f"{shape.dims[all_gather_dim]}")
-    return _add(comp, HloInstruction(
-        "", HloOpcode.ALL_GATHER, shape, [operand], metadata=metadata,
-        dimensions=(all_gather_dim,), replica_groups=replica_groups,
-        constrain_layout=constrain_layout, channel_id=channel_id,
-        use_global_device_ids=use_global_device_ids))
+    inst = HloInstruction("", HloOpcode.ALL_GATHER, shape, [operand])
+    inst.metadata, inst.dimensions, inst.replica_groups = metadata, (all_gather_dim,), \
+        replica_groups
+    inst.constrain_layout, inst.channel_id, inst.use_global_device_ids = constrain_layout, \
+        channel_id, use_global_device_ids
+    return _add(comp, inst)

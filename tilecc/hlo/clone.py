@@ -12,15 +12,13 @@ ever replaces (`inst.literal = ...`), never writes into.
 from __future__ import annotations
 
 import copy
-from dataclasses import fields
-
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 
 # HloInstruction fields that hold other IR objects; the rest are copied as they are
 _LINKS = frozenset({"operands", "users", "parent", "to_apply", "condition", "body",
                     "branch_computations", "calls", "control_predecessors",
                     "control_successors", "attributes", "_mark"})
-_PLAIN = tuple(f.name for f in fields(HloInstruction) if f.name not in _LINKS)
+_PLAIN = tuple(name for name in HloInstruction.__slots__ if name not in _LINKS)
 
 
 def clone_module(module: HloModule) -> HloModule:

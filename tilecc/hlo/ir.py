@@ -21,7 +21,6 @@ Invariants (kept by every method here; the verifier checks the rest):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from itertools import islice
 from typing import Iterable, Iterator, Sequence
 
@@ -39,54 +38,68 @@ from tilecc.hlo.types import Shape, compatible
 _INHERITED_ATTRIBUTES = ("sharding", "frontend_attributes")
 
 
-@dataclass(slots=True, eq=False, repr=False)
 class HloInstruction:
-    """One HLO instruction. Identity semantics: two instructions are equal only if the same object."""
+    """One HLO instruction. Identity semantics: two instructions are equal only if the same object.
 
-    name: str
-    opcode: HloOpcode
-    shape: Shape
-    operands: list[HloInstruction] = field(default_factory=list)
-    users: list[HloInstruction] = field(default_factory=list)
-    parent: HloComputation | None = None
-    # called computations
-    to_apply: HloComputation | None = None
-    condition: HloComputation | None = None
-    body: HloComputation | None = None
-    branch_computations: list[HloComputation] | None = None
-    calls: list[HloComputation] | None = None
-    """`calls=` (fusion, async-start, ...), custom-call's `called_computations=`, and
-    select-and-scatter's [select, scatter]."""
-    # typed attributes
-    dimensions: tuple[int, ...] | None = None
-    slice_starts: tuple[int, ...] | None = None
-    slice_limits: tuple[int, ...] | None = None
-    slice_strides: tuple[int, ...] | None = None
-    replica_groups: ReplicaGroups | None = None
-    channel_id: int | None = None
-    use_global_device_ids: bool = False
-    constrain_layout: bool = False
-    literal_text: str | None = None
-    parameter_number: int | None = None
-    tuple_index: int | None = None
-    iota_dimension: int | None = None
-    comparison_direction: str | None = None
-    comparison_type: str | None = None
-    async_wrapped: str | None = None
-    """For async-start / -update / -done written in XLA's sugared form (`negate-start(x)`,
-    `custom-call-done(s)`): the wrapped opcode's mnemonic, so printing keeps that form."""
-    metadata: str | None = None
-    """The verbatim `{op_name="..." source_file="..." ...}` text, braces included."""
-    attributes: dict[str, str] = field(default_factory=dict)
-    control_predecessors: Sequence[HloInstruction] = ()
-    """Instructions that must run before self; an empty tuple until add_control_dependency
-    makes it a list (most instructions have none, and one list fewer per instruction is
-    one object fewer for the allocator and the cyclic GC)."""
-    control_successors: list[HloInstruction] | None = None
-    """Instructions naming self in their control-predecessors (None when there are none)."""
-    _literal: np.ndarray | None = None
-    _mark: int = 0
-    """post_order's visit mark (see there); no meaning outside one post_order call."""
+    The constructor takes the four fields every instruction has; the others start at their
+    defaults and are set by assignment (one slot store each; a 32-parameter constructor
+    cost three times as much per call, and passes and the parser make one per line).
+    """
+
+    __slots__ = ("name", "opcode", "shape", "operands", "users", "parent", "to_apply",
+                 "condition", "body", "branch_computations", "calls", "dimensions",
+                 "slice_starts", "slice_limits", "slice_strides", "replica_groups",
+                 "channel_id", "use_global_device_ids", "constrain_layout", "literal_text",
+                 "parameter_number", "tuple_index", "iota_dimension", "comparison_direction",
+                 "comparison_type", "async_wrapped", "metadata", "attributes",
+                 "control_predecessors", "control_successors", "_literal", "_mark")
+
+    def __init__(self, name: str, opcode: HloOpcode, shape: Shape,
+                 operands: list[HloInstruction] | None = None) -> None:
+        self.name = name
+        self.opcode = opcode
+        self.shape = shape
+        self.operands: list[HloInstruction] = [] if operands is None else operands
+        self.users: list[HloInstruction] = []
+        self.parent: HloComputation | None = None
+        # called computations
+        self.to_apply: HloComputation | None = None
+        self.condition: HloComputation | None = None
+        self.body: HloComputation | None = None
+        self.branch_computations: list[HloComputation] | None = None
+        # `calls=` (fusion, async-start, ...), custom-call's `called_computations=`, and
+        # select-and-scatter's [select, scatter]
+        self.calls: list[HloComputation] | None = None
+        # typed attributes
+        self.dimensions: tuple[int, ...] | None = None
+        self.slice_starts: tuple[int, ...] | None = None
+        self.slice_limits: tuple[int, ...] | None = None
+        self.slice_strides: tuple[int, ...] | None = None
+        self.replica_groups: ReplicaGroups | None = None
+        self.channel_id: int | None = None
+        self.use_global_device_ids = False
+        self.constrain_layout = False
+        self.literal_text: str | None = None
+        self.parameter_number: int | None = None
+        self.tuple_index: int | None = None
+        self.iota_dimension: int | None = None
+        self.comparison_direction: str | None = None
+        self.comparison_type: str | None = None
+        # for async-start / -update / -done written in XLA's sugared form (`negate-start(x)`,
+        # `custom-call-done(s)`): the wrapped opcode's mnemonic, so printing keeps that form
+        self.async_wrapped: str | None = None
+        # the verbatim `{op_name="..." source_file="..." ...}` text, braces included
+        self.metadata: str | None = None
+        self.attributes: dict[str, str] = {}
+        # instructions that must run before self; an empty tuple until add_control_dependency
+        # makes it a list (most instructions have none, and one list fewer per instruction
+        # is one object fewer for the allocator and the cyclic GC)
+        self.control_predecessors: Sequence[HloInstruction] = ()
+        # instructions naming self in their control-predecessors (None when there are none)
+        self.control_successors: list[HloInstruction] | None = None
+        self._literal: np.ndarray | None = None
+        # post_order's visit mark (see there); no meaning outside one post_order call
+        self._mark = 0
 
     # --- construction --------------------------------------------------------------------
 
@@ -98,10 +111,9 @@ class HloInstruction:
         `name` may be empty: HloComputation.add_instruction then names it after the opcode.
         Keyword arguments set typed fields (dimensions=..., literal=..., ...).
         """
-        literal = attrs.pop("literal", None)
-        inst = HloInstruction(name, opcode, shape, list(operands), **attrs)  # type: ignore[arg-type]
-        if literal is not None:
-            inst.literal = literal  # type: ignore[assignment]
+        inst = HloInstruction(name, opcode, shape, list(operands))
+        for key, value in attrs.items():
+            setattr(inst, key, value)
         inst.register_as_user()
         return inst
 

@@ -92,8 +92,10 @@ class NameUniquer:
         parts = self._split.get(wanted)
         root, n, has_suffix = parts if parts is not None else self._parts(wanted)
         used = self._used
-        if used(root, n):
-            next_ids = self._next
+        next_ids = self._next
+        # a root with a counter has id 0 taken (the counter starts there), so a builder's
+        # `reshape` goes straight to the counter
+        if (not n and root in next_ids) or used(root, n):
             n = next_ids.get(root, 0)
             names, aliases = self.names, self._aliases
             while True:  # _used inlined for n > 0: the counter's id is nearly always free

@@ -37,11 +37,11 @@ except inside nested brackets.
 
 from __future__ import annotations
 
-import gc
 import re
 from typing import cast
 
 from tilecc.errors import ParseError
+from tilecc.hlo.collector import collector_paused
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule, add_control_dependency
 from tilecc.hlo.lexer import (ARRAY_SHAPE, NAME, NAME_IN_LIST, WS, Cursor, int_list,
                               name_list, replica_groups_from_text, slice_bounds)
@@ -113,15 +113,11 @@ def parse_module(text: str, path: str = "<string>") -> HloModule:
     """Parse XLA HLO text (see the module docstring); ParseError on any malformed input."""
     # Everything the parser allocates lives as long as the module, so the cyclic garbage
     # collector would only re-scan it again and again (superlinear on big modules).
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _Parser(text, path).parse()
-    except RecursionError:
-        raise ParseError(path, 1, 1, "input nests too deeply") from None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    with collector_paused():
+        try:
+            return _Parser(text, path).parse()
+        except RecursionError:
+            raise ParseError(path, 1, 1, "input nests too deeply") from None
 
 
 class _Parser(Cursor):
@@ -510,7 +506,8 @@ class _Parser(Cursor):
             raise self.error(f"expected a shape such as s32[2,3] before {opcode.mnemonic} "
                              "(XLA infers no shape for it)", op_pos)
         self.pos = m.end()
-        inst = HloInstruction(name, opcode, shape or _NO_SHAPE, async_wrapped=wrapped)
+        inst = HloInstruction(name, opcode, shape or _NO_SHAPE)
+        inst.async_wrapped = wrapped
         if opcode is HloOpcode.CONSTANT:
             self.parse_constant_payload(inst)
         elif opcode is HloOpcode.PARAMETER:

@@ -200,14 +200,20 @@ def print_instruction(inst: HloInstruction, is_root: bool = False) -> str:
         args = ""
     mnemonic = opcode.mnemonic if inst.async_wrapped is None else \
         inst.async_wrapped + opcode.mnemonic[5:]  # negate-start: async-start wrapping negate
-    # the fields _attributes_text prints, tested here so that most lines skip the call
-    attributes = _attributes_text(inst) if (
-        inst.metadata is not None or inst.attributes or inst.dimensions is not None
-        or inst.to_apply is not None or inst.calls or inst.condition is not None
-        or inst.branch_computations or inst.control_predecessors
-        or inst.replica_groups is not None or inst.channel_id is not None
-        or inst.use_global_device_ids or inst.constrain_layout or opcode in _TYPED_PRINTERS) \
-        else ""
+    # the fields _attributes_text prints but metadata, tested here so that most lines skip
+    # the call: a line with no attribute or only metadata (every line of a jax dump) is
+    # what _attributes_text would give for it, without building its list
+    if (inst.attributes or inst.dimensions is not None or inst.to_apply is not None
+            or inst.calls or inst.condition is not None or inst.body is not None
+            or inst.branch_computations
+            or inst.control_predecessors or inst.replica_groups is not None
+            or inst.channel_id is not None or inst.use_global_device_ids
+            or inst.constrain_layout or opcode in _TYPED_PRINTERS):
+        attributes = _attributes_text(inst)
+    elif inst.metadata is not None:
+        attributes = ", metadata=" + inst.metadata
+    else:
+        attributes = ""
     return (f"  {'ROOT ' if is_root else ''}%{inst.name} = {inst.shape.to_text()} "
             f"{mnemonic}({args}){attributes}")
 
@@ -264,8 +270,17 @@ def _called_computations(inst: HloInstruction, out: list[str]) -> None:
             out.append("calls={" + ", ".join("%" + c.name for c in calls) + "}")
 
 
+_INTS_TEXT: dict[tuple[int, ...], str] = {}
+"""`{0,1}` by its tuple: a module spells the same few dimension lists on many lines."""
+
+
 def _ints(values: tuple[int, ...]) -> str:
-    return "{" + ",".join(map(str, values)) + "}"
+    text = _INTS_TEXT.get(values)
+    if text is None:
+        if len(_INTS_TEXT) >= 4096:
+            _INTS_TEXT.clear()
+        text = _INTS_TEXT[values] = "{" + ",".join(map(str, values)) + "}"
+    return text
 
 
 def _print_slice(inst: HloInstruction, out: list[str]) -> None:

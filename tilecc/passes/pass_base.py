@@ -10,7 +10,8 @@ Contract:
   metadata onto it when it has none, and removes the old instruction and the operands that
   became dead. A gate therefore never sees a half-rewritten graph. An expansion returning
   None leaves that instruction alone (XLA: "no change"). The cyclic GC is paused while
-  a pass runs (`gc_paused`); expanders add instructions with tilecc.hlo.builders.
+  a pass runs (`gc_paused`, tilecc.hlo.collector); expanders add instructions with
+  tilecc.hlo.builders.
 - A match with control predecessors or successors is expanded but not replaced (XLA's
   ReplaceInstruction skips it and returns false). XLA leaves the unused expansion for DCE
   and still reports "changed"; tilecc removes the expansion at once, so the module is
@@ -33,15 +34,14 @@ Contract:
 
 from __future__ import annotations
 
-import gc
 import importlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from tilecc.errors import PassError, VerifyError
 from tilecc.fileio import write_dump
+from tilecc.hlo.collector import collector_paused as gc_paused
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ASYNC, HloOpcode
 from tilecc.hlo.post_order import keeps_relative_order
@@ -157,24 +157,6 @@ def async_computations(module: HloModule) -> set[HloComputation]:
     """Computations called by an async-start / async-update / async-done."""
     return {callee for comp in module.computations for inst in comp._instructions
             if inst.opcode in ASYNC for callee in inst.calls or ()}
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for the duration of a pass.
-
-    A pass allocates many small objects (DFS stack entries, instructions, shapes) while the
-    module keeps every instruction alive, so each automatic collection re-traverses the
-    whole module: measured 2-3x slower passes on 100k-instruction modules. The only garbage
-    a pass makes is the instructions it replaces; they are collected after it returns.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def verify_or_raise(module: HloModule, when: str, allow_mixed_precision: bool = False) -> None:

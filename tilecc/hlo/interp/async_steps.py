@@ -51,11 +51,12 @@ def after_all_step(runner: Runner, inst: HloInstruction) -> Step:
 def _synchronous(inst: HloInstruction, opcode: Op, shape: Shape) -> HloInstruction:
     """A detached copy of collective `inst` as `opcode` with `shape` (not registered as a
     user of its operands: the module does not change)."""
-    return HloInstruction(inst.name, opcode, shape, list(inst.operands), to_apply=inst.to_apply,
-                          dimensions=inst.dimensions, replica_groups=inst.replica_groups,
-                          channel_id=inst.channel_id,
-                          use_global_device_ids=inst.use_global_device_ids,
-                          attributes=inst.attributes)
+    sync = HloInstruction(inst.name, opcode, shape, list(inst.operands))
+    sync.to_apply, sync.dimensions, sync.replica_groups = inst.to_apply, inst.dimensions, \
+        inst.replica_groups
+    sync.channel_id, sync.use_global_device_ids, sync.attributes = inst.channel_id, \
+        inst.use_global_device_ids, inst.attributes
+    return sync
 
 
 def _element(inst: HloInstruction, index: int) -> Shape:
