@@ -291,7 +291,7 @@ def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.n
 def _fold_zero_sign(values: np.ndarray, axes: tuple[int, ...], folded: np.ndarray,
                     is_max: bool) -> np.ndarray:
     """A max fold that lands on zero is +0 if any +0 was folded (min: -0 if any -0)."""
-    if folded.all():   # no fold landed on zero (NaN counts as nonzero)
+    if np.count_nonzero(folded) == folded.size:   # no fold landed on zero (NaN is nonzero)
         return folded
     zero = folded == 0
     wanted_sign = ~np.signbit(values) if is_max else np.signbit(values)

@@ -12,6 +12,8 @@ the registers, and Read*Accumulator drains them into their AP. Semantics: bir/in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tilecc.bir.enums import EngineAccumulationType as Acc
@@ -26,6 +28,7 @@ from tilecc.sim.operands import (accumulate, lanes, read, read_registers, rows_o
                                  write)
 
 F32 = np.float32
+F32_DTYPE = np.dtype(F32)
 Value = np.ndarray
 
 
@@ -49,11 +52,13 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
         else:
             scale, acc_args = F32(inst.scale), inst.ins[2:]
         target = m.view(dst, write=True)
-        x, s, b = to_f32(src), to_f32(scale), to_f32(bias)
-        if (target.dtype == F32 and inst.func in ACTIVATION_TABLE and x.shape == target.shape
-                and broadcasts_to(x.shape, s.shape, x.shape)
+        # float32 scalars (an immediate scale) go to the ufunc as they are: the same value
+        x, s = to_f32(src), scale if type(scale) is F32 else to_f32(scale)
+        b = bias if type(bias) is F32 else bias_operand(to_f32(bias), x.shape)
+        if (target.dtype is F32_DTYPE and inst.func in ACTIVATION_TABLE
+                and x.shape == target.shape and broadcasts_to(x.shape, s.shape, x.shape)
                 and broadcasts_to(x.shape, b.shape, x.shape)
-                and not np.may_share_memory(b, target)):
+                and (type(b) is F32 or not np.may_share_memory(b, target))):
             # the affine pre-stage in place (a temporary of a large tile costs more than
             # the arithmetic); the bias is read after the destination is written
             pre = np.multiply(x, s, out=target)
@@ -64,6 +69,8 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
         reduce_entry = ALU_TABLE["add"]
     if out is not target:
         write(m, dst, out)
+    if inst.acc == Acc.Idle and not acc_args:
+        return
     lane = lanes(m, dst)
     if inst.acc != Acc.Idle:
         accumulate(m, m.act_acc, lane, inst.acc, reduce_entry, rows_of(out))
@@ -71,6 +78,22 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
         if isinstance(arg, Immediate):
             raise SimError("the activation accumulator must be a tensor access")
         write(m, arg, read_registers(m, m.act_acc, lane).reshape(-1, 1))
+
+
+# below this many elements per bias value the uniformity test costs more than it saves
+_UNIFORM_BIAS_MIN = 64
+
+
+def bias_operand(bias: Value, shape: tuple[int, ...]) -> Value | F32:
+    """The float32 bias to add over `shape`: a [P, 1] column holding one value (bit for
+    bit) in every partition becomes that float32 scalar, which numpy adds to a large tile
+    in about half the time of the broadcast column (the same value lands on every element)."""
+    if not bias.shape or bias.size * _UNIFORM_BIAS_MIN > math.prod(shape):
+        return bias
+    bits = bias.view(np.uint32)
+    if (bits == bits.flat[0]).all():
+        return F32(bias.flat[0])
+    return bias
 
 
 def exec_read_act_accumulator(m: Machine, inst: InstReadActivationAccumulator) -> None:

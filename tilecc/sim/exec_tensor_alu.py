@@ -57,19 +57,19 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
         variant = tensor_scalar_variant(inst)
     except TensorScalarVariantError as err:
         raise SimError(f"TensorScalarPtr: {err}") from None
-    if variant == Variant.TENSOR_TENSOR_SCAN:
+    if variant is Variant.TENSOR_TENSOR_SCAN:
         return tensor_tensor_scan(m, inst)
     data = read(m, inst.ins[0], "tensor-scalar input")
     op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
     s0 = scalar(m, inst.ins[1], data)
-    if variant == Variant.SCALAR_TENSOR_TENSOR:
+    if variant is Variant.SCALAR_TENSOR_TENSOR:
         other = read(m, inst.ins[2], "scalar-tensor-tensor second tensor")
         if other.shape != data.shape:
             raise SimError(f"scalar-tensor-tensor tensors differ in shape: {data.shape} "
                            f"vs {other.shape}")
         write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1, other, inst.reverse1)
         return None
-    if variant == Variant.REDUCE:  # dst, then the [P,1] fold of each row
+    if variant is Variant.REDUCE:  # dst, then the [P,1] fold of each row
         tmp = stage(op0, data, s0, inst.reverse0)
         write(m, inst.outs[0], tmp)
         regs, lane = m.dve_acc, lanes(m, inst.outs[0])
