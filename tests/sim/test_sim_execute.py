@@ -8,12 +8,13 @@ import pytest
 from bir_builders import ProgramBuilder, imm
 from tilecc.bir.enums import (ActivationFunctionType as Act, AluOpType as Op, AxisListType,
                               BirDtype, EngineAccumulationType as Acc, EngineType, TSCMode)
-from tilecc.bir.inst import (InstActivation, InstDveReadAccumulator, InstExponential, InstIota,
+from tilecc.bir.inst import (InstActivation, InstDMACopy, InstDveReadAccumulator, InstExponential, InstIota,
                              InstMemset, InstReadActivationAccumulator, InstReciprocal,
                              InstTensorCopy, InstTensorReduce, InstTensorScalarCache,
                              InstTensorScalarPtr, InstTensorTensor, Inst)
 from tilecc.errors import SimError
 from tilecc.sim.execute import simulate
+from tilecc.sim.machine import Machine
 
 DVE, ACT = EngineType.DVE, EngineType.Activation
 RNG = np.random.default_rng(0)
@@ -232,3 +233,27 @@ def test_inputs_are_checked():
         simulate(prog, {"a": ok.astype(np.float64)})
     with pytest.raises(SimError, match=r"input 'a' is float32\[2, 8\]"):
         simulate(prog, {"a": ok.reshape(2, 8)})
+
+
+def test_a_second_program_on_one_machine_starts_from_power_on_hbm():
+    """HBM arrays of the last run are reused: a run that writes half of its output sees
+    zeros (uninit ignore) in the other half, not what the previous run left there."""
+    from bir_builders import ProgramBuilder
+
+    def half_store(columns: int) -> ProgramBuilder:
+        pb = ProgramBuilder()
+        pb.arg_in("a", (4, 6))
+        pb.tile("x", (4, 6))
+        pb.arg_out("out", (4, 6))
+        pb.load("x", "a")
+        pb.add(InstDMACopy("store", EngineType.DMA, [pb.ap("x", [(1, columns)])],
+                           [pb.ap("out", [(1, columns)])]))
+        return pb
+
+    m = Machine()
+    a = np.arange(24, dtype=np.float32).reshape(4, 6) + 1
+    full = simulate(half_store(6).program(), {"a": a}, machine=m)["out"]
+    np.testing.assert_array_equal(full, a)
+    half = simulate(half_store(3).program(), {"a": a}, machine=m, uninit="ignore")["out"]
+    np.testing.assert_array_equal(half[:, :3], a[:, :3])
+    np.testing.assert_array_equal(half[:, 3:], 0)
