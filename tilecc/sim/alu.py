@@ -57,6 +57,7 @@ class AluEntry:
     fn: AluFn
     identity: float | None = None  # start value of a reset reduction (None: not a reduce op)
     ufunc: np.ufunc | None = None  # vectorised reduce / accumulate when the fold is exact
+    inplace: np.ufunc | None = None  # fn, for an arithmetic op that is one ufunc (out=...)
 
 
 def _as_bool(x: np.ndarray) -> np.ndarray:
@@ -127,7 +128,7 @@ def _flag(mask: np.ndarray) -> np.ndarray:
 
 def _arith(name: str, fn: AluFn, identity: float | None = None,
            ufunc: np.ufunc | None = None) -> AluEntry:
-    return AluEntry(name, "arith", fn, identity, ufunc)
+    return AluEntry(name, "arith", fn, identity, ufunc, fn if isinstance(fn, np.ufunc) else None)
 
 
 def _bitvec(name: str, fn: AluFn, identity: float | None = None,
@@ -233,13 +234,13 @@ def apply_alu_into(entry: AluEntry, x: np.ndarray | np.generic, y: np.ndarray | 
     """`apply_alu` straight into a float32 destination view when the op is one numpy ufunc
     and the operands broadcast to exactly `out`'s shape (saves a temporary and a copy);
     False when it cannot, and nothing was written."""
-    if entry.kind != "arith" or type(entry.fn) is not np.ufunc or out.dtype is not F32_DTYPE:
+    if (fn := entry.inplace) is None or out.dtype is not F32_DTYPE:
         return False
     xa = x if type(x) is F32 else to_f32(x)   # a float32 scalar is the same value as it is
     ya = y if type(y) is F32 else to_f32(y)
     if not broadcasts_to(xa.shape, ya.shape, out.shape):
         return False
-    entry.fn(xa, ya, out=out)
+    fn(xa, ya, out=out)
     return True
 
 

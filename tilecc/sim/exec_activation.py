@@ -24,8 +24,8 @@ from tilecc.errors import SimError
 from tilecc.sim.activation import ACTIVATION_TABLE, apply_activation
 from tilecc.sim.alu import ALU_TABLE, alu_entry, broadcasts_to, to_f32
 from tilecc.sim.machine import Machine
-from tilecc.sim.operands import (accumulate, lanes, read, read_registers, rows_of, scalar, stage,
-                                 write)
+from tilecc.sim.operands import (accumulate, f32_immediate, lanes, read, read_registers, rows_of,
+                                 scalar, stage, write)
 
 F32 = np.float32
 F32_DTYPE = np.dtype(F32)
@@ -50,7 +50,7 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
         if inst.scale is None:
             scale, acc_args = scalar(m, inst.ins[2], src), inst.ins[3:]
         else:
-            scale, acc_args = F32(inst.scale), inst.ins[2:]
+            scale, acc_args = f32_immediate(inst.scale), inst.ins[2:]
         target = m.view(dst, write=True)
         # float32 scalars (an immediate scale) go to the ufunc as they are: the same value
         x, s = to_f32(src), scale if type(scale) is F32 else to_f32(scale)

@@ -74,20 +74,43 @@ EXECUTORS.update(RANDOM_EXECUTORS)
 
 # ---------------------------------------------------------------- whole programs
 
-def execute(m: Machine, inst: Inst) -> None:
-    """Run one instruction; any fault becomes a SimError naming it (describe_inst)."""
-    if (fn := EXECUTORS.get(type(inst))) is None:
-        raise SimError(f"{describe_inst(inst)}: opcode {type(inst).__name__} is not implemented")
+def run_instructions(m: Machine, program: Program, fresh: Mapping[int, list[str]]) -> None:
+    """Run the instructions in order (`fresh`: locations to mark undefined before an index,
+    sim/placement.py). One loop, no call of its own per instruction; a fault is one
+    SimError starting with the kernel line and the instruction (describe_inst), or
+    without a kernel line with the instruction's index and name in the program."""
+    index = 0
+    executors = EXECUTORS
     try:
-        m.begin(inst)
-        fn(m, inst)
-        m.finish()
-    except SimIndexError as err:
-        raise SimIndexError(f"{describe_inst(inst)}: {err}", err.element, err.size) from None
-    except SimError as err:
-        raise SimError(f"{describe_inst(inst)}: {err}") from None
-    except (IndexError, TypeError, AttributeError) as err:
-        raise SimError(f"{describe_inst(inst)}: malformed operands: {err}") from None
+        for index, inst in enumerate(program.instructions):
+            if fresh and (names := fresh.get(index)):
+                for name in names:
+                    m.forget(name)
+            if (fn := executors.get(type(inst))) is None:
+                raise SimError(f"opcode {type(inst).__name__} is not implemented")
+            m.begin(inst)
+            fn(m, inst)
+            m.finish()
+    except (SimError, OverflowError, IndexError, TypeError, AttributeError) as fault:
+        inst = program.instructions[index]
+        err = described(inst, fault) if not isinstance(fault, OverflowError) else fault
+        if isinstance(err, SimError) and inst.pos is not None:
+            raise err from None   # located at the kernel line already (describe_inst)
+        # no kernel line: name the instruction as the BIR file holds it
+        raise SimError(f"instructions[{index}] ({inst.name}): {err}") from None
+    except ValueError as err:   # numpy refusing operand shapes that do not fit one another
+        inst = program.instructions[index]
+        raise SimError(f"instructions[{index}] ({inst.name}): its operands' shapes do not fit "
+                       f"one another: {str(err).splitlines()[0].strip()}") from None
+
+
+def described(inst: Inst, err: SimError | IndexError | TypeError | AttributeError) -> SimError:
+    """A fault of `inst` as the SimError naming it (describe_inst)."""
+    if isinstance(err, SimIndexError):
+        return SimIndexError(f"{describe_inst(inst)}: {err}", err.element, err.size)
+    if isinstance(err, SimError):
+        return SimError(f"{describe_inst(inst)}: {err}")
+    return SimError(f"{describe_inst(inst)}: malformed operands: {err}")
 
 
 _DEFAULT: list[Machine] = []
@@ -126,28 +149,9 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
         hbm = hbm_elements(m, tensor.name, value.size)
         hbm[...] = value.reshape(hbm.shape)
         hbm_shadow(m, tensor.name, hbm.shape[1])[...] = 0xFF   # inputs are defined
-    index = 0
-    try:
-        # inf / NaN results are the machine's semantics; one BLAS thread: tilecc/blas_threads.py
-        with np.errstate(all="ignore"), blas_limit(program):
-            if plan is None or not plan.fresh:
-                for index, inst in enumerate(program.instructions):
-                    execute(m, inst)
-            else:
-                for index, inst in enumerate(program.instructions):
-                    for name in plan.fresh.get(index, ()):
-                        m.forget(name)
-                    execute(m, inst)
-    except (SimError, OverflowError) as err:
-        inst = program.instructions[index]
-        if isinstance(err, SimError) and inst.pos is not None:
-            raise   # located at the kernel line already (describe_inst)
-        # no kernel line: name the instruction as the BIR file holds it
-        raise SimError(f"instructions[{index}] ({inst.name}): {err}") from None
-    except ValueError as err:   # numpy refusing operand shapes that do not fit one another
-        inst = program.instructions[index]
-        raise SimError(f"instructions[{index}] ({inst.name}): its operands' shapes do not fit "
-                       f"one another: {str(err).splitlines()[0].strip()}") from None
+    # inf / NaN results are the machine's semantics; one BLAS thread: tilecc/blas_threads.py
+    with np.errstate(all="ignore"), blas_limit(program):
+        run_instructions(m, program, plan.fresh if plan is not None else {})
     outputs: dict[str, np.ndarray] = {}
     for tensor in program.outputs:
         size = int(np.prod(tensor.shape))

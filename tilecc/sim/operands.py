@@ -106,26 +106,46 @@ def write_stages(m: Machine, ap: AccessPattern, data: Value, op0: AluEntry,
     (a temporary of a large tile costs more than the arithmetic: fresh pages), else the
     first stage into a temporary and the last through `write_stage`. Same values either way."""
     view = m.view(ap, write=True)
-    if (view.dtype is F32_DTYPE and data.shape == view.shape and op0.kind == op1.kind == "arith"
-            and type(op0.fn) is np.ufunc and type(op1.fn) is np.ufunc
+    f0, f1 = op0.inplace, op1.inplace
+    if (f0 is not None and f1 is not None and view.dtype is F32_DTYPE
+            and data.shape == view.shape
             and (type(s1) is not np.ndarray or not np.may_share_memory(s1, view))):
         # float32 scalars (immediates) go to the ufunc as they are: the same value
         a0 = s0 if type(s0) is F32 else to_f32(s0)
         b0 = s1 if type(s1) is F32 else to_f32(s1)
-        x = to_f32(data)
+        x = data if data.dtype is F32_DTYPE else to_f32(data)
         shape = view.shape
         if ((not a0.shape or broadcasts_to(x.shape, a0.shape, shape))
                 and (not b0.shape or b0.shape == shape or broadcasts_to(shape, b0.shape, shape))):
             if reverse0:
-                op0.fn(a0, x, out=view)
+                f0(a0, x, out=view)
             else:
-                op0.fn(x, a0, out=view)
+                f0(x, a0, out=view)
             if reverse1:
-                op1.fn(b0, view, out=view)
+                f1(b0, view, out=view)
             else:
-                op1.fn(view, b0, out=view)
+                f1(view, b0, out=view)
             return
     write_stage(m, ap, op1, stage(op0, data, s0, reverse0), s1, reverse1)
+
+
+# float32 values of the immediates met so far, by value: np.float32(x) costs as much as a
+# small ufunc, a look-up a tenth of it; bounded (cleared when full)
+_F32_BY_VALUE: dict[float, np.float32] = {}
+_F32_CACHE_SIZE = 4096
+
+
+def f32_immediate(value: float) -> np.float32:
+    """np.float32(value). Zeros are converted each time (a key 0.0 would also answer -0.0),
+    and NaN (never equal to a key) too."""
+    if (hit := _F32_BY_VALUE.get(value)) is not None:
+        return hit
+    converted = F32(value)
+    if value != 0 and value == value:
+        if len(_F32_BY_VALUE) >= _F32_CACHE_SIZE:
+            _F32_BY_VALUE.clear()
+        _F32_BY_VALUE[value] = converted
+    return converted
 
 
 def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
@@ -133,7 +153,7 @@ def scalar(m: Machine, arg: Argument, data: Value) -> Value | np.generic:
     if isinstance(arg, Immediate):
         value = arg.value
         if isinstance(value, float) or numpy_dtype(arg.dtype).kind == "f":
-            return F32(value)
+            return f32_immediate(value)
         return np.int32(value)
     tile = m.view(arg, write=False)
     parts = data.shape[0]
