@@ -236,8 +236,7 @@ def apply_alu_into(entry: AluEntry, x: np.ndarray | np.generic, y: np.ndarray | 
     False when it cannot, and nothing was written."""
     if (fn := entry.inplace) is None or out.dtype is not F32_DTYPE:
         return False
-    xa = x if type(x) is F32 else to_f32(x)   # a float32 scalar is the same value as it is
-    ya = y if type(y) is F32 else to_f32(y)
+    xa, ya = to_f32(x), to_f32(y)
     if not broadcasts_to(xa.shape, ya.shape, out.shape):
         return False
     fn(xa, ya, out=out)

@@ -53,13 +53,14 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
         else:
             scale, acc_args = f32_immediate(inst.scale), inst.ins[2:]
         target = m.view(dst, write=True)
-        # float32 scalars (an immediate scale) go to the ufunc as they are: the same value
-        x, s = to_f32(src), scale if type(scale) is F32 else to_f32(scale)
-        b = bias if type(bias) is F32 else bias_operand(to_f32(bias), x.shape)
+        x, s, b = to_f32(src), to_f32(scale), bias_operand(to_f32(bias), src.shape)
+        bias_arg = inst.ins[1]
         if (target.dtype is F32_DTYPE and inst.func in ACTIVATION_TABLE
                 and x.shape == target.shape and broadcasts_to(x.shape, s.shape, x.shape)
                 and broadcasts_to(x.shape, b.shape, x.shape)
-                and (type(b) is F32 or not np.may_share_memory(b, target))):
+                # locations both named by one instruction never share bytes (placement)
+                and (not isinstance(bias_arg, AccessPattern) or bias_arg.memref != dst.memref
+                     or not np.may_share_memory(b, target))):
             # the affine pre-stage in place (a temporary of a large tile costs more than
             # the arithmetic); the bias is read after the destination is written
             pre = np.multiply(x, s, out=target)
@@ -85,15 +86,15 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
 _UNIFORM_BIAS_MIN = 64
 
 
-def bias_operand(bias: Value, shape: tuple[int, ...]) -> Value | F32:
+def bias_operand(bias: Value, shape: tuple[int, ...]) -> Value:
     """The float32 bias to add over `shape`: a [P, 1] column holding one value (bit for
-    bit) in every partition becomes that float32 scalar, which numpy adds to a large tile
-    in about half the time of the broadcast column (the same value lands on every element)."""
+    bit) in every partition becomes that value as a 0-d array, which numpy adds to a large
+    tile in about half the time of the broadcast column (the same value on every element)."""
     if not bias.shape or bias.size * _UNIFORM_BIAS_MIN > math.prod(shape):
         return bias
     bits = bias.view(np.uint32)
     if (bits == bits.flat[0]).all():
-        return F32(bias.flat[0])
+        return np.array(bias.flat[0])
     return bias
 
 
