@@ -24,8 +24,8 @@ from tilecc.errors import SimError
 from tilecc.sim.activation import ACTIVATION_TABLE, apply_activation
 from tilecc.sim.alu import ALU_TABLE, alu_entry, broadcasts_to, to_f32
 from tilecc.sim.machine import Machine
-from tilecc.sim.operands import (accumulate, f32_immediate, lanes, read, read_registers, rows_of,
-                                 scalar, stage, write)
+from tilecc.sim.operands import (accumulate, apart, f32_immediate, lanes, read, read_registers,
+                                 rows_of, scalar, stage, write)
 
 F32 = np.float32
 F32_DTYPE = np.dtype(F32)
@@ -54,13 +54,9 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
             scale, acc_args = f32_immediate(inst.scale), inst.ins[2:]
         target = m.view(dst, write=True)
         x, s, b = to_f32(src), to_f32(scale), bias_operand(to_f32(bias), src.shape)
-        bias_arg = inst.ins[1]
         if (target.dtype is F32_DTYPE and inst.func in ACTIVATION_TABLE
                 and x.shape == target.shape and broadcasts_to(x.shape, s.shape, x.shape)
-                and broadcasts_to(x.shape, b.shape, x.shape)
-                # locations both named by one instruction never share bytes (placement)
-                and (not isinstance(bias_arg, AccessPattern) or bias_arg.memref != dst.memref
-                     or not np.may_share_memory(b, target))):
+                and broadcasts_to(x.shape, b.shape, x.shape) and apart(inst.ins[1], b, dst, target)):
             # the affine pre-stage in place (a temporary of a large tile costs more than
             # the arithmetic); the bias is read after the destination is written
             pre = np.multiply(x, s, out=target)

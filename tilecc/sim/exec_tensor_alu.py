@@ -72,7 +72,8 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
         if other.shape != data.shape:
             raise SimError(f"scalar-tensor-tensor tensors differ in shape: {data.shape} "
                            f"vs {other.shape}")
-        write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1, other, inst.reverse1)
+        write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1, other, inst.reverse1,
+                     inst.ins[2])
         return None
     if variant is REDUCE:  # dst, then the [P,1] fold of each row
         tmp = stage(op0, data, s0, inst.reverse0)
@@ -88,7 +89,7 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
         write_stage(m, inst.outs[0], op0, data, s0, inst.reverse0)
         return None
     write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1,
-                 scalar(m, inst.ins[2], data), inst.reverse1)
+                 scalar(m, inst.ins[2], data), inst.reverse1, inst.ins[2])
     return None
 
 

@@ -164,7 +164,7 @@ def blas_limit(program: Program) -> AbstractContextManager[object]:
     """One BLAS thread for a program that multiplies matrices (only MatMult calls BLAS);
     none otherwise: finding the loaded BLAS libraries costs ~0.3 ms, more than a hundred
     small instructions."""
-    if any(type(inst) is InstMatMult for inst in program.instructions):
+    if InstMatMult in set(map(type, program.instructions)):
         return one_blas_thread()
     return nullcontext()
 

@@ -100,18 +100,26 @@ def write_stage(m: Machine, ap: AccessPattern, entry: AluEntry, data: Value,
         write(m, ap, stage(entry, data, operand, reverse))
 
 
+def apart(arg: Argument, value: Value | np.generic, dst: AccessPattern, view: Value) -> bool:
+    """Operand `arg` (read as `value`) cannot overlap destination `dst` (its `view`): an
+    immediate, another location (locations that one instruction names never share bytes:
+    sim/placement.py), or bytes numpy finds apart."""
+    return (not isinstance(arg, AccessPattern) or arg.memref != dst.memref
+            or not np.may_share_memory(value, view))
+
+
 def write_stages(m: Machine, ap: AccessPattern, data: Value, op0: AluEntry,
                  s0: Value | np.generic, reverse0: bool, op1: AluEntry,
-                 s1: Value | np.generic, reverse1: bool) -> None:
+                 s1: Value | np.generic, reverse1: bool, s1_arg: Argument) -> None:
     """`(data op0 s0) op1 s1` into the destination: both stages in place in a float32
-    destination when they are single ufuncs giving its shape and `s1` does not overlap it
-    (a temporary of a large tile costs more than the arithmetic: fresh pages), else the
-    first stage into a temporary and the last through `write_stage`. Same values either way."""
+    destination when they are single ufuncs giving its shape and `s1` (read from
+    `s1_arg`) does not overlap it (a temporary of a large tile costs more than the
+    arithmetic: fresh pages), else the first stage into a temporary and the last through
+    `write_stage`. Same values either way."""
     view = m.view(ap, write=True)
     f0, f1 = op0.inplace, op1.inplace
     if (f0 is not None and f1 is not None and view.dtype is F32_DTYPE
-            and data.shape == view.shape
-            and (type(s1) is not np.ndarray or not np.may_share_memory(s1, view))):
+            and data.shape == view.shape and apart(s1_arg, s1, ap, view)):
         a0, b0 = to_f32(s0), to_f32(s1)
         x = data if data.dtype is F32_DTYPE else to_f32(data)
         shape = view.shape
