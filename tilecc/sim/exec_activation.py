@@ -12,8 +12,6 @@ the registers, and Read*Accumulator drains them into their AP. Semantics: bir/in
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from tilecc.bir.enums import EngineAccumulationType as Acc
@@ -53,7 +51,7 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
         else:
             scale, acc_args = f32_immediate(inst.scale), inst.ins[2:]
         target = m.view(dst, write=True)
-        x, s, b = to_f32(src), to_f32(scale), bias_operand(to_f32(bias), src.shape)
+        x, s, b = to_f32(src), to_f32(scale), bias_operand(to_f32(bias), src.size)
         if (target.dtype is F32_DTYPE and inst.func in ACTIVATION_TABLE
                 and x.shape == target.shape and broadcasts_to(x.shape, s.shape, x.shape)
                 and broadcasts_to(x.shape, b.shape, x.shape) and apart(inst.ins[1], b, dst, target)):
@@ -82,11 +80,11 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
 _UNIFORM_BIAS_MIN = 64
 
 
-def bias_operand(bias: Value, shape: tuple[int, ...]) -> Value:
-    """The float32 bias to add over `shape`: a [P, 1] column holding one value (bit for
+def bias_operand(bias: Value, size: int) -> Value:
+    """The float32 bias to add over a tile of `size` elements: a [P, 1] column holding one value (bit for
     bit) in every partition becomes that value as a 0-d array, which numpy adds to a large
     tile in about half the time of the broadcast column (the same value on every element)."""
-    if not bias.shape or bias.size * _UNIFORM_BIAS_MIN > math.prod(shape):
+    if bias.ndim == 0 or bias.size * _UNIFORM_BIAS_MIN > size:
         return bias
     bits = bias.view(np.uint32)
     if (bits == bits.flat[0]).all():

@@ -134,6 +134,7 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
     plan = plan_columns(program)
     for loc in program.memory_locations:
         m.place(loc, None if plan is None else plan.base.get(loc.name))
+    m.keep_views()
     known = {t.name for t in program.inputs}
     if unknown := sorted(set(inputs) - known):
         raise SimError(f"unknown input {unknown[0]!r}; the kernel's inputs are "
