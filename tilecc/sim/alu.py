@@ -290,9 +290,10 @@ def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.n
 
 def _fold_zero_sign(values: np.ndarray, axes: tuple[int, ...], folded: np.ndarray,
                     is_max: bool) -> np.ndarray:
-    """A max fold that lands on zero is +0 if any +0 was folded (min: -0 if any -0)."""
-    if np.count_nonzero(folded) == folded.size:   # no fold landed on zero (NaN is nonzero)
-        return folded
+    """A max fold that lands on zero is +0 if any +0 was folded (min: -0 if any -0). A fold
+    of one element is that element, its sign included: nothing to fix."""
+    if folded.size == values.size or np.count_nonzero(folded) == folded.size:
+        return folded   # one element per fold, or no fold landed on zero (NaN is nonzero)
     zero = folded == 0
     wanted_sign = ~np.signbit(values) if is_max else np.signbit(values)
     present = np.any((values == 0) & wanted_sign, axis=axes)
