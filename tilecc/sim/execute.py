@@ -21,7 +21,8 @@ exec_random.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -33,7 +34,7 @@ from tilecc.bir.inst import (Inst, InstActivation, InstDMACopy, InstDveReadAccum
                              InstExponential, InstIota, InstMemset,
                              InstReadActivationAccumulator, InstReciprocal, InstTensorCopy,
                              InstTensorReduce, InstTensorScalarCache, InstTensorScalarPtr,
-                             InstTensorTensor, Program)
+                             InstTensorTensor, MemoryLocation, Program)
 from tilecc.errors import SimError, SimIndexError
 from tilecc.sim.inst_label import describe_inst
 from tilecc.sim.dtypes import numpy_dtype
@@ -132,8 +133,11 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
     m.uninit = uninit
     m.reset()
     plan = plan_columns(program)
+    shapes = {t.name: t.shape for t in program.inputs}
     for loc in program.memory_locations:
-        m.place(loc, None if plan is None else plan.base.get(loc.name))
+        # an input that fills its HBM tensor overwrites every byte and its shadow below
+        m.place(loc, None if plan is None else plan.base.get(loc.name),
+                clear=loc.name not in shapes or not fills(loc, shapes[loc.name]))
     m.keep_views()
     known = {t.name for t in program.inputs}
     if unknown := sorted(set(inputs) - known):
@@ -168,6 +172,13 @@ def blas_limit(program: Program) -> AbstractContextManager[object]:
     if InstMatMult in set(map(type, program.instructions)):
         return one_blas_thread()
     return nullcontext()
+
+
+def fills(loc: MemoryLocation, shape: Sequence[int]) -> bool:
+    """A kernel argument of `shape` covers every byte of HBM tensor `loc` (`hbm_elements`)."""
+    itemsize = numpy_dtype(loc.dtype).itemsize
+    return (loc.kind == MemoryKind.HBM and loc.bytes_per_partition % itemsize == 0
+            and math.prod(shape) == loc.partitions * (loc.bytes_per_partition // itemsize))
 
 
 def hbm_shadow(m: Machine, name: str, per: int) -> np.ndarray:

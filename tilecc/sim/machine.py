@@ -150,10 +150,11 @@ class Machine:
 
     # ------------------------------------------------------------------ placement
 
-    def place(self, loc: MemoryLocation, base: int | None = None) -> Placement:
+    def place(self, loc: MemoryLocation, base: int | None = None, clear: bool = True) -> Placement:
         """Give `loc` its bytes (SB / PSUM: the next free column range of every partition,
         or the range from column `base`, which locations living at other times may share:
-        sim/placement.py)."""
+        sim/placement.py). `clear=False`: an HBM tensor whose every byte and shadow byte
+        the caller writes next (a kernel input) may keep the last run's bytes meanwhile."""
         if loc.name in self.placements:
             raise SimError(f"memory location {loc.name!r} is declared twice")
         itemsize = numpy_dtype(loc.dtype).itemsize
@@ -161,8 +162,9 @@ class Machine:
         if loc.kind == MemoryKind.HBM:
             if (reused := self._hbm_pool.pop(loc, None)) is not None:
                 data, written = reused.data, reused.written
-                data.fill(0)
-                written.fill(0)
+                if clear:
+                    data.fill(0)
+                    written.fill(0)
             else:
                 shape = (loc.partitions, loc.bytes_per_partition)
                 data, written = np.zeros(shape, np.uint8), np.zeros(shape, np.uint8)
