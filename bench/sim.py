@@ -12,26 +12,27 @@ The numpy peer computes exactly the values of the simulated operators (float32),
 access checks, no dtype conversion and no initialisation tracking: the ratio is the price
 of simulating the machine.
 
-Where the time goes (cProfile of 20 runs of each program, and each step timed alone):
-- [128, 2048]: the arithmetic itself, and how many passes over 1 MB tiles it makes. A
-  two-stage tensor_scalar / scalar_tensor_tensor wrote its first stage into a fresh
-  temporary and the second from there into the SBUF tile: a fresh 1 MB temporary costs
-  more than the arithmetic (new pages; ~2.5x the in-place form). Both stages now run in
-  place in the destination when they are single float32 ufuncs and the second operand does
-  not overlap it (`operands.write_stages`); the activation's affine pre-stage likewise goes
-  straight into its destination. What is left over the peer: the activation's bias add (a
-  pass numpy's peer does not make, kept because -0.0 + 0.0 = +0.0), the DMA copies (HBM in
-  and out), and SBUF tiles colder in the host cache than numpy's recycled temporaries.
-- [128, 1]: all Python. The largest item was view creation: the cache was keyed by access
-  object, and a program holds ~10 objects per distinct access (88 objects for 8 accesses
-  here; a BIR file read back holds one per operand), each building its numpy view and
-  shadow once per run; views are now also cached by access value. Then np.broadcast_shapes
-  (a Python function costing more than a small ufunc) on every in-place stage, now a tuple
-  comparison; the definedness bookkeeping of `finish` (one output, nothing undefined read:
-  no loop, no new lists); the scalar slots and dtype comparisons. The definedness shadow is
-  still checked once per access while nothing becomes undefined (the generation counter).
-What remains per instruction is the executor's own path: `execute` (begin, the executor,
-finish), one `Machine.view` per operand, the TensorScalarPtr classifier, 1-3 small ufuncs.
+Where the time goes (cProfile and line_profiler of 30-50 runs of each program, each
+instruction class timed alone, and A/B runs interleaved with the code before):
+- Per run: finding the loaded BLAS libraries (threadpoolctl, ~0.3-0.5 ms CPU) was paid by
+  every simulation; only MatMult calls BLAS, so only programs with one pay it now. Fresh
+  1 MB HBM arrays cost their page faults (~0.6 ms each): the last run's arrays go back to
+  the same locations, cleared (not at all for an input that fills its tensor). A run of
+  the same layout adopts the last run's views (~90 access objects here).
+- [128, 1]: all Python. Reading `Enum.member` costs ~0.3 us under load on Python 3.11 (a
+  global 0.01 us) and the plain tensor_scalar path read six: now module constants.
+  np.float32(x) of an immediate cost as much as a small ufunc, and a ufunc takes a numpy
+  scalar ~0.7 us slower than a 0-d array: immediates are read-only 0-d float32 arrays
+  looked up by value. One run loop instead of an execute() call per instruction; overlap
+  of an operand with the destination decided by location before np.may_share_memory; a
+  max fold of one element skips the signed-zero fix. What remains is spread thin: the
+  executor, one `Machine.view` per operand, begin / finish, 1-3 small ufuncs.
+- [128, 2048]: the per-instruction arithmetic is at the peer's (activation 136 us against
+  133, tensor_scalar 52 against 51); the rest is per run: clearing the used SBUF columns
+  and their shadow (6 MB), the HBM input copies and their shadow, the DMA copies in and
+  out with their first shadow writes. A uniform [P, 1] activation bias is added as a
+  scalar (numpy's broadcast column add took twice as long). The peer's own time moves by
+  +-30% with the process's heap state (its 1 MB temporaries), so the ratio does too.
 """
 
 from __future__ import annotations

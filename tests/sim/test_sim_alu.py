@@ -146,3 +146,15 @@ def test_fold_rows_starts_from_the_register():
     np.testing.assert_array_equal(fold_rows(ALU_TABLE["subtract"], start, rows), [7.0, -8.0])
     np.testing.assert_array_equal(fold_rows(ALU_TABLE["min"], start, rows), [1.0, -1.0])
     np.testing.assert_array_equal(fold_rows(ALU_TABLE["logical_or"], np.zeros(2, F), rows * 0), [0.0, 0.0])
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_fold_of_one_or_two_elements_orders_signed_zeros(name):
+    """One element per fold is that element bit for bit (-0.0, +0.0, NaN); two zeros of
+    either sign fold to +0 for max and -0 for min, in either order."""
+    one = np.array([[-0.0], [0.0], [NAN], [-3.0]], F)
+    got = reduce_alu(ALU_TABLE[name], one, (1,))
+    np.testing.assert_array_equal(got.view(np.uint32), one[:, 0].view(np.uint32))
+    two = np.array([[-0.0, 0.0], [0.0, -0.0]], F)
+    got = reduce_alu(ALU_TABLE[name], two, (1,))
+    assert (np.signbit(got) == (name == "min")).all() and (got == 0).all()

@@ -131,8 +131,9 @@ def test_a_program_the_verifier_would_refuse_is_one_located_line(program_file, t
                                                                  monkeypatch, edit, executor,
                                                                  message):
     import tilecc.sim.execute as execute
+    from tilecc.bir.inst import InstDMACopy
     if executor is not None:
-        monkeypatch.setattr(execute, "execute", executor)
+        monkeypatch.setitem(execute.EXECUTORS, InstDMACopy, executor)
     path = _edited(program_file, edit)
     a = save(tmp_path / "a.npy", np.zeros((128, 16), ml_dtypes.bfloat16))
     acc = save(tmp_path / "acc.npy", np.zeros((128, 4), np.float32))

@@ -8,12 +8,13 @@ import pytest
 from bir_builders import ProgramBuilder, imm
 from tilecc.bir.enums import (ActivationFunctionType as Act, AluOpType as Op, AxisListType,
                               BirDtype, EngineAccumulationType as Acc, EngineType, TSCMode)
-from tilecc.bir.inst import (InstActivation, InstDveReadAccumulator, InstExponential, InstIota,
+from tilecc.bir.inst import (InstActivation, InstDMACopy, InstDveReadAccumulator, InstExponential, InstIota,
                              InstMemset, InstReadActivationAccumulator, InstReciprocal,
                              InstTensorCopy, InstTensorReduce, InstTensorScalarCache,
                              InstTensorScalarPtr, InstTensorTensor, Inst)
 from tilecc.errors import SimError
 from tilecc.sim.execute import simulate
+from tilecc.sim.machine import Machine
 
 DVE, ACT = EngineType.DVE, EngineType.Activation
 RNG = np.random.default_rng(0)
@@ -232,3 +233,59 @@ def test_inputs_are_checked():
         simulate(prog, {"a": ok.astype(np.float64)})
     with pytest.raises(SimError, match=r"input 'a' is float32\[2, 8\]"):
         simulate(prog, {"a": ok.reshape(2, 8)})
+
+
+def test_a_second_program_on_one_machine_starts_from_power_on_hbm():
+    """HBM arrays of the last run are reused: a run that writes half of its output sees
+    zeros (uninit ignore) in the other half, not what the previous run left there."""
+    from bir_builders import ProgramBuilder
+
+    def half_store(columns: int) -> ProgramBuilder:
+        pb = ProgramBuilder()
+        pb.arg_in("a", (4, 6))
+        pb.tile("x", (4, 6))
+        pb.arg_out("out", (4, 6))
+        pb.load("x", "a")
+        pb.add(InstDMACopy("store", EngineType.DMA, [pb.ap("x", [(1, columns)])],
+                           [pb.ap("out", [(1, columns)])]))
+        return pb
+
+    m = Machine()
+    a = np.arange(24, dtype=np.float32).reshape(4, 6) + 1
+    full = simulate(half_store(6).program(), {"a": a}, machine=m)["out"]
+    np.testing.assert_array_equal(full, a)
+    half = simulate(half_store(3).program(), {"a": a}, machine=m, uninit="ignore")["out"]
+    np.testing.assert_array_equal(half[:, :3], a[:, :3])
+    np.testing.assert_array_equal(half[:, 3:], 0)
+
+
+def _copy_through(write_x: bool, columns: int = 6) -> ProgramBuilder:
+    """out = x + 1 with x loaded from a (or, write_x False, never written)."""
+    pb = ProgramBuilder()
+    pb.arg_in("a", (4, columns))
+    pb.tile("x", (4, columns))
+    pb.tile("y", (4, columns))
+    pb.arg_out("out", (4, columns))
+    if write_x:
+        pb.load("x", "a")
+    pb.add(InstTensorScalarPtr("inc", DVE, [pb.ap("x"), imm(1.0)], [pb.ap("y")], op0=Op.add))
+    pb.store("out", "y")
+    return pb
+
+
+def test_a_program_run_again_adopts_its_views_and_still_checks_definedness():
+    """Runs of one layout share their views (Machine.keep_views): a later program of the
+    same layout that reads x unwritten is still refused, and a changed layout (same names,
+    wider tiles) gets views of its own."""
+    m = Machine()
+    a = RNG.standard_normal((4, 6)).astype(np.float32)
+    for _ in range(2):
+        out = simulate(_copy_through(True).program(), {"a": a}, machine=m)["out"]
+        np.testing.assert_array_equal(out, a + np.float32(1))
+    with pytest.raises(SimError, match="undefined data reaches HBM tensor 'out'"):
+        simulate(_copy_through(False).program(), {"a": a}, machine=m)
+    wide = RNG.standard_normal((4, 10)).astype(np.float32)
+    out = simulate(_copy_through(True, 10).program(), {"a": wide}, machine=m)["out"]
+    np.testing.assert_array_equal(out, wide + np.float32(1))
+    out = simulate(_copy_through(True).program(), {"a": a}, machine=m)["out"]
+    np.testing.assert_array_equal(out, a + np.float32(1))

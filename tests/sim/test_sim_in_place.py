@@ -82,3 +82,33 @@ def test_activation_bias_in_the_destination_and_signed_zero():
     want = np.tanh(a * np.float32(0.5) + b[:, :1])
     np.testing.assert_array_equal(got, want)
     assert not np.signbit(got[0]).any()   # +0.0, not the -0.0 of x * scale alone
+
+
+def _biased_tanh(bias: np.ndarray, a: np.ndarray) -> np.ndarray:
+    pb = ProgramBuilder()
+    pb.arg_in("a", a.shape)
+    pb.arg_in("b", bias.shape)
+    pb.tile("x", a.shape)
+    pb.tile("c", bias.shape)
+    pb.arg_out("out", a.shape)
+    pb.load("x", "a")
+    pb.load("c", "b")
+    pb.add(InstActivation("act", ACT, [pb.ap("x"), pb.ap("c")], [pb.ap("x")],
+                          scale=0.5, func=Act.Tanh))
+    pb.store("out", "x")
+    return pb.run(a=a, b=bias)["out"]
+
+
+@pytest.mark.parametrize("column", [[0.0] * 8, [0.75] * 8, [np.nan] * 8,
+                                    [0.0] * 7 + [-0.0], [0.0] * 7 + [1.5]])
+def test_activation_bias_one_value_or_several_on_a_wide_tile(column):
+    """A bias column with one value in every partition (bit for bit) is added as a scalar:
+    the same values as the column, signed zeros and NaN included; -0.0 beside +0.0 is
+    two values."""
+    a = RNG.standard_normal((8, 512)).astype(np.float32)
+    a[:, :3] = -0.0
+    bias = np.array(column, np.float32).reshape(8, 1)
+    got = _biased_tanh(bias, a)
+    want = np.tanh(a * np.float32(0.5) + bias)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

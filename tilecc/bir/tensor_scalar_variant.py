@@ -31,6 +31,13 @@ class TensorScalarVariant(Enum):
     TENSOR_TENSOR_SCAN = "tensor_tensor_scan"
 
 
+# read once: `Enum.member` costs ~10x a global (Python 3.11), and the simulator asks per instruction
+_IDLE, _ZERO_ACCUMULATE = Acc.Idle, Acc.ZeroAccumulate
+_PLAIN, _REDUCE, _STT, _SCAN = (TensorScalarVariant.PLAIN, TensorScalarVariant.REDUCE,
+                                TensorScalarVariant.SCALAR_TENSOR_TENSOR,
+                                TensorScalarVariant.TENSOR_TENSOR_SCAN)
+
+
 class TensorScalarVariantError(VerifyError):
     """Flags and outputs of a TensorScalarPtr that select no variant."""
 
@@ -41,22 +48,21 @@ def tensor_scalar_variant(inst: InstTensorScalarPtr) -> TensorScalarVariant:
         if inst.is_tensor_tensor_scan and not inst.is_scalar_tensor_tensor:
             raise TensorScalarVariantError(
                 "is_tensor_tensor_scan needs is_scalar_tensor_tensor (a scan sets both)")
-        variant = (TensorScalarVariant.TENSOR_TENSOR_SCAN if inst.is_tensor_tensor_scan
-                   else TensorScalarVariant.SCALAR_TENSOR_TENSOR)
+        variant = _SCAN if inst.is_tensor_tensor_scan else _STT
         if outs != 1:
             raise TensorScalarVariantError(f"{variant.value} writes 1 output, found {outs}")
-    elif outs == 2 and inst.acc == Acc.ZeroAccumulate:
-        return TensorScalarVariant.REDUCE
-    elif outs == 2 or inst.acc == Acc.ZeroAccumulate:
+    elif outs == 2 and inst.acc == _ZERO_ACCUMULATE:
+        return _REDUCE
+    elif outs == 2 or inst.acc == _ZERO_ACCUMULATE:
         raise TensorScalarVariantError(
             f"a tensor_scalar_reduce has two outputs and acc ZeroAccumulate, found {outs} "
             f"output(s) and acc {inst.acc.name}")
-    elif outs != 1 or inst.acc != Acc.Idle:
+    elif outs != 1 or inst.acc != _IDLE:
         raise TensorScalarVariantError(
             f"a plain tensor_scalar has one output and acc Idle, found {outs} output(s) and "
             f"acc {inst.acc.name}")
     else:
-        variant = TensorScalarVariant.PLAIN
+        variant = _PLAIN
     if inst.negate_second_output:
         raise TensorScalarVariantError(
             f"negate_second_output needs a second output: {variant.value} has one")

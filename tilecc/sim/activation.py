@@ -25,6 +25,7 @@ from tilecc.bir.enums import ActivationFunctionType as Act
 from tilecc.errors import SimError
 
 F32 = np.float32
+F32_DTYPE = np.dtype(F32)
 # a unary numpy ufunc, or fn(x, alpha) for the functions built from several steps
 ActFn = Union[np.ufunc, Callable[[np.ndarray, np.ndarray], np.ndarray]]
 
@@ -109,7 +110,7 @@ def apply_activation(func: Act, x: np.ndarray, alpha: np.ndarray | float = 0.0,
     if (fn := ACTIVATION_TABLE.get(func)) is None:
         raise SimError(f"activation function {func.name} is not implemented by the simulator")
     if isinstance(fn, np.ufunc):
-        if out is not None and out.dtype == F32 and out.shape == x.shape:
+        if out is not None and out.dtype is F32_DTYPE and out.shape == x.shape:
             return fn(x, out=out)
         return np.asarray(fn(x), dtype=F32)
     return np.asarray(fn(x, np.asarray(alpha, F32)), dtype=F32)

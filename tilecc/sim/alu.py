@@ -57,6 +57,7 @@ class AluEntry:
     fn: AluFn
     identity: float | None = None  # start value of a reset reduction (None: not a reduce op)
     ufunc: np.ufunc | None = None  # vectorised reduce / accumulate when the fold is exact
+    inplace: np.ufunc | None = None  # fn, for an arithmetic op that is one ufunc (out=...)
 
 
 def _as_bool(x: np.ndarray) -> np.ndarray:
@@ -127,7 +128,7 @@ def _flag(mask: np.ndarray) -> np.ndarray:
 
 def _arith(name: str, fn: AluFn, identity: float | None = None,
            ufunc: np.ufunc | None = None) -> AluEntry:
-    return AluEntry(name, "arith", fn, identity, ufunc)
+    return AluEntry(name, "arith", fn, identity, ufunc, fn if isinstance(fn, np.ufunc) else None)
 
 
 def _bitvec(name: str, fn: AluFn, identity: float | None = None,
@@ -233,13 +234,12 @@ def apply_alu_into(entry: AluEntry, x: np.ndarray | np.generic, y: np.ndarray | 
     """`apply_alu` straight into a float32 destination view when the op is one numpy ufunc
     and the operands broadcast to exactly `out`'s shape (saves a temporary and a copy);
     False when it cannot, and nothing was written."""
-    if entry.kind != "arith" or type(entry.fn) is not np.ufunc or out.dtype is not F32_DTYPE:
+    if (fn := entry.inplace) is None or out.dtype is not F32_DTYPE:
         return False
-    xa = x if type(x) is F32 else to_f32(x)   # a float32 scalar is the same value as it is
-    ya = y if type(y) is F32 else to_f32(y)
+    xa, ya = to_f32(x), to_f32(y)
     if not broadcasts_to(xa.shape, ya.shape, out.shape):
         return False
-    entry.fn(xa, ya, out=out)
+    fn(xa, ya, out=out)
     return True
 
 
@@ -290,9 +290,10 @@ def reduce_alu(entry: AluEntry, data: np.ndarray, axes: tuple[int, ...]) -> np.n
 
 def _fold_zero_sign(values: np.ndarray, axes: tuple[int, ...], folded: np.ndarray,
                     is_max: bool) -> np.ndarray:
-    """A max fold that lands on zero is +0 if any +0 was folded (min: -0 if any -0)."""
-    if folded.all():   # no fold landed on zero (NaN counts as nonzero)
-        return folded
+    """A max fold that lands on zero is +0 if any +0 was folded (min: -0 if any -0). A fold
+    of one element is that element, its sign included: nothing to fix."""
+    if folded.size == values.size or np.count_nonzero(folded) == folded.size:
+        return folded   # one element per fold, or no fold landed on zero (NaN is nonzero)
     zero = folded == 0
     wanted_sign = ~np.signbit(values) if is_max else np.signbit(values)
     present = np.any((values == 0) & wanted_sign, axis=axes)

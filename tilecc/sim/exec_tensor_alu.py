@@ -29,15 +29,20 @@ from tilecc.sim.operands import (accumulate, lanes, read, read_registers, rows_o
 
 F32 = np.float32
 Value = np.ndarray
+# enum members of the hot paths, read once: `Enum.member` costs ~10x a global (Python 3.11)
+IDLE = Acc.Idle
+REDUCE, STT, SCAN = Variant.REDUCE, Variant.SCALAR_TENSOR_TENSOR, Variant.TENSOR_TENSOR_SCAN
+AXIS_ALL = AxisListType.XYZWC
+ACROSS_PARTITIONS = (AxisListType.C, AxisListType.XYZWC)
 
 
 def exec_tensor_reduce(m: Machine, inst: InstTensorReduce) -> None:
     src = read(m, inst.ins[0], "reduce input")
     entry = alu_entry(inst.op)
-    if inst.axis in (AxisListType.C, AxisListType.XYZWC):
+    if inst.axis in ACROSS_PARTITIONS:
         if inst.negate:
             raise SimError("a cross-partition (axis C) reduce cannot negate")
-        axes = tuple(range(src.ndim)) if inst.axis == AxisListType.XYZWC else (0,)
+        axes = tuple(range(src.ndim)) if inst.axis == AXIS_ALL else (0,)
         result = reduce_alu(entry, src, axes)
     else:
         count = int(inst.axis) + 1
@@ -57,19 +62,20 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
         variant = tensor_scalar_variant(inst)
     except TensorScalarVariantError as err:
         raise SimError(f"TensorScalarPtr: {err}") from None
-    if variant == Variant.TENSOR_TENSOR_SCAN:
+    if variant is SCAN:
         return tensor_tensor_scan(m, inst)
     data = read(m, inst.ins[0], "tensor-scalar input")
     op0, op1 = alu_entry(inst.op0), alu_entry(inst.op1)
     s0 = scalar(m, inst.ins[1], data)
-    if variant == Variant.SCALAR_TENSOR_TENSOR:
+    if variant is STT:
         other = read(m, inst.ins[2], "scalar-tensor-tensor second tensor")
         if other.shape != data.shape:
             raise SimError(f"scalar-tensor-tensor tensors differ in shape: {data.shape} "
                            f"vs {other.shape}")
-        write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1, other, inst.reverse1)
+        write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1, other, inst.reverse1,
+                     inst.ins[2])
         return None
-    if variant == Variant.REDUCE:  # dst, then the [P,1] fold of each row
+    if variant is REDUCE:  # dst, then the [P,1] fold of each row
         tmp = stage(op0, data, s0, inst.reverse0)
         write(m, inst.outs[0], tmp)
         regs, lane = m.dve_acc, lanes(m, inst.outs[0])
@@ -83,7 +89,7 @@ def exec_tensor_scalar_ptr(m: Machine, inst: InstTensorScalarPtr) -> None:
         write_stage(m, inst.outs[0], op0, data, s0, inst.reverse0)
         return None
     write_stages(m, inst.outs[0], data, op0, s0, inst.reverse0, op1,
-                 scalar(m, inst.ins[2], data), inst.reverse1)
+                 scalar(m, inst.ins[2], data), inst.reverse1, inst.ins[2])
     return None
 
 
@@ -161,7 +167,7 @@ def running_fold(op: AluEntry, reg: Value, t: Value, reverse: bool) -> Value:
 
 
 def exec_tensor_tensor(m: Machine, inst: InstTensorTensor) -> None:
-    if inst.acc != Acc.Idle:
+    if inst.acc != IDLE:
         raise SimError(f"tensor_tensor accumulate {inst.acc.name} is not supported")
     a = read(m, inst.ins[0], "tensor_tensor first input")
     b = read(m, inst.ins[1], "tensor_tensor second input")

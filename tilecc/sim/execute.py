@@ -21,7 +21,9 @@ exec_random.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -32,7 +34,7 @@ from tilecc.bir.inst import (Inst, InstActivation, InstDMACopy, InstDveReadAccum
                              InstExponential, InstIota, InstMemset,
                              InstReadActivationAccumulator, InstReciprocal, InstTensorCopy,
                              InstTensorReduce, InstTensorScalarCache, InstTensorScalarPtr,
-                             InstTensorTensor, Program)
+                             InstTensorTensor, MemoryLocation, Program)
 from tilecc.errors import SimError, SimIndexError
 from tilecc.sim.inst_label import describe_inst
 from tilecc.sim.dtypes import numpy_dtype
@@ -42,6 +44,7 @@ from tilecc.sim.exec_activation import (exec_activation, exec_dve_read_accumulat
 from tilecc.sim.exec_movement import exec_dma_copy, exec_iota, exec_memset, exec_tensor_copy
 from tilecc.sim.exec_tensor_alu import (exec_tensor_reduce, exec_tensor_scalar_cache,
                                         exec_tensor_scalar_ptr, exec_tensor_tensor)
+from tilecc.bir.inst_tensor_engine import InstMatMult
 from tilecc.sim.exec_tensor_engine import TENSOR_ENGINE_EXECUTORS
 from tilecc.sim.exec_random import EXECUTORS as RANDOM_EXECUTORS
 from tilecc.sim.exec_vector import EXECUTORS as VECTOR_EXECUTORS
@@ -72,20 +75,43 @@ EXECUTORS.update(RANDOM_EXECUTORS)
 
 # ---------------------------------------------------------------- whole programs
 
-def execute(m: Machine, inst: Inst) -> None:
-    """Run one instruction; any fault becomes a SimError naming it (describe_inst)."""
-    if (fn := EXECUTORS.get(type(inst))) is None:
-        raise SimError(f"{describe_inst(inst)}: opcode {type(inst).__name__} is not implemented")
+def run_instructions(m: Machine, program: Program, fresh: Mapping[int, list[str]]) -> None:
+    """Run the instructions in order (`fresh`: locations to mark undefined before an index,
+    sim/placement.py). One loop, no call of its own per instruction; a fault is one
+    SimError starting with the kernel line and the instruction (describe_inst), or
+    without a kernel line with the instruction's index and name in the program."""
+    index = 0
+    executors = EXECUTORS
     try:
-        m.begin(inst)
-        fn(m, inst)
-        m.finish()
-    except SimIndexError as err:
-        raise SimIndexError(f"{describe_inst(inst)}: {err}", err.element, err.size) from None
-    except SimError as err:
-        raise SimError(f"{describe_inst(inst)}: {err}") from None
-    except (IndexError, TypeError, AttributeError) as err:
-        raise SimError(f"{describe_inst(inst)}: malformed operands: {err}") from None
+        for index, inst in enumerate(program.instructions):
+            if fresh and (names := fresh.get(index)):
+                for name in names:
+                    m.forget(name)
+            if (fn := executors.get(type(inst))) is None:
+                raise SimError(f"opcode {type(inst).__name__} is not implemented")
+            m.begin(inst)
+            fn(m, inst)
+            m.finish()
+    except (SimError, OverflowError, IndexError, TypeError, AttributeError) as fault:
+        inst = program.instructions[index]
+        err = described(inst, fault) if not isinstance(fault, OverflowError) else fault
+        if isinstance(err, SimError) and inst.pos is not None:
+            raise err from None   # located at the kernel line already (describe_inst)
+        # no kernel line: name the instruction as the BIR file holds it
+        raise SimError(f"instructions[{index}] ({inst.name}): {err}") from None
+    except ValueError as err:   # numpy refusing operand shapes that do not fit one another
+        inst = program.instructions[index]
+        raise SimError(f"instructions[{index}] ({inst.name}): its operands' shapes do not fit "
+                       f"one another: {str(err).splitlines()[0].strip()}") from None
+
+
+def described(inst: Inst, err: SimError | IndexError | TypeError | AttributeError) -> SimError:
+    """A fault of `inst` as the SimError naming it (describe_inst)."""
+    if isinstance(err, SimIndexError):
+        return SimIndexError(f"{describe_inst(inst)}: {err}", err.element, err.size)
+    if isinstance(err, SimError):
+        return SimError(f"{describe_inst(inst)}: {err}")
+    return SimError(f"{describe_inst(inst)}: malformed operands: {err}")
 
 
 _DEFAULT: list[Machine] = []
@@ -107,8 +133,12 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
     m.uninit = uninit
     m.reset()
     plan = plan_columns(program)
+    shapes = {t.name: t.shape for t in program.inputs}
     for loc in program.memory_locations:
-        m.place(loc, None if plan is None else plan.base.get(loc.name))
+        # an input that fills its HBM tensor overwrites every byte and its shadow below
+        m.place(loc, None if plan is None else plan.base.get(loc.name),
+                clear=loc.name not in shapes or not fills(loc, shapes[loc.name]))
+    m.keep_views()
     known = {t.name for t in program.inputs}
     if unknown := sorted(set(inputs) - known):
         raise SimError(f"unknown input {unknown[0]!r}; the kernel's inputs are "
@@ -124,34 +154,31 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
         hbm = hbm_elements(m, tensor.name, value.size)
         hbm[...] = value.reshape(hbm.shape)
         hbm_shadow(m, tensor.name, hbm.shape[1])[...] = 0xFF   # inputs are defined
-    index = 0
-    try:
-        # inf / NaN results are the machine's semantics; one BLAS thread: tilecc/blas_threads.py
-        with np.errstate(all="ignore"), one_blas_thread():
-            if plan is None or not plan.fresh:
-                for index, inst in enumerate(program.instructions):
-                    execute(m, inst)
-            else:
-                for index, inst in enumerate(program.instructions):
-                    for name in plan.fresh.get(index, ()):
-                        m.forget(name)
-                    execute(m, inst)
-    except (SimError, OverflowError) as err:
-        inst = program.instructions[index]
-        if isinstance(err, SimError) and inst.pos is not None:
-            raise   # located at the kernel line already (describe_inst)
-        # no kernel line: name the instruction as the BIR file holds it
-        raise SimError(f"instructions[{index}] ({inst.name}): {err}") from None
-    except ValueError as err:   # numpy refusing operand shapes that do not fit one another
-        inst = program.instructions[index]
-        raise SimError(f"instructions[{index}] ({inst.name}): its operands' shapes do not fit "
-                       f"one another: {str(err).splitlines()[0].strip()}") from None
+    # inf / NaN results are the machine's semantics; one BLAS thread: tilecc/blas_threads.py
+    with np.errstate(all="ignore"), blas_limit(program):
+        run_instructions(m, program, plan.fresh if plan is not None else {})
     outputs: dict[str, np.ndarray] = {}
     for tensor in program.outputs:
         size = int(np.prod(tensor.shape))
         values = hbm_elements(m, tensor.name, size)
         outputs[tensor.name] = values.copy().reshape(tensor.shape)
     return outputs
+
+
+def blas_limit(program: Program) -> AbstractContextManager[object]:
+    """One BLAS thread for a program that multiplies matrices (only MatMult calls BLAS);
+    none otherwise: finding the loaded BLAS libraries costs ~0.3 ms, more than a hundred
+    small instructions."""
+    if InstMatMult in set(map(type, program.instructions)):
+        return one_blas_thread()
+    return nullcontext()
+
+
+def fills(loc: MemoryLocation, shape: Sequence[int]) -> bool:
+    """A kernel argument of `shape` covers every byte of HBM tensor `loc` (`hbm_elements`)."""
+    itemsize = numpy_dtype(loc.dtype).itemsize
+    return (loc.kind == MemoryKind.HBM and loc.bytes_per_partition % itemsize == 0
+            and math.prod(shape) == loc.partitions * (loc.bytes_per_partition // itemsize))
 
 
 def hbm_shadow(m: Machine, name: str, per: int) -> np.ndarray:

@@ -56,6 +56,7 @@ START_PARTITIONS = (0, 32, 64, 96)
 _MASK_DTYPES: dict[int, np.dtype[np.unsignedinteger]] = {
     1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 _MASK_FULL: dict[int, int] = {size: int(np.iinfo(d).max) for size, d in _MASK_DTYPES.items()}
+_KEPT_VIEWS_MAX = 1 << 16   # access objects whose views a next run may adopt (memory bound)
 
 
 @dataclass(slots=True)
@@ -81,6 +82,11 @@ class CachedView:
     checked: int  # the machine's shadow generation at which it was all defined (-1: never)
     start_ok: bool  # the start-partition rule was checked (or does not apply: HBM)
     hbm: bool
+
+
+# a run's layout (location, base column in placement order) and its views, by object and by value
+KeptViews = tuple[tuple[tuple[MemoryLocation, int], ...], dict[int, tuple[AccessPattern, CachedView]],
+                  dict[AccessPattern, CachedView]]
 
 
 def _allowed_start(start: int, count: int) -> bool:
@@ -114,14 +120,24 @@ class Machine:
         self.act_acc = np.zeros(PARTITIONS, np.float32)
         self.dve_acc = np.zeros(PARTITIONS, np.float32)
         self.rng_state = counter_rng.power_on()  # Vector / GpSimd generators (tilecc/counter_rng.py)
+        # the last run's HBM arrays, by location, for `place` to clear and give back: a fresh
+        # 1 MB array costs its page faults (~0.6 ms), far more than clearing one (~15 us)
+        self._hbm_pool = {old.loc: old for old in getattr(self, "placements", {}).values()
+                          if old.loc.kind == MemoryKind.HBM}
         self.placements: dict[str, Placement] = {}
         # views by access object (id, checked by identity) and by access value: a BIR file
-        # read back holds one object per operand, codegen's programs share them
+        # read back holds one object per operand, codegen's programs share them. The last
+        # run's are kept aside with its layout, for `keep_views`.
+        layout = getattr(self, "_layout", None)
+        self._kept_views: KeptViews | None = (
+            None if layout is None else (tuple(layout), self._views, self._views_by_value))
+        self._layout: list[tuple[MemoryLocation, int]] = []
         self._views: dict[int, tuple[AccessPattern, CachedView]] = {}
         self._views_by_value: dict[AccessPattern, CachedView] = {}
         self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
-        # the definedness shadow beside the data (tilecc/definedness.py)
-        self.generation = 0   # bumped whenever bytes become undefined: cached checks expire
+        # the definedness shadow beside the data (tilecc/definedness.py); bumped whenever
+        # bytes become undefined, and at reset: cached checks (kept views' too) expire
+        self.generation = getattr(self, "generation", -1) + 1
         self.origins: dict[str, Origin] = {}   # location -> origin of undefined data in it
         self._registers = {id(self.act_acc): (self.act_acc, np.zeros(PARTITIONS, bool)),
                            id(self.dve_acc): (self.dve_acc, np.zeros(PARTITIONS, bool))}
@@ -134,17 +150,25 @@ class Machine:
 
     # ------------------------------------------------------------------ placement
 
-    def place(self, loc: MemoryLocation, base: int | None = None) -> Placement:
+    def place(self, loc: MemoryLocation, base: int | None = None, clear: bool = True) -> Placement:
         """Give `loc` its bytes (SB / PSUM: the next free column range of every partition,
         or the range from column `base`, which locations living at other times may share:
-        sim/placement.py)."""
+        sim/placement.py). `clear=False`: an HBM tensor whose every byte and shadow byte
+        the caller writes next (a kernel input) may keep the last run's bytes meanwhile."""
         if loc.name in self.placements:
             raise SimError(f"memory location {loc.name!r} is declared twice")
         itemsize = numpy_dtype(loc.dtype).itemsize
         row = loc.bytes_per_partition // itemsize
         if loc.kind == MemoryKind.HBM:
-            data = np.zeros((loc.partitions, loc.bytes_per_partition), np.uint8)
-            placement = Placement(loc, data, np.zeros_like(data), 0, itemsize, row)
+            if (reused := self._hbm_pool.pop(loc, None)) is not None:
+                data, written = reused.data, reused.written
+                if clear:
+                    data.fill(0)
+                    written.fill(0)
+            else:
+                shape = (loc.partitions, loc.bytes_per_partition)
+                data, written = np.zeros(shape, np.uint8), np.zeros(shape, np.uint8)
+            placement = Placement(loc, data, written, 0, itemsize, row)
         else:
             if loc.partitions > PARTITIONS:
                 raise SimError(f"memory location {loc.name!r} has {loc.partitions} partitions "
@@ -168,7 +192,17 @@ class Machine:
             placement = Placement(loc, flat[block].reshape(shape),
                                   flat_written[block].reshape(shape), base, itemsize, row)
         self.placements[loc.name] = placement
+        self._layout.append((loc, placement.base))
         return placement
+
+    def keep_views(self) -> None:
+        """Once every location is placed: adopt the last run's views when this run placed the
+        same locations at the same columns (a program run again: its HBM arrays came back to
+        the same locations), instead of making them again (~1 us per access object)."""
+        kept, self._kept_views = self._kept_views, None
+        if (kept is not None and not self._views and kept[0] == tuple(self._layout)
+                and len(kept[1]) <= _KEPT_VIEWS_MAX):
+            self._views, self._views_by_value = kept[1], kept[2]
 
     def forget(self, name: str) -> None:
         """Mark the bytes of SB / PSUM location `name` unwritten: it starts living on bytes
