@@ -78,7 +78,8 @@ def _payload_struct(cls: type) -> type:
 
 
 _PAYLOADS: dict[type, type] = {cls: _payload_struct(cls) for cls in k.OPERATOR_CTOR}
-_PAYLOAD_DECODERS = {k.OPERATOR_CTOR[cls]: msgspec.json.Decoder(s) for cls, s in _PAYLOADS.items()}
+_PAYLOAD_DECODERS: dict[str, msgspec.json.Decoder[Any]] = {
+    k.OPERATOR_CTOR[cls]: msgspec.json.Decoder(s) for cls, s in _PAYLOADS.items()}
 
 
 class _Oper(msgspec.Struct):
@@ -169,8 +170,10 @@ def fast_head_kernel(text: str | bytes) -> k.Kernel:
         fillers = {kind: _filler(memos[kind], read)
                    for kind, read in reader.kind_readers.items()}
         # ctor -> (class, payload decoder, arguments of the payload struct, arguments by text)
-        ctors = {ctor: (cls, _PAYLOAD_DECODERS[ctor].decode, make(memos, fillers), {})
-                 for ctor, (cls, make) in _MAKERS.items()}
+        ctors: dict[str, tuple[type, Callable[[bytes], Any], Callable[[Any], Any],
+                               dict[bytes, Any]]] = {
+            ctor: (cls, _PAYLOAD_DECODERS[ctor].decode, make(memos, fillers), {})
+            for ctor, (cls, make) in _MAKERS.items()}
         positions: dict[bytes, k.Pos | None] = {}
         pos = _filler(positions, reader.pos)
         inputs = reader.list_of(json.loads(bytes(doc.inputs)), reader.kernel_arg)
