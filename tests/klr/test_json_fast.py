@@ -78,6 +78,24 @@ def test_values_and_positions() -> None:
     assert kernel.inputs == kernel.outputs and kernel.inputs is not kernel.outputs
 
 
+def test_a_repeated_payload_is_a_new_operator_with_its_own_position() -> None:
+    doc = small_doc()
+    stmts = ops(doc)
+    stmts[3]["oper"]["op"] = json.loads(json.dumps(stmts[1]["oper"]["op"]))  # same text
+    stmts[3]["oper"]["pos"] = {"line": 9, "column": 1}
+    stmts.append({"oper": {"op": stmts[1]["oper"]["op"]}})  # again, without a position
+    # the payload text of an ncActivate under another constructor: another class
+    stmts.append({"oper": {"op": {"activationReduce": stmts[2]["oper"]["op"]["ncActivate"]}}})
+    kernel = same(doc)
+    assert type(kernel.body[2]) is k.NcActivate and type(kernel.body[5]) is k.ActivationReduce
+    first, again, last = kernel.body[1], kernel.body[3], kernel.body[4]
+    assert first == again == last and first is not again and again is not last
+    assert (first.pos, again.pos, last.pos) == (k.Pos(4, 2, filename="kernel.py"),
+                                                k.Pos(9, 1), None)
+    again.imm0 = k.Immediate(7.0)  # type: ignore[attr-defined]
+    assert first.imm0 == last.imm0 == k.Immediate(1.0)  # type: ignore[attr-defined]
+
+
 def test_keys_the_checked_path_ignores_are_ignored() -> None:
     doc = small_doc()
     ops(doc)[1]["oper"]["op"]["tensorScalar"]["comment"] = {"any": [1, 2]}

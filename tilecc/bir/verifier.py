@@ -177,6 +177,15 @@ class InstChecker:
             raise self.fail(f"{what} must be an immediate or a [P,1] tile, found "
                             f"{[n for _, n in arg.ap]}")
 
+    def scalars(self, args: list[b.Argument]) -> bool:
+        """Each of `args` (scalar 0, 1, ...) is a scalar; whether one of them is a tile."""
+        has_tile = False
+        for i, arg in enumerate(args):
+            if isinstance(arg, b.AccessPattern):
+                has_tile = True
+                self.scalar(arg, f"scalar {i}")
+        return has_tile
+
     def same_size(self, src: b.Argument, dst: b.AccessPattern) -> None:
         """Elementwise instructions write as many elements as they read."""
         if isinstance(src, b.AccessPattern) and elements(src) != elements(dst):
@@ -247,9 +256,7 @@ class InstChecker:
         reduce = variant == Variant.REDUCE
         self.count((2, 3), 2 if reduce else 1)
         self.same_size(self.tile(inst.ins[0], "input"), inst.outs[0])
-        for i, arg in enumerate(inst.ins[1:]):
-            self.scalar(arg, f"scalar {i}")
-        has_tile = any(isinstance(a, b.AccessPattern) for a in inst.ins[1:])
+        has_tile = self.scalars(inst.ins[1:])
         if reduce:
             self.scalar(inst.outs[1], "reduce output")
         elif inst.is_tensor_scalar_addr != has_tile:
@@ -261,8 +268,7 @@ class InstChecker:
         assert isinstance(inst, b.InstTensorScalarCache)
         self.count((2, 3), 1)
         self.same_size(self.tile(inst.ins[0], "input"), inst.outs[0])
-        for i, arg in enumerate(inst.ins[1:]):
-            self.scalar(arg, f"scalar {i}")
+        self.scalars(inst.ins[1:])
 
     def check_activation(self) -> None:
         inst = self.inst

@@ -87,13 +87,15 @@ class KlirToBirCodegen:
         inputs = [self.kernel_arg(t) for t in kernel.inputs]
         outputs = [self.kernel_arg(t) for t in kernel.outputs]
         positions: dict[int, tuple[k.Pos, b.SourcePos]] = {}
+        leaves, insts = self.leaves, self.insts
         for index, op in enumerate(kernel.body):
-            leaf = self.leaves.get(type(op))
+            leaf = leaves.get(type(op))
             if leaf is None:
                 raise CodegenError(f"body[{index}]: no BIR lowering for {type(op).__name__}")
-            first = len(self.insts)
+            first = len(insts)
             try:
-                self.check_dtype(op)
+                if getattr(op, "dtype", None) is not None:
+                    self.check_dtype(op)
                 leaf(op)
             except CodegenError as err:
                 raise CodegenError(f"body[{index}] ({type(op).__name__}): {err}") from None
@@ -103,11 +105,13 @@ class KlirToBirCodegen:
                 if hit is None or hit[0] is not pos:
                     hit = positions[id(pos)] = (pos, b.SourcePos(pos.filename, pos.line,
                                                                  pos.column))
-                for inst in self.insts[first:]:
-                    inst.pos = hit[1]
+                if len(insts) == first + 1:  # most leaves emit one instruction
+                    insts[first].pos = hit[1]
+                else:
+                    for inst in insts[first:]:
+                        inst.pos = hit[1]
         self.name_zero_bias()
-        return b.Program(kernel.name, list(self.locations.values()), inputs, outputs,
-                         self.insts)
+        return b.Program(kernel.name, list(self.locations.values()), inputs, outputs, insts)
 
     def kernel_arg(self, t: k.TensorName) -> b.IOTensor:
         if t.address.memory not in k.HBM_MEMORIES:
@@ -287,7 +291,8 @@ class KlirToBirCodegen:
         self.emit(b.InstTensorScalarPtr(
             self.name(op), m.codegen_engine(op.engine), ins, [out],
             op0=m.codegen_alu_op(op.op0), reverse0=rev0, op1=op1, reverse1=rev1,
-            is_tensor_scalar_addr=any(isinstance(a, b.AccessPattern) for a in ins[1:])))
+            is_tensor_scalar_addr=isinstance(ins[1], b.AccessPattern)
+            or isinstance(ins[-1], b.AccessPattern)))
 
     def codegen_tensor_scalar_reduce(self, op: k.TensorScalarReduce) -> None:
         if op.reduce_op is None:

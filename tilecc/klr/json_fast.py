@@ -1,5 +1,6 @@
-"""The fast path of reading KLR HEAD JSON: msgspec splits the document, each distinct field
-text is decoded once by the checked reader (`klr.json_head`).
+"""The fast path of reading KLR HEAD JSON: msgspec splits the document, each distinct
+operator text and each distinct field text is decoded once by the checked reader
+(`klr.json_head`).
 
 Contract: `fast_head_kernel(text)` returns the Kernel that `HeadReader().kernel(json.loads(
 text))` returns, or raises `NotFast`; it never reports an error itself. The caller then
@@ -7,14 +8,18 @@ decodes the text with the checked path, which accepts what this path declines (a
 list of statements instead of blocks, the klr 0.0.12 form) and locates every error.
 
 How: msgspec decodes the statement skeleton (kernel {name, inputs, outputs, body: [block
-{label, body: [{"oper": {"op": {ctor: payload}, "pos"?}}]}]}) in C. Scalar fields (enum
-names, bools, naturals) are typed there with the checked readers' rules; every other
-operator field, `pos`, `inputs` and `outputs` stays raw JSON text (`msgspec.Raw`), whose
-value is the checked reader of its kind applied to `json.loads(raw)`, remembered per
-distinct raw text and kind: KLR repeats the whole tensor definition at every access, so a
-kernel has far fewer distinct field texts than fields. Raw fields are read in document
-order (inputs, outputs, then each statement's fields in dataclass order), so the checked
-reader's tensor table sees definitions in the order the checked path would.
+{label, body: [{"oper": {"op": {ctor: payload}, "pos"?}}]}]}) in C, each operator payload,
+`pos`, `inputs` and `outputs` kept as raw JSON text (`msgspec.Raw`). A kernel repeats
+operators (a traced loop body), so the constructor arguments are remembered per distinct
+payload text and constructor: a repeated statement costs one lookup and one constructor
+call. A new payload text is decoded by msgspec into its constructor's Struct, whose
+scalar fields (enum names, bools, naturals) are typed there with the checked readers'
+rules and every other field stays raw; the value of a raw field is the checked reader of
+its kind applied to `json.loads(raw)`, remembered per distinct raw text and kind (KLR
+repeats the whole tensor definition at every access). Raw texts are read in document
+order (inputs, outputs, then each new payload's fields in dataclass order), so the checked
+reader's tensor table sees definitions in the order the checked path would; a repeated
+payload text defines no tensor that its first occurrence did not.
 
 Why the results are equal: the skeleton's rules are the checked path's (a statement is an
 object with exactly the key "oper"; an operator an object with exactly one known
@@ -73,16 +78,12 @@ def _payload_struct(cls: type) -> type:
 
 
 _PAYLOADS: dict[type, type] = {cls: _payload_struct(cls) for cls in k.OPERATOR_CTOR}
-# the operator: exactly one constructor key, any other key refused (the checked path says
-# "unsupported operator")
-_Operator = msgspec.defstruct(
-    "Operator", [(k.OPERATOR_CTOR[cls], s | None, None)
-                 for cls, s in _PAYLOADS.items()],
-    forbid_unknown_fields=True)
+_PAYLOAD_DECODERS: dict[str, msgspec.json.Decoder[Any]] = {
+    k.OPERATOR_CTOR[cls]: msgspec.json.Decoder(s) for cls, s in _PAYLOADS.items()}
 
 
 class _Oper(msgspec.Struct):
-    op: _Operator  # type: ignore[valid-type]
+    op: dict[str, Raw]  # {ctor: payload}: exactly one key, checked in the loop
     pos: Raw = Raw(b"null")  # missing = null = no position, as in the checked path
 
 
@@ -103,7 +104,6 @@ class _Kernel(msgspec.Struct):
 
 
 SKELETON = msgspec.json.Decoder(_Kernel)  # the statement skeleton of a HEAD document
-_N_CTORS = len(_PAYLOADS)
 
 
 def _field_source(index: int, key: str, kind: str, option: bool, defaulted: bool) -> str:
@@ -131,7 +131,8 @@ Make = Callable[[dict[str, dict[bytes, Any]], dict[str, Callable[[bytes], Any]]]
 
 
 def _compile_reader(cls: type) -> Make:
-    """`make(C, F)` -> `read(payload_struct) -> cls`, one straight-line constructor call."""
+    """`make(C, F)` -> `read(payload_struct)` -> the constructor arguments of `cls`, one
+    straight-line tuple."""
     spec = HeadReader.OPERATORS[cls]
     defaults = FIELD_DEFAULTS[cls]
     kinds = sorted({kind for _, _, kind, _ in spec if kind not in _SCALARS})
@@ -140,9 +141,9 @@ def _compile_reader(cls: type) -> Make:
     source = ("def make(C, F):\n"
               + "".join(f"    C_{kind} = C[{kind!r}]\n    F_{kind} = F[{kind!r}]\n"
                         for kind in kinds)
-              + "    def read(p):\n        return cls(\n            "
-              + ",\n            ".join(args) + ")\n    return read\n")
-    scope: dict[str, Any] = {"cls": cls, "M": _MISS, "U": msgspec.UNSET,
+              + "    def read(p):\n        return (\n            "
+              + ",\n            ".join(args) + ",)\n    return read\n")
+    scope: dict[str, Any] = {"M": _MISS, "U": msgspec.UNSET,
                              **{f"E_{name}": members for name, members in _ENUMS.items()},
                              "D": tuple(defaults.get(attr) for attr, _, _, _ in spec)}
     exec(source, scope)  # noqa: S102 (source built from the dataclass fields)
@@ -150,7 +151,7 @@ def _compile_reader(cls: type) -> Make:
     return make
 
 
-_MAKERS = {_PAYLOADS[cls]: _compile_reader(cls) for cls in _PAYLOADS}
+_MAKERS = {k.OPERATOR_CTOR[cls]: (cls, _compile_reader(cls)) for cls in _PAYLOADS}
 
 
 def _filler(memo: dict[bytes, Any], read: Callable[[Any], Any]) -> Callable[[bytes], Any]:
@@ -168,22 +169,28 @@ def fast_head_kernel(text: str | bytes) -> k.Kernel:
         memos: dict[str, dict[bytes, Any]] = {kind: {} for kind in reader.kind_readers}
         fillers = {kind: _filler(memos[kind], read)
                    for kind, read in reader.kind_readers.items()}
-        readers = {payload: make(memos, fillers) for payload, make in _MAKERS.items()}
+        # ctor -> (class, payload decoder, arguments of the payload struct, arguments by text)
+        ctors: dict[str, tuple[type, Callable[[bytes], Any], Callable[[Any], Any],
+                               dict[bytes, Any]]] = {
+            ctor: (cls, _PAYLOAD_DECODERS[ctor].decode, make(memos, fillers), {})
+            for ctor, (cls, make) in _MAKERS.items()}
         positions: dict[bytes, k.Pos | None] = {}
         pos = _filler(positions, reader.pos)
         inputs = reader.list_of(json.loads(bytes(doc.inputs)), reader.kernel_arg)
         outputs = reader.list_of(json.loads(bytes(doc.outputs)), reader.kernel_arg)
         body: list[k.Operator] = []
         append = body.append
-        astuple = msgspec.structs.astuple
         for block in doc.body:
             for stmt in block.body:
-                fields = astuple(stmt.oper.op)
-                if fields.count(None) != _N_CTORS - 1:
-                    raise NotFast
-                payload = next(filter(None, fields))
-                op = readers[type(payload)](payload)
-                raw_pos = bytes(stmt.oper.pos)
+                oper = stmt.oper
+                ((ctor, raw),) = oper.op.items()  # not exactly one key: ValueError
+                cls, decode, read, known = ctors[ctor]
+                payload = bytes(raw)
+                args = known.get(payload)
+                if args is None:
+                    args = known[payload] = read(decode(payload))
+                op = cls(*args)
+                raw_pos = bytes(oper.pos)
                 if raw_pos != b"null":
                     op.pos = positions[raw_pos] if raw_pos in positions else pos(raw_pos)
                 append(op)

@@ -7,10 +7,13 @@ or list appends its key while the exception propagates. Operator fields are deco
 the dataclass annotations of `klr.ast` (`AluOp | None` = Lean `Option AluOp`); the JSON key
 is the snake_case field name in camelCase, except the spellings in KEY_OVERRIDES.
 Tensor definitions are cached by name: a repeated definition is compared as raw JSON
-(cheap) and must be identical. Fast paths (a statement decoded by its generated
-`operator_readers` function, a TensorRef found in the cache, a position seen before) only ever return what the checked path would;
-anything else falls through to the checked path, which locates the failure. A statement's
-`pos` becomes the operator's `pos` (`klr.ast`).
+(cheap) and must be identical. Shortcuts (a TensorRef found in the cache, a float
+immediate, a position seen before) only ever return what the full decode would; anything
+else falls through to it, which locates the failure. Operators are decoded field by field
+with path tracking only: the fast path of HEAD documents is `klr.json_fast`, which calls
+these readers once per distinct field text, so this decoder is the one for whatever that
+path declines (and for every error). A statement's `pos` becomes the operator's `pos`
+(`klr.ast`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from tilecc.klr import ast_random
 from tilecc.klr.json_fields import (Bad, at, bad_at, describe, enum_reader, expect_obj, field, json_type,
                                     one_ctor, read_bool, read_float32, read_int, read_int32,
                                     read_nat, read_str)
-from tilecc.klr.operator_readers import Factory, compile_fast_reader
 
 MAX_PARTITIONS = 128
 _MISSING = object()
@@ -55,10 +57,6 @@ class HeadReader:
             "NatList": lambda v: tuple(self.list_of(v, read_nat)),
             "ImmediateList": lambda v: tuple(self.list_of(v, self.immediate)),
             **{name: enum_reader(e) for name, e in ENUM_KINDS.items()}}
-        # KLR constructor -> its operator decoder without path tracking (a failure is
-        # decoded again by `operator_fields_located`, which locates it)
-        self.fast_readers = {k.OPERATOR_CTOR[cls]: make(self.kind_readers)
-                             for cls, make in _FAST_READERS.items()}
 
     # -------------------------------------------------------------- kernel
     def kernel(self, doc: Any) -> k.Kernel:
@@ -100,21 +98,6 @@ class HeadReader:
         return t
 
     def stmt(self, value: Any) -> k.Operator:
-        # fast path: {"oper": {"op": {ctor: {...}}, ...}} decoded without path tracking
-        if type(value) is dict and len(value) == 1 and type(oper := value.get("oper")) is dict:
-            op = oper.get("op")
-            if type(op) is dict and len(op) == 1:
-                ((ctor, payload),) = op.items()
-                read = self.fast_readers.get(ctor)
-                if read is not None and type(payload) is dict:
-                    try:
-                        result = read(payload)
-                        pos = oper.get("pos")
-                        if pos is not None:
-                            result.pos = self.pos(pos)
-                        return result
-                    except Bad:
-                        pass  # decode again below, locating the error
         ctor, payload = one_ctor(value, "a statement")
         if ctor != "oper":
             raise Bad(f"unsupported statement '{ctor}' (expected 'oper')")
@@ -162,12 +145,6 @@ class HeadReader:
 
     def operator_fields(self, cls: type, value: Any) -> k.Operator:
         obj = expect_obj(value, cls.__name__)
-        try:
-            return self.fast_readers[k.OPERATOR_CTOR[cls]](obj)
-        except Bad:
-            return self.operator_fields_located(cls, obj)
-
-    def operator_fields_located(self, cls: type, obj: dict[str, Any]) -> k.Operator:
         args: dict[str, Any] = {}
         for attr, key, kind, option in self.OPERATORS[cls]:
             v = obj.get(key, _MISSING)
@@ -403,6 +380,3 @@ FIELD_DEFAULTS: dict[type, dict[str, Any]] = {
           if f.default is not dataclasses.MISSING and f.name != "pos"}
     for cls in k.OPERATOR_CTOR}
 _DEFAULTED: dict[type, frozenset[str]] = {cls: frozenset(d) for cls, d in FIELD_DEFAULTS.items()}
-_FAST_READERS: dict[type, Factory] = {
-    cls: compile_fast_reader(cls, spec, FIELD_DEFAULTS[cls])
-    for cls, spec in HeadReader.OPERATORS.items()}
