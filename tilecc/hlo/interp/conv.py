@@ -123,8 +123,11 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
             or out_shape.dims[out_pos[1]] != out_features:
         raise InterpError(f"{inst.name}: convolution result {out_shape} does not match its "
                           f"operands (spatial sizes {want})")
-    # out positions, computed as (L, b, h, g, o, spatial...) -> the result's dim order
-    out_perm = [0] + [1 + out_pos.index(d) for d in range(out_shape.rank)]
+    # the result computed as (L, b, spatial..., f) -> the result's dim order
+    computed_axis = [1, 2 + n] + list(range(2, 2 + n))  # of b, f, spatial 0, 1, ...
+    out_perm = [0] * (1 + out_shape.rank)
+    for label, dim in enumerate(out_pos):
+        out_perm[1 + dim] = computed_axis[label]
     compute_shape = (batch // batch_groups, out_features) + tuple(out_spatial)
     result_type = out_shape.element_type
     operand_types = (lhs_shape.element_type, rhs_shape.element_type)
@@ -191,8 +194,10 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
         cols = cols.reshape(lanes, batch_groups, groups, math.prod(sizes) * cg, og)
         out = np.matmul(rows, cols)
         out = out.reshape((lanes, batch_groups, groups, bo) + tuple(out_spatial) + (og,))
-        out = np.transpose(out, (0, 3, 1, 2, 4 + n) + tuple(range(4, 4 + n)))
-        out = out.reshape((lanes,) + compute_shape)
+        # output feature (batch group, feature group, o) next to o: without groups the
+        # reshape is a view and a b01f result is the matmul's own contiguous array
+        out = np.transpose(out, (0, 3) + tuple(range(4, 4 + n)) + (1, 2, 4 + n))
+        out = out.reshape((lanes, bo) + tuple(out_spatial) + (out_features,))
         out = np.transpose(out, out_perm)
         return convert(out, wide_type, result_type) if floating else out
 
