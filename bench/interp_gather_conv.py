@@ -10,7 +10,10 @@ runs of ours with REPEATS runs of XLA's, so load from other processes hits both 
 figure is the best over all runs, of wall time and of process CPU time (XLA's counts all
 its threads). ratio = interpreter / XLA, target <= 3x for gather, conv and scatter-add.
 Run: .venv/bin/python bench/interp_gather_conv.py (on a loaded machine multithreaded BLAS
-more than doubles the convolution's CPU time: OPENBLAS_NUM_THREADS=1 avoids that).
+more than doubles the convolution's CPU time: OPENBLAS_NUM_THREADS=1 avoids that). The
+second line printed names numpy's BLAS kernels: on this AVX-512 CPU (AMD family 26)
+numpy's OpenBLAS selects its Haswell (AVX2) kernels unless told otherwise,
+OPENBLAS_CORETYPE=SkylakeX (see the conv notes below).
 
 Where the time went (cProfile and per-step timing, then the change):
 - gather: numpy advanced indexing with one broadcast index array per operand dim built an
@@ -37,6 +40,35 @@ Where the time went (cProfile and per-step timing, then the change):
 - scatter-add, again: per replica the gather of every update row (~0.8 ms), the bound
   check (~0.4 ms), the adds and the gather / scatter of the touched rows; the rounds' block
   loop adds ~70 Python-level calls. Not changed in this round.
+- scatter-add, third round (per-section process time, best of 40, load 8-18 on 2 CPUs):
+  the operand copy 0.2-0.5 ms, sort and layout 0.45, the accumulator's gather and scatter
+  0.8 ms each (7,100 touched rows of 1 KiB through RAM), the rounds 2.3-3 ms, of which the
+  gather of the 16,384 update rows 1.8 ms (np.take costs ~33 ns per 1 KiB row above a plain
+  copy of the same bytes; fancy indexing ~60% more), and for f32 the check ~1.1 ms (np.abs
+  allocated a 256 KiB temporary per block). Measured and dropped: np.add.at 35 ms (f32) /
+  23 ms (s32), per-index overhead; np.add.reduceat over rows 85 ms and not left to right
+  bit for bit; reading the updates in their own order (consecutive blocks, repeated
+  targets in sub-rounds) moves the random access onto the result's rows, whose gather and
+  scatter cost what the update gather saved. Now each block of touched rows is gathered
+  into a buffer that stays in cache, takes all its rounds there and is written back once
+  (the accumulator never goes through RAM); gathers are np.take into reused buffers
+  (mode="clip": with out= and "raise" numpy copies first); the check is two integer minima
+  of the block's bits, no temporary; a block that sees a small value is redone alone with
+  the flushing op. f32 6.6 -> 5.2 ms, s32 5.2 -> 4.4 ms of CPU (interleaved, load ~10).
+  What remains: the update gather, the check (~0.6 ms of f32), the rows' gather / scatter.
+- conv, third round: numpy's OpenBLAS runs its Haswell (AVX2) kernels on this AVX-512 CPU;
+  the matmul is 1.98 of 2.45 ms at ~76 GFLOP/s, the AVX2 kernel's peak, where XLA's Eigen
+  runs AVX-512. With OPENBLAS_CORETYPE=SkylakeX the same code takes 1.84-1.88 ms against
+  XLA's 0.91-0.94 (2.0x; 3.7-4.1 ms with the Haswell kernels in the same hour, load 13).
+  Measured and dropped (Haswell / SkylakeX kernels): 9 shifted matmuls of K=16 2.5 / 1.3
+  ms, one K=16 matmul to 9x32 columns then shifted adds 5.2 / 4.1 ms, the transposed
+  product 1.76 / 1.70 ms (the im2col product 1.98 / 1.22). The result of a b01f conv is now
+  the matmul's own array (it was copied by a reshape of a transposed view, then flushed as
+  a strided view).
+- the bench after the third round, median of each ratio over 9 runs at load 16-20 (single
+  runs swing by 1.5x there; XLA's CPU figure now and then dips far below its wall time):
+  CPU ratio f32 scatter-add 2.96x (3.96x for the code before, 3 runs in the same hour),
+  s32 2.92x, conv 3.57x (Haswell kernels) / 1.94x (SkylakeX kernels, 6 runs), gather 1.34x.
 - select-and-scatter: the select fold per window element, then the ordered rounds (an
   arrival-rank sort of every target); windows that do not overlap now scatter in one op.
 """
@@ -46,6 +78,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_info
 
 from tilecc.hlo.interpreter import compile_module
 from tilecc.hlo.parser import parse_module
@@ -150,6 +183,10 @@ def main() -> None:
                 theirs[name] = [min(theirs[name][0], wall), min(theirs[name][1], cpu)]
     print(f"best of {ROUNDS} x {REPEATS} interleaved runs, {REPLICAS} replicas; "
           "ratio = interpreter / XLA CPU")
+    for lib in threadpool_info():  # the convolution's matmul runs on these kernels
+        if lib["user_api"] == "blas":
+            print(f"numpy's BLAS: {lib['internal_api']} {lib['version']}, "
+                  f"{lib.get('architecture')} kernels, {lib['num_threads']} thread(s)")
     print(f"{'case':50} {'ours wall':>10} {'XLA wall':>10} {'ratio':>7} "
           f"{'ours CPU':>10} {'XLA CPU':>10} {'ratio':>7}")
     for name in CASES:
