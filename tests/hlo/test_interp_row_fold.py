@@ -93,3 +93,24 @@ def test_blocks_that_see_a_small_value_redo_only_themselves(monkeypatch: pytest.
         fold_rows(got, targets, source, picks, op, P.F32, binary_op(op, P.F32))
     assert got.tobytes() == want.tobytes()
     assert np.count_nonzero(rows[::2] != want[::2]) > 0  # the cancelling rows did change
+
+
+@pytest.mark.parametrize("block_bytes", [1, 2 * 5 * 4, 3 * 5 * 8])
+@pytest.mark.parametrize("kind, dtype, t", [("normal", np.float64, P.F64),
+                                            ("ints", np.int32, P.S32)])
+def test_many_blocks_equal_the_sequential_loop(monkeypatch: pytest.MonkeyPatch,
+                                               block_bytes: int, kind: str, dtype: type,
+                                               t: P) -> None:
+    """Blocks of one, two and three rows (a block under one row's size takes one row):
+    every block takes exactly the rounds that reach its rows."""
+    monkeypatch.setattr(row_fold, "BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(5)
+    rows = values(kind, dtype, (10, 5), rng)
+    source = values(kind, dtype, (70, 5), rng)
+    targets = rng.integers(0, 9, 70) ** 2 % 9  # uneven: some rows take many updates
+    picks = rng.permutation(70)
+    got = rows.copy()
+    with np.errstate(all="ignore"):
+        want = reference(rows, targets, source, picks, Op.ADD, t)
+        fold_rows(got, targets, source, picks, Op.ADD, t, binary_op(Op.ADD, t))
+    assert got.tobytes() == want.tobytes()

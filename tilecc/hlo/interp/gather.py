@@ -23,7 +23,7 @@ Contract:
   max / min / and / or / xor (order-independent with wrap-around) use numpy's ufunc.at
   on single elements. The trailing operand dims every window spans whole are contiguous
   in each window: with a standard reducer whole rows of them combine in that order
-  (row_fold.fold_rows: one sort, then one in-place op per block of each round).
+  (row_fold.fold_rows: one sort, then per cached block of rows one in-place op a round).
 - indices_are_sorted / unique_indices are hints and do not change the result computed here.
 """
 
