@@ -50,7 +50,7 @@ _MASK_FULL: dict[int, int] = {size: int(np.iinfo(d).max) for size, d in _MASK_DT
 _KEPT_VIEWS_MAX = 1 << 16   # access objects whose views a next run may adopt (memory bound)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)   # hashed by identity: the key of an instruction's outputs
 class CachedView:
     """The data and shadow views of one access object, and when it was last seen defined."""
 
@@ -63,6 +63,7 @@ class CachedView:
     hbm: bool
     covers: bool  # the view is every byte of its location (its partitions' rows), once each
     borrowed: bool  # a view of a borrowed input's bytes (read-only)
+    ready: int = -1  # the run in which its first touch was done (`Machine._first_touch`)
 
 
 # a run's layout (in placement order), its views by object and by value, the arrays it borrowed
@@ -93,6 +94,7 @@ class Machine(Memory):
             None if layout is None
             else (tuple(layout), self._views, self._views_by_value, self._lenders))
         self.reset_memory()
+        self.run = getattr(self, "run", -1) + 1   # views' first touches are per run
         self.act_acc = np.zeros(PARTITIONS, np.float32)
         self.dve_acc = np.zeros(PARTITIONS, np.float32)
         self.rng_state = counter_rng.power_on()  # Vector / GpSimd generators (tilecc/counter_rng.py)
@@ -106,8 +108,8 @@ class Machine(Memory):
         self._register_origins: dict[int, Origin] = {}
         self._inst: Inst | None = None
         self._reads: list[UndefinedRead] = []
-        # outputs of the running instruction, by id of their view entry
-        self._writes: dict[int, tuple[CachedView, np.ndarray | None]] = {}
+        # outputs of the running instruction: their view entry and declared undefined mask
+        self._writes: dict[CachedView, np.ndarray | None] = {}
         self._reported: set[str] = set()
 
     # ------------------------------------------------------------------ placement
@@ -147,23 +149,11 @@ class Machine(Memory):
         """
         hit = self._views.get(id(ap))
         entry = hit[1] if hit is not None and hit[0] is ap else self._cache_view(ap)
-        if not entry.start_ok and not dma:
-            self._check_start(ap)
-            entry.start_ok = True
-        if (stale := self._stale) and ap.memref in stale:   # first touch since placed
-            stale.discard(ap.memref)
-            if not (write and whole and entry.covers):
-                self.clear(self.placements[ap.memref])
+        if entry.ready != self.run:
+            entry = self._first_touch(ap, entry, write, dma, whole)
         if write:
-            if entry.borrowed:   # an input the program writes: copied, its views dropped
-                self.own(self.placements[ap.memref])
-                self._views = {key: hit for key, hit in self._views.items()
-                               if hit[0].memref != ap.memref}
-                self._views_by_value = {at: view for at, view in self._views_by_value.items()
-                                        if at.memref != ap.memref}
-                entry = self._cache_view(ap)
-            if (key := id(entry)) not in self._writes:
-                self._writes[key] = (entry, None)
+            if entry not in self._writes:
+                self._writes[entry] = None
         elif entry.checked != self.generation:
             if entry.mask.size and entry.mask.min() != entry.full:
                 undefined = entry.mask != entry.full
@@ -172,6 +162,29 @@ class Machine(Memory):
                 entry.checked = self.generation
         return entry.view
 
+    def _first_touch(self, ap: AccessPattern, entry: CachedView, write: bool, dma: bool,
+                     whole: bool) -> CachedView:
+        """What an entry needs before its first use in a run: the start-partition rule
+        checked (not for DMA), its location cleared if stale (unless `whole` writes all of
+        it), a borrowed input copied before a write (its views dropped)."""
+        if not entry.start_ok and not dma:
+            self._check_start(ap)
+            entry.start_ok = True
+        if ap.memref in self._stale:   # the location's first touch since placed
+            self._stale.discard(ap.memref)
+            if not (write and whole and entry.covers):
+                self.clear(self.placements[ap.memref])
+        if write and entry.borrowed:
+            self.own(self.placements[ap.memref])
+            self._views = {key: hit for key, hit in self._views.items()
+                           if hit[0].memref != ap.memref}
+            self._views_by_value = {at: view for at, view in self._views_by_value.items()
+                                    if at.memref != ap.memref}
+            entry = self._cache_view(ap)
+        if entry.start_ok and not entry.borrowed:
+            entry.ready = self.run
+        return entry
+
     def undefined(self, ap: AccessPattern) -> np.ndarray:
         """The undefined elements of `ap` now (a bool mask of its view's shape)."""
         hit = self._views.get(id(ap))
@@ -179,12 +192,14 @@ class Machine(Memory):
             self.view(ap, write=False, dma=True)
             hit = self._views[id(ap)]
         entry = hit[1]
+        if entry.ready != self.run:
+            entry = self._first_touch(ap, entry, False, True, False)
         return entry.mask != entry.full
 
     def declare(self, ap: AccessPattern, undefined: np.ndarray) -> None:
         """An executor's own rule: the output `ap` gets exactly `undefined` at `finish`."""
         entry = self._views[id(ap)][1]
-        self._writes[id(entry)] = (entry, np.broadcast_to(undefined, entry.view.shape))
+        self._writes[entry] = np.broadcast_to(undefined, entry.view.shape)
 
     def _cache_view(self, ap: AccessPattern) -> CachedView:
         """The view of an access object met for the first time (one per access value)."""
@@ -210,7 +225,7 @@ class Machine(Memory):
         """Give each output of the instruction its shadow; report undefined data reaching HBM."""
         reads, writes = self._reads, self._writes
         if not reads and len(writes) == 1:   # the common case: one output, nothing undefined
-            (entry, declared), = writes.values()
+            (entry, declared), = writes.items()
             if declared is None:
                 writes.clear()
                 if entry.checked != self.generation:
@@ -218,7 +233,7 @@ class Machine(Memory):
                     entry.checked = self.generation
                 return
         self._reads, self._writes = [], {}
-        for entry, declared in writes.values():
+        for entry, declared in writes.items():
             shape = entry.view.shape
             if declared is not None:
                 found = (declared, reads[0].origin if reads else self._origin_here(entry)) \
