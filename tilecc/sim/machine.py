@@ -37,12 +37,12 @@ import numpy as np
 from tilecc import counter_rng
 
 from tilecc.bir.enums import MemoryKind
-from tilecc.bir.inst import AccessPattern, Inst, MemoryLocation
+from tilecc.bir.inst import AccessPattern, Inst
 from tilecc.errors import SimError
 from tilecc.definedness import UNINIT_POLICIES, Origin, UndefinedRead, derive, first_index
 from tilecc.sim.dtypes import numpy_dtype
 from tilecc.sim.inst_label import describe_inst
-from tilecc.sim.memory import PSUM_BYTES, SBUF_BYTES, Layout, Memory, Placement
+from tilecc.sim.memory import SBUF_BYTES, Layout, Memory  # noqa: F401 (SBUF_BYTES: re-exported)
 from tilecc.sim.view_geometry import PARTITIONS, view_geometry
 
 START_PARTITIONS = (0, 32, 64, 96)
