@@ -81,7 +81,7 @@ def run_instructions(m: Machine, program: Program, fresh: Mapping[int, list[str]
     SimError starting with the kernel line and the instruction (describe_inst), or
     without a kernel line with the instruction's index and name in the program."""
     index = 0
-    executors, step = EXECUTORS, m.step   # looked up once, not per instruction
+    executors, begin, finish = EXECUTORS, m.begin, m.finish   # looked up once, not per instruction
     try:
         for index, inst in enumerate(program.instructions):
             if fresh and (names := fresh.get(index)):
@@ -89,7 +89,9 @@ def run_instructions(m: Machine, program: Program, fresh: Mapping[int, list[str]
                     m.forget(name)
             if (fn := executors.get(type(inst))) is None:
                 raise SimError(f"opcode {type(inst).__name__} is not implemented")
-            step(fn, inst)
+            begin(inst)
+            fn(m, inst)
+            finish()
     except (SimError, OverflowError, IndexError, TypeError, AttributeError) as fault:
         inst = program.instructions[index]
         err = described(inst, fault) if not isinstance(fault, OverflowError) else fault

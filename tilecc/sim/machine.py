@@ -28,9 +28,7 @@ Invariants:
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -223,17 +221,10 @@ class Machine(Memory):
         if self._writes:
             self._writes = {}
 
-    def step(self, executor: Callable[[Machine, Any], None], inst: Inst) -> None:
-        """`begin(inst)`, `executor(self, inst)`, `finish()`: the run loop's one call per
-        instruction (`finish`'s common case inline)."""
-        self._inst = inst
-        if self._reads:
-            self._reads = []
-        if self._writes:
-            self._writes = {}
-        executor(self, inst)
-        writes = self._writes
-        if not self._reads and len(writes) == 1:   # one output, nothing undefined
+    def finish(self) -> None:
+        """Give each output of the instruction its shadow; report undefined data reaching HBM."""
+        reads, writes = self._reads, self._writes
+        if not reads and len(writes) == 1:   # the common case: one output, nothing undefined
             (entry, declared), = writes.items()
             if declared is None:
                 writes.clear()
@@ -241,11 +232,6 @@ class Machine(Memory):
                     entry.mask[...] = entry.full
                     entry.checked = self.generation
                 return
-        self.finish()
-
-    def finish(self) -> None:
-        """Give each output of the instruction its shadow; report undefined data reaching HBM."""
-        reads, writes = self._reads, self._writes
         self._reads, self._writes = [], {}
         for entry, declared in writes.items():
             shape = entry.view.shape
