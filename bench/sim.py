@@ -38,13 +38,16 @@ instruction class timed alone, and A/B runs interleaved with the code before):
   global 0.01 us) and the plain tensor_scalar path read six: now module constants.
   np.float32(x) of an immediate cost as much as a small ufunc, and a ufunc takes a numpy
   scalar ~0.7 us slower than a 0-d array: immediates are read-only 0-d float32 arrays
-  looked up by value. One run loop, one `Machine.step` call per instruction (begin, the
-  executor, finish's common case) instead of three; a view's first-touch work (start
-  rule, stale location, borrowed input) is done once per run, then one comparison; overlap
+  looked up by value. One run loop instead of an execute() call per instruction; overlap
   of an operand with the destination decided by location before np.may_share_memory; a
-  max fold of one element skips the signed-zero fix. What remains is spread thin (cProfile
-  with a CPU-time clock): the executor, one `Machine.view` per operand (2.6 per
-  instruction), the shadow bookkeeping, 1-3 small ufuncs (the peer's whole op is 0.9 us).
+  max fold of one element skips the signed-zero fix. A view's first-touch work (start
+  rule, stale location, borrowed input) is now done once per run, then one comparison.
+  What remains is spread thin: the executor, one `Machine.view` per operand (2.6 per
+  instruction), begin / finish, 1-3 small ufuncs (the peer's whole op is 0.9 us). This
+  round did not move it: callgrind (instruction counts, blind to the load; both versions
+  in one process, 20 runs less none) gives 35,524 instructions per simulated instruction
+  before and 35,299 after (-0.6%); folding begin, the executor call and finish into one
+  call gave 35,319, so it was left out. In-process CPU time, best of 200: 3.40 -> 3.42 us.
 - [128, 2048], per instruction (best of 30, CPU time): DMA 55 us (a 1 MB copy, as the
   peer's a.copy()), tensor_scalar 40, tensor_tensor 28, activation 82 (scale, the zero
   bias added as a scalar, tanh: three passes, the peer's tanh(z * 0.25) two), stt 41,

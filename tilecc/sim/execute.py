@@ -1,13 +1,15 @@
 """Execute a BIR Program on the simulated machine: the opcode -> executor table and the driver.
 
 Contract: `simulate(program, inputs)` places every MemoryLocation (side by side, or by
-lifetime when they do not all fit: sim/placement.py), copies each kernel input
-(by IOTensor name; shape and dtype must match) into its HBM tensor, runs the instructions
-in order and returns every kernel output as a numpy array of its IOTensor shape and dtype
-(bf16 / fp8 as ml_dtypes arrays). A tensor that is both input and output keeps the values
-the kernel does not write. Any fault is a SimError whose message starts with the kernel
-line and NKI call the instruction comes from (when it carries a `pos`), then the
-instruction's name (`describe_inst`).
+lifetime when they do not all fit: sim/placement.py), gives each kernel input (by
+IOTensor name; shape and dtype must match) to its HBM tensor (a C-contiguous array that
+fills it is read in place, and copied only if an instruction writes it: sim/memory.py;
+anything else is copied in), runs the instructions in order and returns every kernel
+output as a new numpy array of its IOTensor shape and dtype (bf16 / fp8 as ml_dtypes
+arrays). A tensor that is both input and output keeps the values the kernel does not
+write; the caller's arrays are never written. Any fault is a SimError whose message
+starts with the kernel line and NKI call the instruction comes from (when it carries a
+`pos`), then the instruction's name (`describe_inst`).
 
 Semantics (operand order and fields: bir/inst.py; meaning: reference/klr-bir.md "NKI
 instruction semantics"): `EXECUTORS` maps each instruction class to one executor, which
