@@ -17,22 +17,44 @@ instruction class timed alone, and A/B runs interleaved with the code before):
 - Per run: finding the loaded BLAS libraries (threadpoolctl, ~0.3-0.5 ms CPU) was paid by
   every simulation; only MatMult calls BLAS, so only programs with one pay it now. Fresh
   1 MB HBM arrays cost their page faults (~0.6 ms each): the last run's arrays go back to
-  the same locations, cleared (not at all for an input that fills its tensor). A run of
-  the same layout adopts the last run's views (~90 access objects here).
+  the same locations. A run of the same layout adopts the last run's views (~90 access
+  objects here).
+- Memory between runs (each part of `simulate` timed alone, CPU time, best of 40, two
+  runs at a load of 19, before -> after): on [128, 2048] reset cleared the SBUF columns
+  and shadow the last run used (6 MB; reset 224-271 -> 25-48 us), placing cleared the
+  output's HBM array and shadow (2 MB; 144-151 -> 37-52 us), the inputs were copied in
+  with their shadow set (227-254 us -> 0), the instructions (2465-2490 -> 2179-2335 us)
+  set each tile's shadow again at its first write of the run (4 MB). Now reset touches
+  no memory: a location on bytes an earlier run used is stale, and is cleared when an
+  instruction first touches it unless that touch writes all of it (every location here:
+  DMA loads, whole-tile results, the memset), which overwrites data and shadow anyway; a
+  reader of unwritten memory still sees zeros marked undefined, and the same report. A
+  C-contiguous input is read in place (a read-only view, an all-defined shadow) and copied
+  only if an instruction writes it. A kept view found all defined stays so across runs
+  (the shadow generation no longer moves at reset: clearing a stale location moves it),
+  so its shadow is not rewritten. In-process A/B, both versions interleaved (load 18-20):
+  75.6 -> 50.1 us per instruction (best of 40), 84.4 -> 59.1 (median).
 - [128, 1]: all Python. Reading `Enum.member` costs ~0.3 us under load on Python 3.11 (a
   global 0.01 us) and the plain tensor_scalar path read six: now module constants.
   np.float32(x) of an immediate cost as much as a small ufunc, and a ufunc takes a numpy
   scalar ~0.7 us slower than a 0-d array: immediates are read-only 0-d float32 arrays
   looked up by value. One run loop instead of an execute() call per instruction; overlap
   of an operand with the destination decided by location before np.may_share_memory; a
-  max fold of one element skips the signed-zero fix. What remains is spread thin: the
-  executor, one `Machine.view` per operand, begin / finish, 1-3 small ufuncs.
-- [128, 2048]: the per-instruction arithmetic is at the peer's (activation 136 us against
-  133, tensor_scalar 52 against 51); the rest is per run: clearing the used SBUF columns
-  and their shadow (6 MB), the HBM input copies and their shadow, the DMA copies in and
-  out with their first shadow writes. A uniform [P, 1] activation bias is added as a
-  scalar (numpy's broadcast column add took twice as long). The peer's own time moves by
-  +-30% with the process's heap state (its 1 MB temporaries), so the ratio does too.
+  max fold of one element skips the signed-zero fix. A view's first-touch work (start
+  rule, stale location, borrowed input) is now done once per run, then one comparison.
+  What remains is spread thin: the executor, one `Machine.view` per operand (2.6 per
+  instruction), begin / finish, 1-3 small ufuncs (the peer's whole op is 0.9 us). This
+  round did not move it: callgrind (instruction counts, blind to the load; both versions
+  in one process, 20 runs less none) gives 35,524 instructions per simulated instruction
+  before and 35,299 after (-0.6%); folding begin, the executor call and finish into one
+  call gave 35,319, so it was left out. In-process CPU time, best of 200: 3.40 -> 3.42 us.
+- [128, 2048], per instruction (best of 30, CPU time): DMA 55 us (a 1 MB copy, as the
+  peer's a.copy()), tensor_scalar 40, tensor_tensor 28, activation 82 (scale, the zero
+  bias added as a scalar, tanh: three passes, the peer's tanh(z * 0.25) two), stt 41,
+  reduce 31; per run ~150 us beside them (reset, placement, the output's copy). A uniform
+  [P, 1] activation bias is added as a scalar (numpy's broadcast column add took twice as
+  long). The peer's own time moves by +-30% with the process's heap state (its 1 MB
+  temporaries: 42-61 us per op between runs of one build), so the ratio does too.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ def exec_activation(m: Machine, inst: InstActivation) -> None:
             scale, acc_args = scalar(m, inst.ins[2], src), inst.ins[3:]
         else:
             scale, acc_args = f32_immediate(inst.scale), inst.ins[2:]
-        target = m.view(dst, write=True)
+        target = m.view(dst, write=True, whole=True)   # written in place, or by `write`
         x, s, b = to_f32(src), to_f32(scale), bias_operand(to_f32(bias), src.size)
         if (target.dtype is F32_DTYPE and inst.func in ACTIVATION_TABLE
                 and x.shape == target.shape and broadcasts_to(x.shape, s.shape, x.shape)

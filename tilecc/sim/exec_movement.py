@@ -28,7 +28,7 @@ def exec_memset(m: Machine, inst: InstMemset) -> None:
     imm = inst.ins[0] if inst.ins else None
     if not isinstance(imm, Immediate):
         raise SimError("memset needs one immediate value")
-    view = m.view(inst.outs[0], write=True)
+    view = m.view(inst.outs[0], write=True, whole=True)
     value = np.asarray(imm.value, np.float32 if isinstance(imm.value, float) else np.int64)
     view[...] = convert(value, view.dtype)
 

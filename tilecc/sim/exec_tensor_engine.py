@@ -59,7 +59,7 @@ def exec_matmult(m: Machine, inst: InstMatMult) -> None:
         return
     if inst.accumulate:
         current = m.view(dst, write=False)   # raises if dst holds no values
-    target = m.view(dst, write=True)
+    target = m.view(dst, write=True, whole=True)   # written in place, or by `write`
     product_shape = (st.shape[1], mv.shape[1])
     in_place = target.dtype == F32 and target.shape == product_shape
     if in_place and not inst.accumulate:

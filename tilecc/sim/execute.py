@@ -1,13 +1,15 @@
 """Execute a BIR Program on the simulated machine: the opcode -> executor table and the driver.
 
 Contract: `simulate(program, inputs)` places every MemoryLocation (side by side, or by
-lifetime when they do not all fit: sim/placement.py), copies each kernel input
-(by IOTensor name; shape and dtype must match) into its HBM tensor, runs the instructions
-in order and returns every kernel output as a numpy array of its IOTensor shape and dtype
-(bf16 / fp8 as ml_dtypes arrays). A tensor that is both input and output keeps the values
-the kernel does not write. Any fault is a SimError whose message starts with the kernel
-line and NKI call the instruction comes from (when it carries a `pos`), then the
-instruction's name (`describe_inst`).
+lifetime when they do not all fit: sim/placement.py), gives each kernel input (by
+IOTensor name; shape and dtype must match) to its HBM tensor (a C-contiguous array that
+fills it is read in place, and copied only if an instruction writes it: sim/memory.py;
+anything else is copied in), runs the instructions in order and returns every kernel
+output as a new numpy array of its IOTensor shape and dtype (bf16 / fp8 as ml_dtypes
+arrays). A tensor that is both input and output keeps the values the kernel does not
+write; the caller's arrays are never written. Any fault is a SimError whose message
+starts with the kernel line and NKI call the instruction comes from (when it carries a
+`pos`), then the instruction's name (`describe_inst`).
 
 Semantics (operand order and fields: bir/inst.py; meaning: reference/klr-bir.md "NKI
 instruction semantics"): `EXECUTORS` maps each instruction class to one executor, which
@@ -81,7 +83,7 @@ def run_instructions(m: Machine, program: Program, fresh: Mapping[int, list[str]
     SimError starting with the kernel line and the instruction (describe_inst), or
     without a kernel line with the instruction's index and name in the program."""
     index = 0
-    executors = EXECUTORS
+    executors, begin, finish = EXECUTORS, m.begin, m.finish   # looked up once, not per instruction
     try:
         for index, inst in enumerate(program.instructions):
             if fresh and (names := fresh.get(index)):
@@ -89,9 +91,9 @@ def run_instructions(m: Machine, program: Program, fresh: Mapping[int, list[str]
                     m.forget(name)
             if (fn := executors.get(type(inst))) is None:
                 raise SimError(f"opcode {type(inst).__name__} is not implemented")
-            m.begin(inst)
+            begin(inst)
             fn(m, inst)
-            m.finish()
+            finish()
     except (SimError, OverflowError, IndexError, TypeError, AttributeError) as fault:
         inst = program.instructions[index]
         err = described(inst, fault) if not isinstance(fault, OverflowError) else fault
@@ -135,9 +137,11 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
     plan = plan_columns(program)
     shapes = {t.name: t.shape for t in program.inputs}
     for loc in program.memory_locations:
-        # an input that fills its HBM tensor overwrites every byte and its shadow below
-        m.place(loc, None if plan is None else plan.base.get(loc.name),
-                clear=loc.name not in shapes or not fills(loc, shapes[loc.name]))
+        # an input that fills its HBM tensor overwrites every byte and its shadow below, or
+        # is read where it is (`lendable`)
+        fill = loc.name in shapes and fills(loc, shapes[loc.name])
+        m.place(loc, None if plan is None else plan.base.get(loc.name), clear=not fill,
+                borrow=lendable(inputs.get(loc.name), loc, shapes[loc.name]) if fill else None)
     m.keep_views()
     known = {t.name for t in program.inputs}
     if unknown := sorted(set(inputs) - known):
@@ -151,6 +155,8 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
         if value.shape != tuple(tensor.shape) or value.dtype != dtype:
             raise SimError(f"input {tensor.name!r} is {value.dtype}{list(value.shape)}; "
                            f"the kernel expects {dtype}{list(tensor.shape)}")
+        if m.placement(tensor.name).borrowed is not None:
+            continue
         hbm = hbm_elements(m, tensor.name, value.size)
         hbm[...] = value.reshape(hbm.shape)
         hbm_shadow(m, tensor.name, hbm.shape[1])[...] = 0xFF   # inputs are defined
@@ -163,6 +169,16 @@ def simulate(program: Program, inputs: Mapping[str, np.ndarray],
         values = hbm_elements(m, tensor.name, size)
         outputs[tensor.name] = values.copy().reshape(tensor.shape)
     return outputs
+
+
+def lendable(value: object, loc: MemoryLocation, shape: Sequence[int]) -> np.ndarray | None:
+    """`value` when HBM tensor `loc` can read it in place (Machine.place `borrow`): a
+    C-contiguous numpy array of the kernel argument's `shape` and dtype; anything else is
+    copied in (and checked there)."""
+    if (type(value) is np.ndarray and value.flags.c_contiguous
+            and value.shape == tuple(shape) and value.dtype == numpy_dtype(loc.dtype)):
+        return value
+    return None
 
 
 def blas_limit(program: Program) -> AbstractContextManager[object]:
@@ -188,7 +204,8 @@ def hbm_shadow(m: Machine, name: str, per: int) -> np.ndarray:
 
 
 def hbm_elements(m: Machine, name: str, size: int) -> np.ndarray:
-    """The first size/partitions elements of each partition of HBM tensor `name`."""
+    """The first size/partitions elements of each partition of HBM tensor `name` (its stale
+    bytes cleared: Machine.settle)."""
     pl = m.placement(name)
     if pl.loc.kind != MemoryKind.HBM:
         raise SimError(f"kernel argument {name!r} is not an HBM tensor")
@@ -197,5 +214,6 @@ def hbm_elements(m: Machine, name: str, size: int) -> np.ndarray:
     if per * parts != size or per > pl.row:
         raise SimError(f"kernel argument {name!r} of {size} elements does not fit its HBM "
                        f"tensor ({parts} x {pl.row})")
+    m.settle(name)
     dtype = numpy_dtype(pl.loc.dtype)
     return np.ndarray((parts, per), dtype, buffer=pl.data, strides=(pl.data.shape[1], pl.itemsize))

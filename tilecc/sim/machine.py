@@ -1,16 +1,8 @@
 """State of the simulated NeuronCore and the access-pattern views into it.
 
 Invariants:
-- SBUF is 128 partitions x 192 KiB (0x30000 bytes) and PSUM 128 x 16 KiB of bytes; every
-  SB / PSUM MemoryLocation of a program is placed at partition 0 and a column (byte) range
-  of every partition: its own (a bump allocator, 64-byte aligned), or one given by the
-  caller that locations living at other times share (sim/placement.py); PSUM locations
-  keep to the banks (sim/psum_banks.py); a location that
-  does not fit raises SimError. Each memory is one flat numpy byte array stored column-block
-  major: the bytes of columns base..end of all 128 partitions are one contiguous
-  [128, end - base] block, so a tile is as compact in host memory as a numpy array of its
-  shape (partition rows 192 KiB apart would thrash the host's caches and TLB). HBM
-  locations are byte arrays of their own, [partitions, bytes_per_partition].
+- Memories, placement and stale bytes: sim/memory.py (SBUF 128 x 192 KiB, PSUM 128 x 16
+  KiB, HBM tensors of their own; every byte with a shadow byte).
 - A BIR AccessPattern (bir/inst.py) becomes a numpy view with np.ndarray(buffer=...,
   strides=...) (sim/view_geometry.py): the partition pair first, then one axis per
   [step, num] free pair, offsets in elements of the access dtype. No copy, no Python loop
@@ -27,8 +19,10 @@ Invariants:
 - Accumulator registers: one float32 per partition for the Activation engine and one for
   the vector engine (DVE; shared by Exponential, tensor-scalar reduce and cumulative).
 - `reset()` returns everything to the power-on state (memory zero, nothing written,
-  registers zero and defined, nothing placed); the big arrays are allocated once per Machine and only
-  their used columns are cleared, so running many small programs stays cheap.
+  registers zero and defined, nothing placed) without touching memory (stale locations:
+  sim/memory.py). A view's first touch of a stale location clears it, unless the caller
+  writes the whole view (`whole=True`) and the view covers the location. A write view of
+  a borrowed input copies it first (`own`) and drops the views of the caller's array.
 """
 
 from __future__ import annotations
@@ -41,17 +35,14 @@ import numpy as np
 from tilecc import counter_rng
 
 from tilecc.bir.enums import MemoryKind
-from tilecc.bir.inst import AccessPattern, Inst, MemoryLocation
+from tilecc.bir.inst import AccessPattern, Inst
 from tilecc.errors import SimError
 from tilecc.definedness import UNINIT_POLICIES, Origin, UndefinedRead, derive, first_index
 from tilecc.sim.dtypes import numpy_dtype
 from tilecc.sim.inst_label import describe_inst
-from tilecc.sim.psum_banks import bank_start
+from tilecc.sim.memory import SBUF_BYTES, Layout, Memory  # noqa: F401 (SBUF_BYTES: re-exported)
 from tilecc.sim.view_geometry import PARTITIONS, view_geometry
 
-SBUF_BYTES = 0x30000
-PSUM_BYTES = 0x4000
-ALIGN = 64
 START_PARTITIONS = (0, 32, 64, 96)
 _MASK_DTYPES: dict[int, np.dtype[np.unsignedinteger]] = {
     1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
@@ -59,19 +50,7 @@ _MASK_FULL: dict[int, int] = {size: int(np.iinfo(d).max) for size, d in _MASK_DT
 _KEPT_VIEWS_MAX = 1 << 16   # access objects whose views a next run may adopt (memory bound)
 
 
-@dataclass(slots=True)
-class Placement:
-    """Where a MemoryLocation lives: its byte array, first byte and row geometry."""
-
-    loc: MemoryLocation
-    data: np.ndarray  # uint8 [partitions, bytes] of this location alone
-    written: np.ndarray  # byte mask like data (0xff = defined)
-    base: int  # the location's first column (byte) in every SBUF / PSUM partition
-    itemsize: int
-    row: int  # elements per partition
-
-
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)   # hashed by identity: the key of an instruction's outputs
 class CachedView:
     """The data and shadow views of one access object, and when it was last seen defined."""
 
@@ -82,11 +61,14 @@ class CachedView:
     checked: int  # the machine's shadow generation at which it was all defined (-1: never)
     start_ok: bool  # the start-partition rule was checked (or does not apply: HBM)
     hbm: bool
+    covers: bool  # the view is every byte of its location (its partitions' rows), once each
+    borrowed: bool  # a view of a borrowed input's bytes (read-only)
+    ready: int = -1  # the run in which its first touch was done (`Machine._first_touch`)
 
 
-# a run's layout (location, base column in placement order) and its views, by object and by value
-KeptViews = tuple[tuple[tuple[MemoryLocation, int], ...], dict[int, tuple[AccessPattern, CachedView]],
-                  dict[AccessPattern, CachedView]]
+# a run's layout (in placement order), its views by object and by value, the arrays it borrowed
+KeptViews = tuple[tuple[Layout, ...], dict[int, tuple[AccessPattern, CachedView]],
+                  dict[AccessPattern, CachedView], list[np.ndarray]]
 
 
 def _allowed_start(start: int, count: int) -> bool:
@@ -97,108 +79,46 @@ def _allowed_start(start: int, count: int) -> bool:
     return start in START_PARTITIONS
 
 
-class Machine:
-    """SBUF, PSUM, HBM tensors and the engines' accumulator registers."""
+class Machine(Memory):
+    """SBUF, PSUM, HBM tensors (sim/memory.py) and the engines' accumulator registers."""
 
     def __init__(self, uninit: str = "error") -> None:
         self.uninit = uninit
         self.reset()
 
     def reset(self) -> None:
-        """Back to power-on; SBUF / PSUM are allocated once and only their used bytes cleared."""
-        if not hasattr(self, "sbuf"):
-            self.sbuf = np.zeros(PARTITIONS * SBUF_BYTES, np.uint8)
-            self.psum = np.zeros(PARTITIONS * PSUM_BYTES, np.uint8)
-            self.sbuf_written = np.zeros(PARTITIONS * SBUF_BYTES, np.uint8)
-            self.psum_written = np.zeros(PARTITIONS * PSUM_BYTES, np.uint8)
-            self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
-        for kind, data, written in ((MemoryKind.SB, self.sbuf, self.sbuf_written),
-                                    (MemoryKind.PSUM, self.psum, self.psum_written)):
-            used = PARTITIONS * self._next_free[kind]
-            data[:used] = 0
-            written[:used] = 0
+        """Back to power-on (memory: Memory.reset_memory); the last run's views are kept
+        aside with its layout, for `keep_views`."""
+        layout = getattr(self, "_layout", None)
+        self._kept_views: KeptViews | None = (
+            None if layout is None
+            else (tuple(layout), self._views, self._views_by_value, self._lenders))
+        self.reset_memory()
+        self.run = getattr(self, "run", -1) + 1   # views' first touches are per run
         self.act_acc = np.zeros(PARTITIONS, np.float32)
         self.dve_acc = np.zeros(PARTITIONS, np.float32)
         self.rng_state = counter_rng.power_on()  # Vector / GpSimd generators (tilecc/counter_rng.py)
-        # the last run's HBM arrays, by location, for `place` to clear and give back: a fresh
-        # 1 MB array costs its page faults (~0.6 ms), far more than clearing one (~15 us)
-        self._hbm_pool = {old.loc: old for old in getattr(self, "placements", {}).values()
-                          if old.loc.kind == MemoryKind.HBM}
-        self.placements: dict[str, Placement] = {}
         # views by access object (id, checked by identity) and by access value: a BIR file
-        # read back holds one object per operand, codegen's programs share them. The last
-        # run's are kept aside with its layout, for `keep_views`.
-        layout = getattr(self, "_layout", None)
-        self._kept_views: KeptViews | None = (
-            None if layout is None else (tuple(layout), self._views, self._views_by_value))
-        self._layout: list[tuple[MemoryLocation, int]] = []
+        # read back holds one object per operand, codegen's programs share them
         self._views: dict[int, tuple[AccessPattern, CachedView]] = {}
         self._views_by_value: dict[AccessPattern, CachedView] = {}
-        self._next_free = {MemoryKind.SB: 0, MemoryKind.PSUM: 0}
-        # the definedness shadow beside the data (tilecc/definedness.py); bumped whenever
-        # bytes become undefined, and at reset: cached checks (kept views' too) expire
-        self.generation = getattr(self, "generation", -1) + 1
         self.origins: dict[str, Origin] = {}   # location -> origin of undefined data in it
         self._registers = {id(self.act_acc): (self.act_acc, np.zeros(PARTITIONS, bool)),
                            id(self.dve_acc): (self.dve_acc, np.zeros(PARTITIONS, bool))}
         self._register_origins: dict[int, Origin] = {}
         self._inst: Inst | None = None
         self._reads: list[UndefinedRead] = []
-        # outputs of the running instruction, by id of their view entry
-        self._writes: dict[int, tuple[CachedView, np.ndarray | None]] = {}
+        # outputs of the running instruction: their view entry and declared undefined mask
+        self._writes: dict[CachedView, np.ndarray | None] = {}
         self._reported: set[str] = set()
 
     # ------------------------------------------------------------------ placement
 
-    def place(self, loc: MemoryLocation, base: int | None = None, clear: bool = True) -> Placement:
-        """Give `loc` its bytes (SB / PSUM: the next free column range of every partition,
-        or the range from column `base`, which locations living at other times may share:
-        sim/placement.py). `clear=False`: an HBM tensor whose every byte and shadow byte
-        the caller writes next (a kernel input) may keep the last run's bytes meanwhile."""
-        if loc.name in self.placements:
-            raise SimError(f"memory location {loc.name!r} is declared twice")
-        itemsize = numpy_dtype(loc.dtype).itemsize
-        row = loc.bytes_per_partition // itemsize
-        if loc.kind == MemoryKind.HBM:
-            if (reused := self._hbm_pool.pop(loc, None)) is not None:
-                data, written = reused.data, reused.written
-                if clear:
-                    data.fill(0)
-                    written.fill(0)
-            else:
-                shape = (loc.partitions, loc.bytes_per_partition)
-                data, written = np.zeros(shape, np.uint8), np.zeros(shape, np.uint8)
-            placement = Placement(loc, data, written, 0, itemsize, row)
-        else:
-            if loc.partitions > PARTITIONS:
-                raise SimError(f"memory location {loc.name!r} has {loc.partitions} partitions "
-                               f"(at most {PARTITIONS})")
-            flat, flat_written, capacity = (
-                (self.sbuf, self.sbuf_written, SBUF_BYTES) if loc.kind == MemoryKind.SB
-                else (self.psum, self.psum_written, PSUM_BYTES))
-            if base is None:
-                base = self._next_free[loc.kind]
-                if loc.kind == MemoryKind.PSUM:
-                    base = bank_start(base, loc.bytes_per_partition)
-            end = base + loc.bytes_per_partition
-            if end > capacity:
-                raise SimError(f"memory location {loc.name!r} ({loc.bytes_per_partition} bytes "
-                               f"per partition) does not fit in {loc.kind.name}: bytes "
-                               f"{base}..{end - 1} of {capacity}")
-            self._next_free[loc.kind] = max(self._next_free[loc.kind], -(-end // ALIGN) * ALIGN)
-            # columns base..end of all 128 partitions, stored as one [128, bytes] block
-            block = slice(PARTITIONS * base, PARTITIONS * end)
-            shape = (PARTITIONS, loc.bytes_per_partition)
-            placement = Placement(loc, flat[block].reshape(shape),
-                                  flat_written[block].reshape(shape), base, itemsize, row)
-        self.placements[loc.name] = placement
-        self._layout.append((loc, placement.base))
-        return placement
-
     def keep_views(self) -> None:
         """Once every location is placed: adopt the last run's views when this run placed the
-        same locations at the same columns (a program run again: its HBM arrays came back to
-        the same locations), instead of making them again (~1 us per access object)."""
+        same locations at the same columns on the same bytes (a program run again: its HBM
+        arrays came back to the same locations, its inputs are the same arrays), instead of
+        making them again (~1 us per access object)."""
         kept, self._kept_views = self._kept_views, None
         if (kept is not None and not self._views and kept[0] == tuple(self._layout)
                 and len(kept[1]) <= _KEPT_VIEWS_MAX):
@@ -212,31 +132,28 @@ class Machine:
         self.generation += 1
         self.origins.pop(name, None)
 
-    def placement(self, name: str) -> Placement:
-        if (placement := self.placements.get(name)) is None:
-            raise SimError(f"access to undeclared memory location {name!r}")
-        return placement
-
     # ------------------------------------------------------------------ views
 
-    def view(self, ap: AccessPattern, *, write: bool, dma: bool = False) -> np.ndarray:
+    def view(self, ap: AccessPattern, *, write: bool, dma: bool = False,
+             whole: bool = False) -> np.ndarray:
         """The numpy view of `ap` (shape: partitions, then each free pair's num).
 
         A read records the undefined elements it meets (for `finish`); `write=True` records
         the access as an output of the instruction, whose shadow `finish` sets (the caller
-        assigns through the view right after). Views are cached per access object and per
-        access value (equal accesses share one view and its definedness state) until reset;
-        an access found all defined is not checked again until some bytes become undefined
-        (`generation`).
+        assigns through the view right after). `whole=True`: the caller assigns every
+        element of the view before it asks for another view of the location, so a stale
+        location the view covers need not be cleared first. Views are cached per access
+        object and per access value (equal accesses share one view and its definedness
+        state) until reset; an access found all defined is not checked again until some
+        bytes become undefined (`generation`).
         """
         hit = self._views.get(id(ap))
         entry = hit[1] if hit is not None and hit[0] is ap else self._cache_view(ap)
-        if not entry.start_ok and not dma:
-            self._check_start(ap)
-            entry.start_ok = True
+        if entry.ready != self.run:
+            entry = self._first_touch(ap, entry, write, dma, whole)
         if write:
-            if (key := id(entry)) not in self._writes:
-                self._writes[key] = (entry, None)
+            if entry not in self._writes:
+                self._writes[entry] = None
         elif entry.checked != self.generation:
             if entry.mask.size and entry.mask.min() != entry.full:
                 undefined = entry.mask != entry.full
@@ -245,6 +162,29 @@ class Machine:
                 entry.checked = self.generation
         return entry.view
 
+    def _first_touch(self, ap: AccessPattern, entry: CachedView, write: bool, dma: bool,
+                     whole: bool) -> CachedView:
+        """What an entry needs before its first use in a run: the start-partition rule
+        checked (not for DMA), its location cleared if stale (unless `whole` writes all of
+        it), a borrowed input copied before a write (its views dropped)."""
+        if not entry.start_ok and not dma:
+            self._check_start(ap)
+            entry.start_ok = True
+        if ap.memref in self._stale:   # the location's first touch since placed
+            self._stale.discard(ap.memref)
+            if not (write and whole and entry.covers):
+                self.clear(self.placements[ap.memref])
+        if write and entry.borrowed:
+            self.own(self.placements[ap.memref])
+            self._views = {key: hit for key, hit in self._views.items()
+                           if hit[0].memref != ap.memref}
+            self._views_by_value = {at: view for at, view in self._views_by_value.items()
+                                    if at.memref != ap.memref}
+            entry = self._cache_view(ap)
+        if entry.start_ok and not entry.borrowed:
+            entry.ready = self.run
+        return entry
+
     def undefined(self, ap: AccessPattern) -> np.ndarray:
         """The undefined elements of `ap` now (a bool mask of its view's shape)."""
         hit = self._views.get(id(ap))
@@ -252,12 +192,14 @@ class Machine:
             self.view(ap, write=False, dma=True)
             hit = self._views[id(ap)]
         entry = hit[1]
+        if entry.ready != self.run:
+            entry = self._first_touch(ap, entry, False, True, False)
         return entry.mask != entry.full
 
     def declare(self, ap: AccessPattern, undefined: np.ndarray) -> None:
         """An executor's own rule: the output `ap` gets exactly `undefined` at `finish`."""
         entry = self._views[id(ap)][1]
-        self._writes[id(entry)] = (entry, np.broadcast_to(undefined, entry.view.shape))
+        self._writes[entry] = np.broadcast_to(undefined, entry.view.shape)
 
     def _cache_view(self, ap: AccessPattern) -> CachedView:
         """The view of an access object met for the first time (one per access value)."""
@@ -283,7 +225,7 @@ class Machine:
         """Give each output of the instruction its shadow; report undefined data reaching HBM."""
         reads, writes = self._reads, self._writes
         if not reads and len(writes) == 1:   # the common case: one output, nothing undefined
-            (entry, declared), = writes.values()
+            (entry, declared), = writes.items()
             if declared is None:
                 writes.clear()
                 if entry.checked != self.generation:
@@ -291,7 +233,7 @@ class Machine:
                     entry.checked = self.generation
                 return
         self._reads, self._writes = [], {}
-        for entry, declared in writes.values():
+        for entry, declared in writes.items():
             shape = entry.view.shape
             if declared is not None:
                 found = (declared, reads[0].origin if reads else self._origin_here(entry)) \
@@ -379,7 +321,12 @@ class Machine:
         mask = np.ndarray(shape, mask_dtype, buffer=pl.written, offset=byte_offset,
                           strides=strides)
         hbm = pl.loc.kind == MemoryKind.HBM
-        return CachedView(ap, view, mask, _MASK_FULL[dtype.itemsize], -1, hbm, hbm)
+        # contiguous from the location's first byte over all its partitions' rows: each
+        # byte once (a step-0 or reversed pair is not contiguous)
+        covers = (byte_offset == 0 and view.flags.c_contiguous
+                  and view.nbytes == pl.loc.partitions * pl.data.shape[1])
+        return CachedView(ap, view, mask, _MASK_FULL[dtype.itemsize], -1, hbm, hbm, covers,
+                          pl.borrowed is not None)
 
     def _check_start(self, ap: AccessPattern) -> None:
         """The engines' start-partition rule (32-partition SBUF banks); DMA queues address

@@ -79,7 +79,7 @@ def write(m: Machine, ap: AccessPattern, values: Value, dma: bool = False,
           undefined: Value | None = None) -> None:
     """Convert `values` to the AP's dtype and store them (same shape, or same element count);
     `undefined` (the output's shape) replaces the default definedness rule for this output."""
-    view = m.view(ap, write=True, dma=dma)
+    view = m.view(ap, write=True, dma=dma, whole=True)
     if type(values) is not np.ndarray:
         values = np.asarray(values)
     if values.shape != view.shape:
@@ -96,7 +96,7 @@ def write_stage(m: Machine, ap: AccessPattern, entry: AluEntry, data: Value,
                 operand: Value | np.generic, reverse: bool) -> None:
     """The last ALU stage of an instruction, computed into its destination when it can."""
     x, y = (operand, data) if reverse else (data, operand)
-    if not apply_alu_into(entry, x, y, m.view(ap, write=True)):
+    if not apply_alu_into(entry, x, y, m.view(ap, write=True, whole=True)):
         write(m, ap, stage(entry, data, operand, reverse))
 
 
@@ -116,7 +116,7 @@ def write_stages(m: Machine, ap: AccessPattern, data: Value, op0: AluEntry,
     `s1_arg`) does not overlap it (a temporary of a large tile costs more than the
     arithmetic: fresh pages), else the first stage into a temporary and the last through
     `write_stage`. Same values either way."""
-    view = m.view(ap, write=True)
+    view = m.view(ap, write=True, whole=True)
     f0, f1 = op0.inplace, op1.inplace
     if (f0 is not None and f1 is not None and view.dtype is F32_DTYPE
             and data.shape == view.shape and apart(s1_arg, s1, ap, view)):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tilecc.bir.enums import MemoryKind
 from tilecc.bir.inst import Program
-from tilecc.sim.machine import ALIGN
+from tilecc.sim.memory import ALIGN
 from tilecc.sim.placement import plan_columns
 from tilecc.sim.profile import (ESTIMATE_NOTE, Slice, cycles_to_us, dma_bytes, is_dma, schedule,
                                 total_cycles, write_chrome_trace)

@@ -19,8 +19,8 @@ from tilecc.bir.inst import AccessPattern
 from tilecc.errors import SimError
 from tilecc.sim.dtypes import numpy_dtype
 
-if TYPE_CHECKING:  # the placement record is the machine's; it imports this module
-    from tilecc.sim.machine import Placement
+if TYPE_CHECKING:  # the placement record is the memory's; it imports this module
+    from tilecc.sim.memory import Placement
 
 PARTITIONS = 128
 
