@@ -41,6 +41,10 @@ def tiled_matmul(lhsT, rhs):
 
 KERNEL = tiled_matmul
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-4}
+# simulator vs KLR interpreter: both sum the 384 products in float32, in different orders
+# (partition by partition / numpy's blocked BLAS): about sqrt(384) roundings of sums of
+# magnitude ~20 apart (6e-6 seen), far inside the float32 bound 384 * 2^-24 * sum |a b|
+BACKENDS_TOLERANCE = {"rtol": 1e-5, "atol": 5e-5}
 
 
 def make_inputs(rng):
