@@ -39,6 +39,7 @@ ENTRY e {{
     ("f32[8] collective-permute(p), channel_id=1, source_target_pairs={{0,1},{1,0}}", "",
      (1, 2)),
     ("f32[32] all-gather(p), replica_groups={}, dimensions={0}", "", (4, 1)),
+    ("(f32[8], f32[32]) all-gather-start(p), replica_groups={}, dimensions={0}", "", (4, 1)),
     ("f32[2] reduce-scatter(p), replica_groups={}, dimensions={0}, to_apply=add", "", (4, 1)),
     ("f32[8] all-reduce(p), replica_groups={}, to_apply=add", ", replica_count=2", (2, 1)),
     ("f32[8] add(p, p)", "", (1, 1)),

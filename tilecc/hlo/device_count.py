@@ -78,7 +78,8 @@ def _participants_by_shape(inst: HloInstruction) -> int | None:
     operand = inst.operands[0].shape
     if not (result.is_array and operand.is_array and dim < min(result.rank, operand.rank)):
         return None
-    big, small = ((result, operand) if inst.opcode is Op.ALL_GATHER else (operand, result))
+    gathers = inst.opcode in (Op.ALL_GATHER, Op.ALL_GATHER_START)
+    big, small = (result, operand) if gathers else (operand, result)
     if small.dims[dim] == 0 or big.dims[dim] % small.dims[dim]:
         return None
     return big.dims[dim] // small.dims[dim] - 1
