@@ -46,7 +46,7 @@ from tilecc.hlo.ir import HloModule
 from tilecc.hlo.opcodes import COLLECTIVES, HloOpcode
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
-from tilecc.hlo.random_inputs import loop_safe, random_value
+from tilecc.hlo.random_inputs import is_integer_dtype, loop_safe, random_value
 from tilecc.hlo.types import Shape
 from tilecc.hlo.verifier import verify_module
 from tilecc.limits import LimitError
@@ -56,26 +56,80 @@ pytestmark = pytest.mark.oracle
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "xla-hlo-tests"
 SHARDS = 8
-STRIDE = int(os.environ.get("TILECC_XLA_CORPUS_STRIDE", "8"))
-"""Every STRIDE-th corpus module is tried (1: all of them; see the README for that run)."""
+STRIDE = int(os.environ.get("TILECC_XLA_CORPUS_STRIDE", "1"))
+"""Every STRIDE-th corpus module is tried (1, the default: all of them)."""
 BATCH = 40
 MAX_INPUT_ELEMENTS = int(os.environ.get("TILECC_XLA_CORPUS_MAX_ELEMENTS", 1 << 16))
 """Modules with larger inputs are left out (the suite's time budget); raise it to run them."""
 XLA_DEVICES = 256  # the most any corpus module's collectives name (one child for all)
 STEPS_FOR_BEYOND = 200_000
-HOST_TRANSFERS = frozenset({HloOpcode.INFEED, HloOpcode.OUTFEED, HloOpcode.SEND,
-                            HloOpcode.SEND_DONE, HloOpcode.RECV, HloOpcode.RECV_DONE})
-WITH_COLLECTIVES = os.environ.get("TILECC_XLA_CORPUS_COLLECTIVES") == "1"
-"""Modules with collectives are tried only when set: XLA CPU's collectives wait for every
-device, and some corpus modules' devices do not all arrive (a collective in a loop or a
-branch taken differently), which hangs the XLA child until its timeout (a minute each)."""
+_SEND_RECV = ("send / recv: not run by XLA CPU through jaxlib 0.10.2 (measured on the "
+              "corpus' 23: a device-to-device pair kills the process in the HLO -> StableHLO "
+              "conversion, a cross-partition one is refused by the SPMD partitioner (a "
+              "side-effect without sharding), the others at parse or compile); the "
+              "interpreter has no send / recv step")
+HOST_TRANSFERS = {
+    HloOpcode.INFEED: "infeed: XLA CPU waits for the host to enqueue the data, which nothing "
+                      "here does (measured: no answer, or a Check failure on the infeed's "
+                      "sharding); the interpreter has no infeed step",
+    HloOpcode.OUTFEED: "outfeed: XLA CPU waits for the host to dequeue the data, which "
+                       "nothing here does (measured: no answer, or a Check failure on the "
+                       "outfeed's sharding); the interpreter has no outfeed step",
+    HloOpcode.SEND: _SEND_RECV, HloOpcode.SEND_DONE: _SEND_RECV,
+    HloOpcode.RECV: _SEND_RECV, HloOpcode.RECV_DONE: _SEND_RECV,
+}
+"""Why a module with host transfers is not compared, per opcode (each tried on XLA CPU once,
+with a 15 s timeout, on jaxlib 0.10.2)."""
+WITH_COLLECTIVES = os.environ.get("TILECC_XLA_CORPUS_COLLECTIVES", "1") != "0"
+"""Modules with collectives are tried unless TILECC_XLA_CORPUS_COLLECTIVES=0. XLA CPU's
+collectives wait for every device; each such module runs alone (xla_batch), so one whose
+devices do not all arrive would hang only itself (none in the corpus does: measured)."""
 REPORT = os.environ.get("TILECC_XLA_CORPUS_REPORT")
 """A file to which each shard appends its verdict per module (JSON lines), for measuring."""
 
 ELIDED = ("an elided constant {...}: XLA's parser fills it from a process-wide counter "
           "(bit patterns 0, 1, 2, ... continuing over every such constant it has read), so "
           "its value depends on what the process parsed before")
-XLA_ABORTS: dict[str, str] = {}
+ENDLESS = "XLA CPU does not answer within 60 s (measured): "
+DIES = "XLA CPU's process dies (measured): "
+XLA_ABORTS: dict[str, str] = {  # XLA accepts the text; running it kills or hangs the child
+    "00234_while_loop_analysis_test__WhileLoopAnalysisTest.NonScalarUpdateOp.hlo":
+        ENDLESS + "an endless loop: the counter starts at 0 and each trip all-reduces it, "
+                  "0 + 0, so it never reaches 4",
+    "00241_while_loop_analysis_test__WhileLoopAnalysisTest.AvoidBruteForceForHugeParams.hlo":
+        ENDLESS + "100,000,000 trips, each a dynamic-update-slice of a pred[100000000] and a "
+                  "reduce over it",
+    "02286_while_loop_constant_sinking_test__WhileLoopConstantSinkingTest."
+    "SinkWithSharedBody.hlo": ENDLESS + "an endless loop: condition constant(true)",
+    "02309_while_loop_invariant_code_motion_test__global_kInflatingTestCase.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02328_while_loop_simplifier_test__WhileLoopSimplifierTest.RemoveUnusedLoopOperands.hlo":
+        ENDLESS + "an endless loop: the condition is 0 == y for a parameter y the loop "
+                  "keeps, and the seeded inputs give y = 0",
+    "02329_while_loop_simplifier_test__WhileLoopSimplifierTest."
+    "NoRemoveUnusedLoopOperandsMultipleUsers.hlo":
+        ENDLESS + "an endless loop: the condition is 0 == y for a parameter y the loop "
+                  "keeps, and the seeded inputs give y = 0",
+    "00978_reduce_window_rewriter_test__ReduceWindowRewriterTest."
+    "NoOptimizeLongScanWithNonIdentityInit.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "00979_reduce_window_rewriter_test__ReduceWindowRewriterTest."
+    "OptimizeLongMinScanWithArbitraryInit.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "00980_reduce_window_rewriter_test__ReduceWindowRewriterTest."
+    "OptimizeShortScanWithNonConstantInit.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "00191_ragged_all_to_all_decomposer_test__RaggedAllToAllDecomposerTest."
+    "OffsetsAndSizesNotS64AreRejected.hlo": DIES + "a ragged-all-to-all, no message",
+    "00192_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest."
+    "SimpleRaggedAllToAllCrossReplicaIsSupported.hlo": DIES + "a ragged-all-to-all, no message",
+    "00193_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest."
+    "DispatchRaggedAllToAllIsDecomposed.hlo": DIES + "a ragged-all-to-all, no message",
+    "00199_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest."
+    "RaggedAllToAllWithinSingleHostIsNotDecomposed.hlo": DIES + "a ragged-all-to-all, no message",
+    "00402_hlo_parser_test__CreateShortTestCases_AllToAll.hlo":
+        DIES + "a tuple all-to-all over all participants on one device, no message",
+}
 BEYOND_THE_STEP_LIMIT: dict[str, str] = {
     "00986_while_loop_trip_count_annotator_test__TripCountAnnotatorTest."
     "KnownLargeTripCount.hlo": "a constant trip count of 1,000,000",
@@ -160,7 +214,7 @@ def _count(shape: Shape) -> int:
 def _clipped(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_clipped(v) for v in value)
-    if value.dtype.kind in "fV" and value.dtype.itemsize:
+    if value.dtype.kind in "fV" and value.dtype.itemsize and not is_integer_dtype(value.dtype):
         wide = value.astype(np.float64)
         return np.where(np.isfinite(wide), np.clip(wide, -1, 1), wide).astype(value.dtype)
     return value
@@ -177,7 +231,7 @@ def inputs_for(module: HloModule, devices: int) -> list[Any]:
 def close(got: np.ndarray, want: np.ndarray) -> bool:
     if got.dtype != want.dtype or got.shape != want.shape:
         return False
-    if got.dtype.kind in "iub" or got.dtype.itemsize == 0:
+    if got.dtype.kind == "b" or is_integer_dtype(got.dtype) or got.dtype.itemsize == 0:
         return bool(np.array_equal(got, want))
     wide = np.complex128 if got.dtype.kind == "c" else np.float64
     g, w = got.astype(wide), want.astype(wide)
@@ -228,14 +282,15 @@ def run_shard(shard: int) -> dict[str, tuple[str, str]]:
                for inst in comp.instructions):
             verdicts[name] = ("elided", ELIDED)
             continue
-        if any(inst.opcode in HOST_TRANSFERS for comp in module.computations
-               for inst in comp.instructions):
-            verdicts[name] = ("host-transfer", "infeed / outfeed / send / recv: XLA CPU waits "
-                                               "for a host that never answers")
+        transfers = {HOST_TRANSFERS[inst.opcode] for comp in module.computations
+                     for inst in comp.instructions if inst.opcode in HOST_TRANSFERS}
+        if transfers:
+            verdicts[name] = ("host-transfer", "; ".join(sorted(transfers)))
             continue
         if not WITH_COLLECTIVES and any(inst.opcode in COLLECTIVES for comp in
                                         module.computations for inst in comp.instructions):
-            verdicts[name] = ("collective", "collectives run with TILECC_XLA_CORPUS_COLLECTIVES=1")
+            verdicts[name] = ("collective", "collectives left out by "
+                                            "TILECC_XLA_CORPUS_COLLECTIVES=0")
             continue
         if sum(_count(p.shape) for p in module.entry.parameters) > MAX_INPUT_ELEMENTS:
             verdicts[name] = ("big", f"inputs of more than {MAX_INPUT_ELEMENTS} elements")
