@@ -110,3 +110,9 @@ ENTRY e { n = s4[] parameter(0)  ROOT w = s4[] while(n), condition=cond, body=bo
     x = np.array([-7, 7, -3], ml_dtypes.int4)  # device 0's |-7| % 4 = 3 for every device
     (folded,) = loop_safe(module, [x])
     assert folded.dtype == x.dtype and folded.astype(np.int64).tolist() == [3, 3, 3]
+
+
+def test_an_unbounded_dynamic_dimension_is_refused_by_name() -> None:
+    module = parse_module("HloModule d\nENTRY e { ROOT p = f32[?] parameter(0) }")
+    with pytest.raises(InterpError, match=r"p: f32\[\?\]\S* has an unbounded dynamic dimension"):
+        random_inputs(module, 1, seed=0)

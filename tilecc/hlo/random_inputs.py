@@ -36,8 +36,8 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.loop_bounds import loop_bound_parameters
-from tilecc.hlo.types import (PrimitiveType, Shape, is_complex, is_floating, numpy_dtype,
-                              primitive_type_name)
+from tilecc.hlo.types import (UNBOUNDED, PrimitiveType, Shape, is_complex, is_floating,
+                              numpy_dtype, primitive_type_name)
 
 _INTEGER_SHARE_OF_EXTREMES = 0.25
 _FLOAT_SHARE_OF_SPECIALS = 0.2
@@ -104,6 +104,9 @@ def random_array(shape: Shape, devices: int, rng: np.random.Generator,
     if not shape.is_array:
         raise InterpError(f"{what}: cannot make random values of shape {shape}")
     full = (devices,) + shape.dims
+    if UNBOUNDED in shape.dims:
+        raise InterpError(f"{what}: {shape.to_text()} has an unbounded dynamic dimension (?), "
+                          "which no array has")
     if len(full) > NUMPY_MAX_DIMS:
         raise InterpError(f"{what}: {shape.element_type.name.lower()} array of "
                           f"{len(shape.dims)} dimensions; numpy arrays (with the device axis) "
