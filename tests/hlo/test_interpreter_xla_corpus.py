@@ -29,7 +29,12 @@ What is not compared, and why -- each a computed verdict or a listed line with i
   test (take it off the list).
 Shards are parametrized (SHARDS) so pytest-xdist spreads them. By default every module is
 tried (STRIDE 1), collectives included; TILECC_XLA_CORPUS_STRIDE=8 tries every eighth and
-TILECC_XLA_CORPUS_COLLECTIVES=0 leaves collectives out, for a quicker run.
+TILECC_XLA_CORPUS_COLLECTIVES=0 leaves collectives out, for a quicker run. Measured
+(jaxlib 0.10.2, `-n 2`): the whole run took 8 min 13 s of wall time on a 2-core machine
+running about ten other jobs (load average 18-20), and 2 min 6 s of CPU in its processes
+and XLA children (about 1 min on two idle cores, plus the longest shard's tail): the whole
+corpus is the default because its CPU fits the suite's budget; the wall time on a loaded
+machine does not, and STRIDE / COLLECTIVES are there for that case.
 """
 
 from __future__ import annotations
@@ -180,6 +185,20 @@ XLA_ABORTS: dict[str, str] = {  # XLA accepts the text; running it hangs or kill
         DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
     "00402_hlo_parser_test__CreateShortTestCases_AllToAll.hlo":
         DIES + "a tuple all-to-all over all participants on one device",
+    "00188_ragged_all_to_all_decomposer_test__RaggedAllToAllDecomposerTest.RaggedAllToAllWithoutReplicaGroupsIsSupported.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00253_while_loop_analysis_test__WhileLoopAnalysisTest.GetIndvarIndexShouldFailWithNonScalarOpInMultiOutputFusion.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "01096_collective_permute_decomposer_test__DecomposerTest.ControlDependency_IndependentCPs.hlo":
+        ENDLESS + "an endless loop: the body never increments its counter",
+    "02290_while_loop_expensive_invariant_code_motion_test__global_kModuleWithNonInflatingInvariantDot.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02306_while_loop_fusible_sinking_test__WhileLoopFusibleSinkingTest.SinkMaskWithOriginalValueOnBodyRoot.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02314_while_loop_invariant_code_motion_test__WhileLoopInvariantCodeMotionTest.HoistInvariantCall.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02324_while_loop_simplifier_test__WhileLoopSimplifierTest.LoopWithUnusedButModifiedTupleElementNotSimplified.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
 }
 BEYOND_THE_STEP_LIMIT: dict[str, str] = {
     "00986_while_loop_trip_count_annotator_test__TripCountAnnotatorTest."
@@ -353,6 +372,14 @@ FULL_RUN_GAPS: dict[str, str] = {
     "01919_spmd_partitioner_test__SpmdPartitioningTest.VariadicScatterSharedOperands.hlo": UNKNOWN,
     "02172_spmd_partitioner_test__SpmdPartitioningTest.OriginalValueWithTrivialShardingAnnotation.hlo": UNKNOWN,
     "00478_hlo_parser_test__HloParserTest.WindowRhsReversalWrongSize.hlo": RHS_REVERSAL,
+    "00317_hlo_parser_test__CreateTestCases_BatchNormTraining.hlo": NO_STEP,
+    "01888_spmd_partitioner_test__SpmdPartitioningTest.PartialReplicatedRng.hlo": NO_STEP,
+    "00991_while_loop_trip_count_annotator_test__TripCountAnnotatorTest.FillsDynamicVariableInitStepFromPrimaryCopy.hlo": CUSTOM_CALL,
+    "01128_collective_pipeliner_test__CollectivePipelinerTest.TwoIterations.hlo": CUSTOM_CALL,
+    "01672_spmd_partitioner_test__SpmdPartitioningTest.LayoutConstraintCustomCallUnreducedInputShardedOutput.hlo": CUSTOM_CALL,
+    "01120_collective_pipeliner_test__CollectivePipelinerTest.TransformWithAgInsertCustomCall.hlo": PIPELINED,
+    "02416_collective_ops_test__CollectiveOpsTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,
+    "00373_hlo_parser_test__CreateShortTestCases_SortKey.hlo": SORT_DIFFERS,
 }
 
 
@@ -408,7 +435,7 @@ def _interpret(name: str, module: HloModule, inputs: list[Any], replicas: int,
 def run_shard(shard: int) -> dict[str, tuple[str, str]]:
     """file -> (verdict, detail) for the shard's modules; verdicts: agree, differ,
     interp-fails, no-inputs, xla-refuses, both-refuse, tilecc-refuses (XLA runs it), big,
-    elided, collective, host-transfer, listed."""
+    elided, dynamic, collective, host-transfer, listed."""
     manifest = json.loads((CORPUS / "manifest.json").read_text())["modules"]
     verdicts: dict[str, tuple[str, str]] = {}
     items, got, refused = [], {}, []
@@ -422,6 +449,11 @@ def run_shard(shard: int) -> dict[str, tuple[str, str]]:
             continue
         text = (CORPUS / entry["file"]).read_text(encoding="utf-8")
         module = parse_module(text)
+        assert module.entry is not None
+        if any(UNBOUNDED in p.shape.dims for p in module.entry.parameters if p.shape.is_array):
+            verdicts[name] = ("dynamic", "an entry parameter with an unbounded dynamic "
+                                         "dimension (?): no input array has that shape")
+            continue
         try:
             verify_module(module, allow_mixed_precision=True)
         except TileccError as err:
@@ -441,10 +473,6 @@ def run_shard(shard: int) -> dict[str, tuple[str, str]]:
                                         module.computations for inst in comp.instructions):
             verdicts[name] = ("collective", "collectives left out by "
                                             "TILECC_XLA_CORPUS_COLLECTIVES=0")
-            continue
-        if any(UNBOUNDED in p.shape.dims for p in module.entry.parameters if p.shape.is_array):
-            verdicts[name] = ("dynamic", "an entry parameter with an unbounded dynamic "
-                                         "dimension (?): no input array has that shape")
             continue
         if sum(_count(p.shape) for p in module.entry.parameters) > MAX_INPUT_ELEMENTS:
             verdicts[name] = ("big", f"inputs of more than {MAX_INPUT_ELEMENTS} elements")
