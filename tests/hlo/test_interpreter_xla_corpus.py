@@ -540,5 +540,6 @@ def test_interpreter_equals_xla_on_the_corpus(shard: int) -> None:
         elif name in BEYOND_THE_STEP_LIMIT and not detail.startswith("step limit"):
             wrong.append(f"{name}: listed as beyond the step limit, got {verdict}: {detail}")
     compared = sum(verdict == "agree" for verdict, _ in verdicts.values())
-    assert compared >= 40 // STRIDE, f"only {compared} corpus modules agree in shard {shard}"
+    floor = max(1, 320 // (STRIDE * SHARDS))  # a shard that compares (almost) nothing is broken
+    assert compared >= floor, f"only {compared} corpus modules agree in shard {shard}"
     assert not wrong, f"{len(wrong)} of shard {shard}'s modules:\n" + "\n".join(wrong)
