@@ -39,7 +39,14 @@ ENTRY e {{
     ("f32[8] collective-permute(p), channel_id=1, source_target_pairs={{0,1},{1,0}}", "",
      (1, 2)),
     ("f32[32] all-gather(p), replica_groups={}, dimensions={0}", "", (4, 1)),
+    ("(f32[8], f32[32]) all-gather-start(p), replica_groups={}, dimensions={0}", "", (4, 1)),
     ("f32[2] reduce-scatter(p), replica_groups={}, dimensions={0}, to_apply=add", "", (4, 1)),
+    # cross-replica-and-partition: each group of replicas spans every partition
+    ("f32[32] all-gather(p), channel_id=1, replica_groups={{0}}, dimensions={0}", "", (1, 4)),
+    ("f32[2] reduce-scatter(p), channel_id=1, replica_groups={{0,1}}, dimensions={0}, "
+     "to_apply=add", "", (2, 2)),
+    ("f32[4] reduce-scatter(p), channel_id=1, replica_groups={{0,1}}, dimensions={0}, "
+     "to_apply=add", "", (2, 1)),
     ("f32[8] all-reduce(p), replica_groups={}, to_apply=add", ", replica_count=2", (2, 1)),
     ("f32[8] add(p, p)", "", (1, 1)),
 ])

@@ -9,7 +9,7 @@ import pytest
 from tilecc.errors import InterpError
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
-from tilecc.hlo.random_inputs import random_inputs
+from tilecc.hlo.random_inputs import loop_safe, random_inputs
 
 TEXT = """HloModule r
 ENTRY e {
@@ -86,3 +86,33 @@ def test_complex_parts_are_independent_floats_with_specials() -> None:
     assert not np.array_equal(a.real, a.imag)
     assert random_inputs(module, 2, seed=4)[0].tobytes() == a.tobytes()
 
+
+
+@pytest.mark.parametrize("type_name, dtype, low, high", [
+    ("s4", ml_dtypes.int4, -8, 7), ("u4", ml_dtypes.uint4, 0, 15),
+    ("s2", ml_dtypes.int2, -2, 1), ("u2", ml_dtypes.uint2, 0, 3)])
+def test_sub_byte_integers_cover_their_whole_range(type_name: str, dtype: type, low: int,
+                                                   high: int) -> None:
+    module = parse_module(f"HloModule s\nENTRY e {{ ROOT a = {type_name}[512] parameter(0) }}")
+    (x,) = random_inputs(module, 2, seed=6)
+    assert x.dtype == np.dtype(dtype) and x.shape == (2, 512)
+    assert set(x.astype(np.int64).reshape(-1).tolist()) == set(range(low, high + 1))
+    assert random_inputs(module, 2, seed=6)[0].tobytes() == x.tobytes()
+
+
+def test_loop_safe_folds_sub_byte_loop_bounds() -> None:
+    module = parse_module("""HloModule w
+cond { p = s4[] parameter(0)  z = s4[] constant(0)
+       ROOT lt = pred[] compare(z, p), direction=LT }
+body { p = s4[] parameter(0)  one = s4[] constant(1)  ROOT d = s4[] subtract(p, one) }
+ENTRY e { n = s4[] parameter(0)  ROOT w = s4[] while(n), condition=cond, body=body }
+""")
+    x = np.array([-7, 7, -3], ml_dtypes.int4)  # device 0's |-7| % 4 = 3 for every device
+    (folded,) = loop_safe(module, [x])
+    assert folded.dtype == x.dtype and folded.astype(np.int64).tolist() == [3, 3, 3]
+
+
+def test_an_unbounded_dynamic_dimension_is_refused_by_name() -> None:
+    module = parse_module("HloModule d\nENTRY e { ROOT p = f32[?] parameter(0) }")
+    with pytest.raises(InterpError, match=r"p: f32\[\?\]\S* has an unbounded dynamic dimension"):
+        random_inputs(module, 1, seed=0)

@@ -383,6 +383,24 @@ def test_f16_collective_sums_round_at_every_member_like_xla() -> None:
     np.testing.assert_array_equal(got[1][:, 0], got[0][0, [1, 3, 0, 2]])  # member k, chunk k
 
 
+@pytest.mark.parametrize("replicas, op, values, want", [
+    (1, "maximum", [[np.nan, 1, -2]], [[np.nan, 1, -2]]),  # one member is copied, NaN kept
+    (1, "minimum", [[np.nan, 1, -2]], [[np.nan, 1, -2]]),
+    (2, "maximum", [[np.nan, np.nan, 1], [np.nan, 2, np.nan]],  # members skip NaN
+     [[-np.inf, 2, 1], [-np.inf, 2, 1]]),
+])
+def test_float_max_min_all_reduce_meets_nan_like_xla_cpu(replicas: int, op: str,
+                                                         values: list, want: list) -> None:
+    text = (f"HloModule m, replica_count={replicas}\nr {{\n  a = f32[] parameter(0)\n"
+            f"  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\n"
+            "ENTRY e {\n  p = f32[3] parameter(0)\n"
+            "  ROOT x = f32[3] all-reduce(p), replica_groups={}, to_apply=r\n}\n")
+    x = np.array(values, np.float32)
+    got = evaluate_module(parse_module(text), [x], replicas)[0]
+    np.testing.assert_array_equal(got, np.array(want, np.float32))
+    np.testing.assert_array_equal(got, run_on_xla(text, [x], replicas)[0])
+
+
 @pytest.mark.parametrize("t", ["f16", "bf16"])
 def test_narrow_float_reduce_rounds_like_xla_cpu(t: str) -> None:
     """XLA CPU folds f16 / bf16 sums element by element rounding every step, after splitting

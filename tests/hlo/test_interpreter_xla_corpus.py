@@ -15,16 +15,27 @@ What is not compared, and why -- each a computed verdict or a listed line with i
 - XLA CPU refuses the module (compile or run error): computed, counted;
 - tilecc's verifier refuses it: XLA must refuse it too (checked, computed);
 - inputs of more than MAX_INPUT_ELEMENTS elements: computed (the suite's time budget);
-- collectives, unless TILECC_XLA_CORPUS_COLLECTIVES=1 (see WITH_COLLECTIVES), and host
-  transfers (infeed / outfeed / send / recv: XLA CPU waits for a host): computed;
+- an entry parameter with an unbounded dynamic dimension `?`: computed (no array has it);
+- host transfers: computed, the reason per opcode in HOST_TRANSFERS (infeed / outfeed: XLA
+  CPU waits for a host; send / recv: jaxlib 0.10.2 does not run them; the interpreter has
+  none of them); a token entry parameter alone is no reason: it gets an empty array;
+- collectives only with TILECC_XLA_CORPUS_COLLECTIVES=0 (see WITH_COLLECTIVES): computed;
 - an elided constant `{...}`: computed (ELIDED says why XLA's value is no reference);
-- XLA_ABORTS: XLA CPU's process dies or does not answer (listed: a dead child costs a
-  restart, seconds, so these are not tried); TOO_SLOW: the interpreter needs more than 2 s
-  of CPU (listed, measured);
-- BEYOND_THE_STEP_LIMIT, INTERPRETER_GAPS: XLA runs them, the interpreter does not, listed
-  with why; a listed module that starts agreeing fails the test (take it off the list).
-Shards are parametrized (SHARDS) so pytest-xdist spreads them. By default every STRIDE-th
-module is tried (TILECC_XLA_CORPUS_STRIDE=1: all).
+- XLA_ABORTS: XLA CPU's process dies or does not answer within its 60 s (listed with the
+  measured cause: a dead child costs a restart, a hang a minute, so these are not tried);
+  TOO_SLOW: the interpreter needs more than 2 s of CPU (listed, measured);
+- BEYOND_THE_STEP_LIMIT, INTERPRETER_GAPS, FULL_RUN_GAPS: XLA runs them, the interpreter
+  does not or differs, listed with why; a listed module that starts agreeing fails the
+  test (take it off the list).
+Shards are parametrized (SHARDS) so pytest-xdist spreads them. By default every module is
+tried (STRIDE 1), collectives included; TILECC_XLA_CORPUS_STRIDE=8 tries every eighth and
+TILECC_XLA_CORPUS_COLLECTIVES=0 leaves collectives out, for a quicker run. Measured
+(jaxlib 0.10.2, `-n 2`): the whole run took 8 min 13 s of wall time on a 2-core machine
+running about ten other jobs (load average 18-20; the 16 shards 16-189 s each, 17 min in
+all); the pytest processes used 2 min 6 s of CPU, the XLA children (not waited for) are not
+in that figure. Whether it fits the suite's ~3 minutes on an idle 2-core machine is not
+measured; the whole corpus is the default because the issue asks for it, and STRIDE /
+COLLECTIVES give the narrower run where it does not fit.
 """
 
 from __future__ import annotations
@@ -46,8 +57,8 @@ from tilecc.hlo.ir import HloModule
 from tilecc.hlo.opcodes import COLLECTIVES, HloOpcode
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
-from tilecc.hlo.random_inputs import loop_safe, random_value
-from tilecc.hlo.types import Shape
+from tilecc.hlo.random_inputs import is_integer_dtype, loop_safe, random_value
+from tilecc.hlo.types import UNBOUNDED, Shape
 from tilecc.hlo.verifier import verify_module
 from tilecc.limits import LimitError
 from xla_batch import run_batched
@@ -55,27 +66,141 @@ from xla_batch import run_batched
 pytestmark = pytest.mark.oracle
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "xla-hlo-tests"
-SHARDS = 8
-STRIDE = int(os.environ.get("TILECC_XLA_CORPUS_STRIDE", "8"))
-"""Every STRIDE-th corpus module is tried (1: all of them; see the README for that run)."""
+SHARDS = 16
+"""Every SHARDS-th module of the tried ones goes to one shard: neighbouring modules come from
+one XLA test file and cost alike (a file of collectives, each run alone), so interleaving
+spreads the costly files over every shard, and 16 shards keep two workers busy to the end."""
+STRIDE = int(os.environ.get("TILECC_XLA_CORPUS_STRIDE", "1"))
+"""Every STRIDE-th corpus module is tried (1, the default: all of them)."""
 BATCH = 40
 MAX_INPUT_ELEMENTS = int(os.environ.get("TILECC_XLA_CORPUS_MAX_ELEMENTS", 1 << 16))
 """Modules with larger inputs are left out (the suite's time budget); raise it to run them."""
 XLA_DEVICES = 256  # the most any corpus module's collectives name (one child for all)
 STEPS_FOR_BEYOND = 200_000
-HOST_TRANSFERS = frozenset({HloOpcode.INFEED, HloOpcode.OUTFEED, HloOpcode.SEND,
-                            HloOpcode.SEND_DONE, HloOpcode.RECV, HloOpcode.RECV_DONE})
-WITH_COLLECTIVES = os.environ.get("TILECC_XLA_CORPUS_COLLECTIVES") == "1"
-"""Modules with collectives are tried only when set: XLA CPU's collectives wait for every
-device, and some corpus modules' devices do not all arrive (a collective in a loop or a
-branch taken differently), which hangs the XLA child until its timeout (a minute each)."""
+_SEND_RECV = ("send / recv: not run by XLA CPU through jaxlib 0.10.2 (measured on the "
+              "corpus' 23: a device-to-device pair kills the process in the HLO -> StableHLO "
+              "conversion, a cross-partition one is refused by the SPMD partitioner (a "
+              "side-effect without sharding), the others at parse or compile); the "
+              "interpreter has no send / recv step")
+HOST_TRANSFERS = {
+    HloOpcode.INFEED: "infeed: XLA CPU waits for the host to enqueue the data, which nothing "
+                      "here does (measured: no answer, or a Check failure on the infeed's "
+                      "sharding); the interpreter has no infeed step",
+    HloOpcode.OUTFEED: "outfeed: XLA CPU waits for the host to dequeue the data, which "
+                       "nothing here does (measured: no answer, or a Check failure on the "
+                       "outfeed's sharding); the interpreter has no outfeed step",
+    HloOpcode.SEND: _SEND_RECV, HloOpcode.SEND_DONE: _SEND_RECV,
+    HloOpcode.RECV: _SEND_RECV, HloOpcode.RECV_DONE: _SEND_RECV,
+}
+"""Why a module with host transfers is not compared, per opcode (each tried on XLA CPU once,
+with a 15 s timeout, on jaxlib 0.10.2)."""
+WITH_COLLECTIVES = os.environ.get("TILECC_XLA_CORPUS_COLLECTIVES", "1") != "0"
+"""Modules with collectives are tried unless TILECC_XLA_CORPUS_COLLECTIVES=0. XLA CPU's
+collectives wait for every device; each such module runs alone (xla_batch), so one whose
+devices do not all arrive would hang only itself (none in the corpus does: measured)."""
 REPORT = os.environ.get("TILECC_XLA_CORPUS_REPORT")
 """A file to which each shard appends its verdict per module (JSON lines), for measuring."""
 
 ELIDED = ("an elided constant {...}: XLA's parser fills it from a process-wide counter "
           "(bit patterns 0, 1, 2, ... continuing over every such constant it has read), so "
           "its value depends on what the process parsed before")
-XLA_ABORTS: dict[str, str] = {}
+ENDLESS = "XLA CPU does not answer within 60 s (measured): "
+DIES = "XLA CPU's process dies (measured): "
+XLA_ABORTS: dict[str, str] = {  # XLA accepts the text; running it hangs or kills the child
+    "00234_while_loop_analysis_test__WhileLoopAnalysisTest.NonScalarUpdateOp.hlo":
+        ENDLESS + "an endless loop: the counter starts at 0 and each trip all-reduces it, "
+                  "0 + 0, so it never reaches 4",
+    "00241_while_loop_analysis_test__WhileLoopAnalysisTest.AvoidBruteForceForHugeParams.hlo":
+        ENDLESS + "100,000,000 trips, each a dynamic-update-slice of a pred[100000000] and a "
+                  "reduce over it",
+    "00989_while_loop_trip_count_annotator_test__TripCountAnnotatorTest.Int64Overflow.hlo":
+        ENDLESS + "an endless loop: i <= INT64_MAX holds for every s64 i",
+    "02089_spmd_partitioner_test__SpmdPartitioningTest.ScatterPreferTrivialIfSmallerThanIndices.hlo":
+        ENDLESS + "a scatter into a bf16[32,512,50001] (819,216,384 elements)",
+    "02286_while_loop_constant_sinking_test__WhileLoopConstantSinkingTest.SinkWithSharedBody.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02288_while_loop_constant_sinking_test__WhileLoopConstantSinkingTest.SinkWithThreeLoopsSharedCall.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02289_while_loop_constant_sinking_test__WhileLoopConstantSinkingTest.SinkWithNestedLoopsSharedCall.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02304_while_loop_fusible_sinking_test__WhileLoopFusibleSinkingTest.SinkMaskWithOriginalValue.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02309_while_loop_invariant_code_motion_test__global_kInflatingTestCase.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02312_while_loop_invariant_code_motion_test__WhileLoopInvariantCodeMotionTest.HoistWithOriginalValue.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02313_while_loop_invariant_code_motion_test__WhileLoopInvariantCodeMotionTest.HoistsGetRngSeed.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02316_while_loop_invariant_code_motion_test__WhileLoopInvariantCodeMotionTest.SharedCalleeOneHoistedOneNot.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02323_while_loop_simplifier_test__WhileLoopSimplifierTest.LoopSwappingTupleElementsNotSimplified.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02338_while_loop_simplifier_test__WhileLoopSimplifierTest.RemoveConstantFromLoopCarry.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02328_while_loop_simplifier_test__WhileLoopSimplifierTest.RemoveUnusedLoopOperands.hlo":
+        ENDLESS + "an endless loop: the condition is 0 == y for a parameter y the loop "
+                  "keeps, and the seeded inputs give y = 0",
+    "02329_while_loop_simplifier_test__WhileLoopSimplifierTest.NoRemoveUnusedLoopOperandsMultipleUsers.hlo":
+        ENDLESS + "an endless loop: the condition is 0 == y for a parameter y the loop "
+                  "keeps, and the seeded inputs give y = 0",
+    "02330_while_loop_simplifier_test__WhileLoopSimplifierTest.RemoveUnusedLoopOperandsCheckMetadata.hlo":
+        ENDLESS + "an endless loop: the condition is 0 == y for a parameter y the loop "
+                  "keeps, and the seeded inputs give y = 0",
+    "00969_reduce_window_rewriter_test__ReduceWindowRewriterTest.OptimizeAssociativeScan.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "00977_reduce_window_rewriter_test__ReduceWindowRewriterTest.NoOptimizeLongScanWithNonConstantInit.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "00978_reduce_window_rewriter_test__ReduceWindowRewriterTest.NoOptimizeLongScanWithNonIdentityInit.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "00979_reduce_window_rewriter_test__ReduceWindowRewriterTest.OptimizeLongMinScanWithArbitraryInit.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "00980_reduce_window_rewriter_test__ReduceWindowRewriterTest.OptimizeShortScanWithNonConstantInit.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "00982_reduce_window_rewriter_test__ReduceWindowRewriterTest.OptimizeShortScan.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "01658_shardy_xla_pass_test__ShardyXLATest.ScanAssociative.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "00186_ragged_all_to_all_canonicalizer_test__RaggedAllToAllCanonicalizerTest.SimpleRaggedAllToAllIsCanonicalized.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00187_ragged_all_to_all_canonicalizer_test__RaggedAllToAllCanonicalizerTest.CanonicalRaggedAllToAllIsNotChanged.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00189_ragged_all_to_all_decomposer_test__RaggedAllToAllDecomposerTest.RaggedAllToAllWithMultipleUpdatesPerReplicaIsSupported.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00190_ragged_all_to_all_decomposer_test__RaggedAllToAllDecomposerTest.RaggedAllToAllWithMultiDimInputIsSupported.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00191_ragged_all_to_all_decomposer_test__RaggedAllToAllDecomposerTest.OffsetsAndSizesNotS64AreRejected.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00192_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest.SimpleRaggedAllToAllCrossReplicaIsSupported.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00193_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest.DispatchRaggedAllToAllIsDecomposed.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00194_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest.DispatchRaggedAllToAllWithShuffledReplicaGroupsIsDecomposed.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00195_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest.SingleHostRaggedAllToAllIsNotDecomposed.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00197_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest.MultipleReplicaGroupsAreSupported.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00198_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest.EmptyReplicaGroupsAreNotSupported.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00199_ragged_all_to_all_multi_host_decomposer_test__RaggedAllToAllDecomposerTest.RaggedAllToAllWithinSingleHostIsNotDecomposed.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00402_hlo_parser_test__CreateShortTestCases_AllToAll.hlo":
+        DIES + "a tuple all-to-all over all participants on one device",
+    "00188_ragged_all_to_all_decomposer_test__RaggedAllToAllDecomposerTest.RaggedAllToAllWithoutReplicaGroupsIsSupported.hlo":
+        DIES + "a ragged-all-to-all (the seeded offsets and sizes)",
+    "00253_while_loop_analysis_test__WhileLoopAnalysisTest.GetIndvarIndexShouldFailWithNonScalarOpInMultiOutputFusion.hlo":
+        DIES + "computation_partitioner.cc:269 Check failed: operand_maps.size() == 1",
+    "01096_collective_permute_decomposer_test__DecomposerTest.ControlDependency_IndependentCPs.hlo":
+        ENDLESS + "an endless loop: the body never increments its counter",
+    "02290_while_loop_expensive_invariant_code_motion_test__global_kModuleWithNonInflatingInvariantDot.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02306_while_loop_fusible_sinking_test__WhileLoopFusibleSinkingTest.SinkMaskWithOriginalValueOnBodyRoot.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02314_while_loop_invariant_code_motion_test__WhileLoopInvariantCodeMotionTest.HoistInvariantCall.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+    "02324_while_loop_simplifier_test__WhileLoopSimplifierTest.LoopWithUnusedButModifiedTupleElementNotSimplified.hlo":
+        ENDLESS + "an endless loop: condition constant(true)",
+}
 BEYOND_THE_STEP_LIMIT: dict[str, str] = {
     "00986_while_loop_trip_count_annotator_test__TripCountAnnotatorTest."
     "KnownLargeTripCount.hlo": "a constant trip count of 1,000,000",
@@ -151,6 +276,113 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
         "a 1024-long key / value sort that differs from XLA CPU's; not yet understood",
 }
 
+# What the full run (stride 1, collectives) found besides INTERPRETER_GAPS, by cause;
+# the same rules (a listed module that starts agreeing fails the test).
+SORT_DIFFERS = "a sort that differs from XLA CPU's; not yet understood"
+WINDOW_DIFFERS = "a reduce-window that differs from XLA CPU's; not yet understood"
+PIPELINED = ("a collective-pipeliner loop (dynamic-slice, all-gather / all-reduce / "
+             "collective-permute of bf16 or f32) that differs from XLA CPU's; not yet understood")
+CONV_DIFFERS = "a convolution that differs from XLA CPU's; not yet understood"
+NO_STEP = ("an opcode without an interpreter step (rng, fft, scan, batch-norm, "
+           "rng-get-and-update-state, a pred convolution, rng-bit-generator's tuple form)")
+CUSTOM_CALL = ("a custom-call without an interpreter step (MoveToHost, MoveToDevice, "
+               "LayoutConstraint, ShardBarrierFrom, GetRngSeed, control_dep, an unknown target)")
+SUB_BYTE = "the interpreter computes no sub-byte integers (s4 / u4)"
+STEPS = "a while loop past the interpreter's default step limit (1,000,000 steps)"
+TUPLE_ALL_GATHER = ("tilecc's verifier checks a tuple all-gather's shapes against its first "
+                    "operand only")
+UNKNOWN = "differs from XLA CPU's result; not yet understood"
+RHS_REVERSAL = ("the interpreter refuses a convolution window's rhs_reversal of one entry for "
+                "two spatial dimensions")
+FULL_RUN_GAPS: dict[str, str] = {
+    "00374_hlo_parser_test__CreateShortTestCases_SortKeyValue.hlo": SORT_DIFFERS,
+    "00375_hlo_parser_test__CreateShortTestCases_SortKeyR2.hlo": SORT_DIFFERS,
+    "00377_hlo_parser_test__CreateShortTestCases_SortManyValues.hlo": SORT_DIFFERS,
+    "00378_hlo_parser_test__CreateShortTestCases_SortKeyStable.hlo": SORT_DIFFERS,
+    "00425_hlo_parser_test__CreateShortTestCases_ScheduledModule.hlo": SORT_DIFFERS,
+    "01540_sharding_propagation_test__ShardingPropagationTest.SortOperandShardedOnSortDim_RankOne.hlo": SORT_DIFFERS,
+    "01781_spmd_partitioner_test__SpmdPartitioningTest.SortShardedOnSortDim_TwoOperands_FreeDimOfSize1.hlo": SORT_DIFFERS,
+    "01799_spmd_partitioner_test__SpmdPartitioningTest.SortShardedOnSortDim_RankOne.hlo": SORT_DIFFERS,
+    "00297_hlo_parser_test__CreateTestCases_ReduceWindowScalar.hlo": WINDOW_DIFFERS,
+    "00298_hlo_parser_test__CreateTestCases_ReduceWindowVariadic.hlo": WINDOW_DIFFERS,
+    "01348_sharding_propagation_test__ParameterizedMetadataTest.ReduceWindowBackwardPassWithBarrier.hlo": WINDOW_DIFFERS,
+    "01349_sharding_propagation_test__ParameterizedMetadataTest.VariadicReduceWindowBackwardPass.hlo": WINDOW_DIFFERS,
+    "01110_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneCollectivePermute.hlo": PIPELINED,
+    "01111_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneCollectivePermuteBackwardCycle.hlo": PIPELINED,
+    "01118_collective_pipeliner_test__CollectivePipelinerTest.TransformWithAg.hlo": PIPELINED,
+    "01124_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwards.hlo": PIPELINED,
+    "01129_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsCollectivePermute.hlo": PIPELINED,
+    "01130_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsCollectivePermuteBackwardCycle.hlo": PIPELINED,
+    "01131_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsModifyOut.hlo": PIPELINED,
+    "01132_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsPlusForward.hlo": PIPELINED,
+    "01133_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsPlusForwardConvertOutput.hlo": PIPELINED,
+    "01162_collective_pipeliner_test__CollectivePipelinerTest.PipelinedSchedulingAnnotationsBackward.hlo": PIPELINED,
+    "01163_collective_pipeliner_test__CollectivePipelinerTest.TransformForwardWithInconsistentSchedulingAnnotations.hlo": PIPELINED,
+    "01164_collective_pipeliner_test__CollectivePipelinerTest.TransformForwardWithConsistentSchedulingAnnotations.hlo": PIPELINED,
+    "00835_convolution_4d_expander_test__Convolution4DExpanderTest.ConvertTo3DConvolution.hlo": CONV_DIFFERS,
+    "00839_convolution_4d_expander_test__Convolution4DExpanderTest.DontConvertIfPaddingIsNonzero.hlo": CONV_DIFFERS,
+    "00842_convolution_type_canonicalizer_test__ConvolutionTypeCanonicalizerTest.DotBf16ToS32.hlo": CONV_DIFFERS,
+    "00318_hlo_parser_test__CreateTestCases_BatchNormInference.hlo": NO_STEP,
+    "00319_hlo_parser_test__CreateTestCases_BatchNormGrad.hlo": NO_STEP,
+    "00321_hlo_parser_test__CreateTestCases_Ifft2d.hlo": NO_STEP,
+    "00322_hlo_parser_test__CreateTestCases_Rfft2d.hlo": NO_STEP,
+    "00351_hlo_parser_test__CreateTestCases_RngGetAndUpdateState.hlo": NO_STEP,
+    "00371_hlo_parser_test__CreateShortTestCases_Rng.hlo": NO_STEP,
+    "00430_hlo_parser_test__CreateShortTestCases_Scan.hlo": NO_STEP,
+    "00840_convolution_pred_expander_test__ConvolutionPredExpanderTest.Match.hlo": NO_STEP,
+    "00971_reduce_window_rewriter_test__ReduceWindowRewriterTest.OptimizeReverseAssociativeScan.hlo": NO_STEP,
+    "00972_reduce_window_rewriter_test__ReduceWindowRewriterTest.NoOptimizeScanWithUsedCarry.hlo": NO_STEP,
+    "00974_reduce_window_rewriter_test__ReduceWindowRewriterTest.NoOptimizeNonAssociativeScan.hlo": NO_STEP,
+    "01386_sharding_propagation_test__ParameterizedMetadataTest.ReplicatedToSideEffecting.hlo": NO_STEP,
+    "01577_sharding_propagation_test__ShardingPropagationTest.ReplicateRngBitGeneratorSeed.hlo": NO_STEP,
+    "01788_spmd_partitioner_test__SpmdPartitioningTest.ScanShardedOnScanDim_RankOneParallelPrefix.hlo": NO_STEP,
+    "01793_spmd_partitioner_test__SpmdPartitioningTest.ScanArrayShaped_Replicated.hlo": NO_STEP,
+    "01885_spmd_partitioner_test__SpmdPartitioningTest.ReplicatedRng.hlo": NO_STEP,
+    "01886_spmd_partitioner_test__SpmdPartitioningTest.ManualRng.hlo": NO_STEP,
+    "01887_spmd_partitioner_test__SpmdPartitioningTest.PartitionedRng.hlo": NO_STEP,
+    "02009_spmd_partitioner_test__SpmdPartitioningTest.Fft3D.hlo": NO_STEP,
+    "02010_spmd_partitioner_test__SpmdPartitioningTest.Fft3DC128.hlo": NO_STEP,
+    "02205_stateful_rng_spmd_partitioner_test__StatefulRngSpmdPartitionerTest.RngReplicatedConsumer.hlo": NO_STEP,
+    "02206_stateful_rng_spmd_partitioner_test__StatefulRngSpmdPartitionerTest.RngPartitionedConsumer.hlo": NO_STEP,
+    "00727_async_collective_replacer_test__AsyncCollectiveReplacerTest.AllReduceReplacedWithControlDep.hlo": CUSTOM_CALL,
+    "00728_async_collective_replacer_test__AsyncCollectiveReplacerTest.AllReduceReplacedWithControlDepOnDone.hlo": CUSTOM_CALL,
+    "00990_while_loop_trip_count_annotator_test__TripCountAnnotatorTest.FillsDynamicVariableInitStep.hlo": CUSTOM_CALL,
+    "01126_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsWithTwoDependentClones.hlo": CUSTOM_CALL,
+    "01127_collective_pipeliner_test__CollectivePipelinerTest.LoopVariantAppearingInRootTupleMultipleTimes.hlo": CUSTOM_CALL,
+    "01182_collective_pipeliner_test__CollectivePipelinerTest.ForwardSinkLayoutConstraintAsFormattingOp.hlo": CUSTOM_CALL,
+    "01317_sharding_propagation_test__ParameterizedMetadataTestWithOutput.GetTupleElementForwardPassWithBarrier.hlo": CUSTOM_CALL,
+    "01590_collective_permute_motion_test__CollectivePermuteMotionTest.DoNotMoveWithNonConstElementwise.hlo": CUSTOM_CALL,
+    "01668_spmd_partitioner_test__SpmdPartitioningTest.GetRngSeedCustomCall.hlo": CUSTOM_CALL,
+    "01669_spmd_partitioner_test__SpmdPartitioningTest.LayoutConstraintCustomCall.hlo": CUSTOM_CALL,
+    "01670_spmd_partitioner_test__SpmdPartitioningTest.LayoutConstraintCustomCallUnreduced.hlo": CUSTOM_CALL,
+    "02157_spmd_partitioner_test__SpmdPartitioningTest.PartitionOffloading.hlo": CUSTOM_CALL,
+    "02426_collective_ops_test__CollectiveOpsTest.AllGather4BitInt.hlo": SUB_BYTE,
+    "02430_collective_ops_test__CollectiveOpsTest.CollectivePermute4BitInt.hlo": SUB_BYTE,
+    "02431_collective_ops_test__CollectiveOpsTest.AllReduce4BitInt.hlo": SUB_BYTE,
+    "02433_collective_ops_test__CollectiveOpsTest.ReduceScatter4BitInt.hlo": SUB_BYTE,
+    "02489_reduce_window_test__ReduceWindowHloTest.ReduceWindowS4.hlo": SUB_BYTE,
+    "00667_all_gather_combiner_test__AllGatherCombinerTest.DoNotCombineInWhileLoop.hlo": STEPS,
+    "00987_while_loop_trip_count_annotator_test__TripCountAnnotatorTest.NonzeroStartStep.hlo": STEPS,
+    "00988_while_loop_trip_count_annotator_test__TripCountAnnotatorTest.LessThanOrEqualTo.hlo": STEPS,
+    "02322_while_loop_simplifier_test__WhileLoopSimplifierTest.NonTupleShapedLoopNotSimplified.hlo": STEPS,
+    "02326_while_loop_simplifier_test__WhileLoopSimplifierTest.LoopWithEmptyTupleNotSimplified.hlo": STEPS,
+    "02337_while_loop_simplifier_test__WhileLoopSimplifierTest.OnlyConstantsInLoopCarryWithOriginalValue.hlo": STEPS,
+    "02372_while_loop_unroller_test__WhileLoopUnrollerTest.GetUnrollableLoops.hlo": STEPS,
+    "01006_all_gather_decomposer_test__AllGatherDecomposerTest.CrossReplicaAllGatherWithTuple.hlo": TUPLE_ALL_GATHER,
+    "02390_collective_ops_aot_test__CollectiveOpsAotTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,
+    "01919_spmd_partitioner_test__SpmdPartitioningTest.VariadicScatterSharedOperands.hlo": UNKNOWN,
+    "02172_spmd_partitioner_test__SpmdPartitioningTest.OriginalValueWithTrivialShardingAnnotation.hlo": UNKNOWN,
+    "00478_hlo_parser_test__HloParserTest.WindowRhsReversalWrongSize.hlo": RHS_REVERSAL,
+    "00317_hlo_parser_test__CreateTestCases_BatchNormTraining.hlo": NO_STEP,
+    "01888_spmd_partitioner_test__SpmdPartitioningTest.PartialReplicatedRng.hlo": NO_STEP,
+    "00991_while_loop_trip_count_annotator_test__TripCountAnnotatorTest.FillsDynamicVariableInitStepFromPrimaryCopy.hlo": CUSTOM_CALL,
+    "01128_collective_pipeliner_test__CollectivePipelinerTest.TwoIterations.hlo": CUSTOM_CALL,
+    "01672_spmd_partitioner_test__SpmdPartitioningTest.LayoutConstraintCustomCallUnreducedInputShardedOutput.hlo": CUSTOM_CALL,
+    "01120_collective_pipeliner_test__CollectivePipelinerTest.TransformWithAgInsertCustomCall.hlo": PIPELINED,
+    "02416_collective_ops_test__CollectiveOpsTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,
+    "00373_hlo_parser_test__CreateShortTestCases_SortKey.hlo": SORT_DIFFERS,
+}
+
 
 def _count(shape: Shape) -> int:
     return sum(_count(s) for s in shape.tuple_shapes) if shape.is_tuple else \
@@ -160,7 +392,7 @@ def _count(shape: Shape) -> int:
 def _clipped(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_clipped(v) for v in value)
-    if value.dtype.kind in "fV" and value.dtype.itemsize:
+    if value.dtype.kind in "fV" and value.dtype.itemsize and not is_integer_dtype(value.dtype):
         wide = value.astype(np.float64)
         return np.where(np.isfinite(wide), np.clip(wide, -1, 1), wide).astype(value.dtype)
     return value
@@ -177,7 +409,7 @@ def inputs_for(module: HloModule, devices: int) -> list[Any]:
 def close(got: np.ndarray, want: np.ndarray) -> bool:
     if got.dtype != want.dtype or got.shape != want.shape:
         return False
-    if got.dtype.kind in "iub" or got.dtype.itemsize == 0:
+    if got.dtype.kind == "b" or is_integer_dtype(got.dtype) or got.dtype.itemsize == 0:
         return bool(np.array_equal(got, want))
     wide = np.complex128 if got.dtype.kind == "c" else np.float64
     g, w = got.astype(wide), want.astype(wide)
@@ -204,7 +436,7 @@ def _interpret(name: str, module: HloModule, inputs: list[Any], replicas: int,
 def run_shard(shard: int) -> dict[str, tuple[str, str]]:
     """file -> (verdict, detail) for the shard's modules; verdicts: agree, differ,
     interp-fails, no-inputs, xla-refuses, both-refuse, tilecc-refuses (XLA runs it), big,
-    elided, collective, host-transfer, listed."""
+    elided, dynamic, collective, host-transfer, listed."""
     manifest = json.loads((CORPUS / "manifest.json").read_text())["modules"]
     verdicts: dict[str, tuple[str, str]] = {}
     items, got, refused = [], {}, []
@@ -218,6 +450,11 @@ def run_shard(shard: int) -> dict[str, tuple[str, str]]:
             continue
         text = (CORPUS / entry["file"]).read_text(encoding="utf-8")
         module = parse_module(text)
+        assert module.entry is not None
+        if any(UNBOUNDED in p.shape.dims for p in module.entry.parameters if p.shape.is_array):
+            verdicts[name] = ("dynamic", "an entry parameter with an unbounded dynamic "
+                                         "dimension (?): no input array has that shape")
+            continue
         try:
             verify_module(module, allow_mixed_precision=True)
         except TileccError as err:
@@ -228,14 +465,15 @@ def run_shard(shard: int) -> dict[str, tuple[str, str]]:
                for inst in comp.instructions):
             verdicts[name] = ("elided", ELIDED)
             continue
-        if any(inst.opcode in HOST_TRANSFERS for comp in module.computations
-               for inst in comp.instructions):
-            verdicts[name] = ("host-transfer", "infeed / outfeed / send / recv: XLA CPU waits "
-                                               "for a host that never answers")
+        transfers = {HOST_TRANSFERS[inst.opcode] for comp in module.computations
+                     for inst in comp.instructions if inst.opcode in HOST_TRANSFERS}
+        if transfers:
+            verdicts[name] = ("host-transfer", "; ".join(sorted(transfers)))
             continue
         if not WITH_COLLECTIVES and any(inst.opcode in COLLECTIVES for comp in
                                         module.computations for inst in comp.instructions):
-            verdicts[name] = ("collective", "collectives run with TILECC_XLA_CORPUS_COLLECTIVES=1")
+            verdicts[name] = ("collective", "collectives left out by "
+                                            "TILECC_XLA_CORPUS_COLLECTIVES=0")
             continue
         if sum(_count(p.shape) for p in module.entry.parameters) > MAX_INPUT_ELEMENTS:
             verdicts[name] = ("big", f"inputs of more than {MAX_INPUT_ELEMENTS} elements")
@@ -293,7 +531,8 @@ def test_interpreter_equals_xla_on_the_corpus(shard: int) -> None:
     verdicts = run_shard(shard)
     wrong = []
     for name, (verdict, detail) in sorted(verdicts.items()):
-        listed = BEYOND_THE_STEP_LIMIT.get(name) or INTERPRETER_GAPS.get(name)
+        listed = BEYOND_THE_STEP_LIMIT.get(name) or INTERPRETER_GAPS.get(name) or \
+            FULL_RUN_GAPS.get(name)
         if verdict in ("differ", "interp-fails", "tilecc-refuses", "no-inputs") and not listed:
             wrong.append(f"{name}: {verdict}: {detail}")
         elif listed and verdict == "agree":
@@ -301,5 +540,6 @@ def test_interpreter_equals_xla_on_the_corpus(shard: int) -> None:
         elif name in BEYOND_THE_STEP_LIMIT and not detail.startswith("step limit"):
             wrong.append(f"{name}: listed as beyond the step limit, got {verdict}: {detail}")
     compared = sum(verdict == "agree" for verdict, _ in verdicts.values())
-    assert compared >= 40 // STRIDE, f"only {compared} corpus modules agree in shard {shard}"
+    floor = max(1, 320 // (STRIDE * SHARDS))  # a shard that compares (almost) nothing is broken
+    assert compared >= floor, f"only {compared} corpus modules agree in shard {shard}"
     assert not wrong, f"{len(wrong)} of shard {shard}'s modules:\n" + "\n".join(wrong)

@@ -39,6 +39,8 @@ VALID = [
     "ROOT x = s32[8,4] transpose(p), dimensions={1,0}",
     "ROOT x = s32[8] reduce(p, s), dimensions={0}, to_apply=add",
     "ROOT x = s32[] all-reduce(s), replica_groups={{0,1},{2,3}}, to_apply=add",
+    # XLA's verifier lets all-reduce alone have groups of different sizes
+    "ROOT x = s32[] all-reduce(s), replica_groups={{0,1,2},{3}}, to_apply=add",
     "ROOT x = s32[16,8] all-gather(p), replica_groups={}, dimensions={0}",
     "ROOT x = s32[4,4] reduce-scatter(p), replica_groups={{0,1},{2,3}}, dimensions={1}, to_apply=add",
     "ROOT x = f32[4,8] get-tuple-element(t), index=1",
@@ -70,7 +72,8 @@ INVALID = [
     ("ROOT x = s32[8,4] transpose(p), dimensions={1,1}", "not a permutation"),
     ("ROOT x = s32[4] reduce(p, s), dimensions={0}, to_apply=add", "expected s32[8]"),
     ("ROOT x = s32[8] reduce(p, p), dimensions={0}, to_apply=add", "must be a scalar"),
-    ("ROOT x = s32[] all-reduce(s), replica_groups={{0,1},{2}}, to_apply=add", "different sizes"),
+    ("ROOT x = s32[16,8] all-gather(p), replica_groups={{0,1,2,3},{4}}, dimensions={0}",
+     "different sizes"),
     ("ROOT x = s32[] all-reduce(s), replica_groups={{0,1},{1,2}}, to_apply=add",
      "more than one group"),
     ("ROOT x = s32[] all-reduce(s), use_global_device_ids=true, to_apply=add", "needs a channel_id"),

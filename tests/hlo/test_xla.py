@@ -164,3 +164,23 @@ def test_mesh_groups_run_as_their_expansion() -> None:
     assert xla.explicit_mesh_groups(
         "x, replica_groups=mesh['a'=4,'b'=2], device_ids=([2,4]T(1,0)) {'b'}, to_apply=add") == \
         "x, replica_groups={{0,4},{1,5},{2,6},{3,7}}, to_apply=add"
+
+
+def test_sub_byte_integers_pass_in_and_out_as_ml_dtypes() -> None:
+    import ml_dtypes
+    text = """HloModule sub_byte
+ENTRY e {
+  a = s4[3] parameter(0)
+  b = u4[3] parameter(1)
+  wide = s8[3] convert(a)
+  sum = u4[3] add(b, b)
+  ROOT t = (s4[3], u4[3], s8[3]) tuple(a, sum, wide)
+}
+"""
+    a = np.array([[-8, 7, -1], [0, 1, -2]], ml_dtypes.int4)
+    b = np.array([[15, 8, 3], [0, 1, 7]], ml_dtypes.uint4)
+    same, doubled, wide = run_on_xla(text, [a, b], 2)
+    assert same.dtype == np.dtype(ml_dtypes.int4) and same.tobytes() == a.tobytes()
+    assert doubled.dtype == np.dtype(ml_dtypes.uint4)
+    assert doubled.astype(np.int64).tolist() == [[14, 0, 6], [0, 2, 14]]  # wraps modulo 16
+    assert wide.dtype == np.int8 and wide.tolist() == [[-8, 7, -1], [0, 1, -2]]

@@ -12,7 +12,9 @@ for whatever device counts it is given, so the counts are read off the ids, per 
   without one name replicas;
 - flattened-id groups name devices (replicas * partitions >= id + 1: replicas grow).
 Empty groups (all participants) of an all-gather / reduce-scatter count the participants
-its shapes imply (the gathered or scattered dimension's ratio). Iota and mesh groups count
+its shapes imply (the gathered or scattered dimension's ratio); in cross-replica-and-
+partition mode each group spans every partition, so that ratio over the group size counts
+the partitions. Iota and mesh groups count
 by their expanded ids; a collective whose groups cannot be
 expanded leaves the counts alone (running it reports that).
 """
@@ -38,6 +40,8 @@ def devices_needed(module: HloModule) -> tuple[int, int]:
             if highest is None:
                 continue
             mode = group_mode(inst)
+            if mode == "cross_replica_and_partition":
+                partitions = max(partitions, _partitions_by_shape(inst))
             if mode == "cross_partition":
                 partitions = max(partitions, highest + 1)
             elif mode == "flattened_id":
@@ -63,6 +67,19 @@ def _highest_id(inst: HloInstruction) -> int | None:
     return max((max(group) for group in groups or [] if group), default=None)
 
 
+def _partitions_by_shape(inst: HloInstruction) -> int:
+    """The partitions a cross-replica-and-partition all-gather / reduce-scatter spans: its
+    shapes' participants over its group size (1 when they do not say)."""
+    try:
+        groups = inst.replica_groups.groups() if inst.replica_groups is not None else None
+    except ValueError:
+        return 1
+    implied = _participants_by_shape(inst) if groups else None
+    if implied is None or not groups[0] or (implied + 1) % len(groups[0]):
+        return 1
+    return (implied + 1) // len(groups[0])
+
+
 def _participants_by_shape(inst: HloInstruction) -> int | None:
     """The highest participant id of an all-gather / reduce-scatter over all participants,
     from its shapes; None for other opcodes or shapes that do not say."""
@@ -78,7 +95,8 @@ def _participants_by_shape(inst: HloInstruction) -> int | None:
     operand = inst.operands[0].shape
     if not (result.is_array and operand.is_array and dim < min(result.rank, operand.rank)):
         return None
-    big, small = ((result, operand) if inst.opcode is Op.ALL_GATHER else (operand, result))
+    gathers = inst.opcode in (Op.ALL_GATHER, Op.ALL_GATHER_START)
+    big, small = (result, operand) if gathers else (operand, result)
     if small.dims[dim] == 0 or big.dims[dim] % small.dims[dim]:
         return None
     return big.dims[dim] // small.dims[dim] - 1

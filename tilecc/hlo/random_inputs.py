@@ -5,7 +5,9 @@ parameter (a tuple parameter: a tuple of them, nested as its shape), shaped
 (replicas * partitions, *dims) with the parameter's numpy dtype, the same
 for the same (module parameters, replicas, seed). Devices get independent values.
 - integers: uniform over the type's full range, and about a quarter of the elements replaced
-  by extremes (INT_MIN, INT_MIN + 1, INT_MAX, INT_MAX - 1, 0, 1, -1, 2);
+  by extremes (INT_MIN, INT_MIN + 1, INT_MAX, INT_MAX - 1, 0, 1, -1, 2); the sub-byte
+  integers (s4 / u4 / s2 / u2, ml_dtypes' int4 / uint4 / int2 / uint2, one byte per
+  element) alike over their own range, drawn as 8-bit integers;
 - floats: signed values with random exponents across a wide range (clamped to the type's
   finite range), and about a fifth replaced by specials (NaN, +-inf, +-0, +-max, +-tiny, +-1);
 - complex (c64 / c128): real and imaginary parts drawn independently as floats of the
@@ -34,11 +36,21 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.loop_bounds import loop_bound_parameters
-from tilecc.hlo.types import (PrimitiveType, Shape, is_complex, is_floating, numpy_dtype,
-                              primitive_type_name)
+from tilecc.hlo.types import (UNBOUNDED, PrimitiveType, Shape, is_complex, is_floating,
+                              numpy_dtype, primitive_type_name)
 
 _INTEGER_SHARE_OF_EXTREMES = 0.25
 _FLOAT_SHARE_OF_SPECIALS = 0.2
+
+
+_SUB_BYTE_INTEGERS = frozenset(np.dtype(getattr(ml_dtypes, name))
+                               for name in ("int4", "uint4", "int2", "uint2"))
+
+
+def is_integer_dtype(dtype: np.dtype) -> bool:
+    """True for numpy's integers and ml_dtypes' sub-byte ones (whose numpy kind is "V", as
+    for ml_dtypes' floats)."""
+    return dtype.kind in "iu" or dtype in _SUB_BYTE_INTEGERS
 
 
 # numpy's NPY_MAXDIMS (numpy 2): arrays of more dimensions cannot be made
@@ -92,6 +104,9 @@ def random_array(shape: Shape, devices: int, rng: np.random.Generator,
     if not shape.is_array:
         raise InterpError(f"{what}: cannot make random values of shape {shape}")
     full = (devices,) + shape.dims
+    if UNBOUNDED in shape.dims:
+        raise InterpError(f"{what}: {shape.to_text()} has an unbounded dynamic dimension (?), "
+                          "which no array has")
     if len(full) > NUMPY_MAX_DIMS:
         raise InterpError(f"{what}: {shape.element_type.name.lower()} array of "
                           f"{len(shape.dims)} dimensions; numpy arrays (with the device axis) "
@@ -110,20 +125,23 @@ def random_array(shape: Shape, devices: int, rng: np.random.Generator,
         return _random_floats(numpy_dtype(t), full, rng)
     try:
         dtype = numpy_dtype(t)
-        info = np.iinfo(dtype)
+        info = ml_dtypes.iinfo(dtype)  # numpy's iinfo does not know the sub-byte integers
     except (ValueError, TypeError) as exc:
         raise InterpError(f"{what}: no random values for {primitive_type_name(t)}") from exc
     return _random_integers(dtype, info, full, rng)
 
 
-def _random_integers(dtype: np.dtype, info: np.iinfo, shape: tuple[int, ...],
+def _random_integers(dtype: np.dtype, info: Any, shape: tuple[int, ...],
                      rng: np.random.Generator) -> np.ndarray:
-    values = rng.integers(int(info.min), int(info.max), size=shape, dtype=dtype, endpoint=True)
+    # numpy draws only its own integer types: a sub-byte type's values as 8-bit ones
+    draw = dtype if dtype.kind in "iu" else np.dtype(np.int8 if info.min < 0 else np.uint8)
+    values = rng.integers(int(info.min), int(info.max), size=shape, dtype=draw, endpoint=True)
     extremes = np.array([v for v in (int(info.min), int(info.min) + 1, int(info.max),
                                      int(info.max) - 1, 0, 1, -1, 2)
-                         if info.min <= v <= info.max], dtype=dtype)
+                         if info.min <= v <= info.max], dtype=draw)
     replace = rng.random(shape) < _INTEGER_SHARE_OF_EXTREMES
-    return np.where(replace, extremes[rng.integers(0, extremes.size, size=shape)], values)
+    chosen = np.where(replace, extremes[rng.integers(0, extremes.size, size=shape)], values)
+    return chosen.astype(dtype, copy=False)
 
 
 def _random_floats(dtype: np.dtype, shape: tuple[int, ...],
@@ -160,7 +178,7 @@ def loop_safe(module: HloModule, inputs: list[Any]) -> list[Any]:
 def _folded(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_folded(v) for v in value)
-    if value.dtype.kind not in "iu":
+    if not is_integer_dtype(value.dtype):
         return value
     first = np.broadcast_to(value[:1], value.shape)
     return (np.abs(first.astype(np.int64)) % (LOOP_BOUND_TOP + 1)).astype(value.dtype)

@@ -119,7 +119,9 @@ def _group_size(inst: HloInstruction, module: HloModule) -> int:
                                   module.num_partitions)
 
 
-def _verify_collective_mode(inst: HloInstruction) -> None:
+def _verify_collective_mode(inst: HloInstruction, uniform: bool = True) -> None:
+    """use_global_device_ids needs a channel; groups are disjoint and, when `uniform`, of one
+    size (XLA's CheckReplicaGroups: all-reduce alone may have groups of different sizes)."""
     if inst.use_global_device_ids and inst.channel_id is None:
         raise fail(inst, "use_global_device_ids=true needs a channel_id")
     try:
@@ -128,7 +130,7 @@ def _verify_collective_mode(inst: HloInstruction) -> None:
         raise fail(inst, str(err)) from None
     if groups:
         sizes = {len(g) for g in groups}
-        if len(sizes) != 1:
+        if uniform and len(sizes) != 1:
             raise fail(inst, f"replica groups have different sizes {sorted(sizes)}")
         flat = [i for g in groups for i in g]
         if len(set(flat)) != len(flat):
@@ -315,7 +317,7 @@ def _all_reduce(inst: HloInstruction, ctx: RuleContext) -> None:
     ops = inst.operands
     if not ops:
         raise fail(inst, "takes at least one operand")
-    _verify_collective_mode(inst)
+    _verify_collective_mode(inst, uniform=False)
     _verify_reducer(inst, ctx, 1, [o.shape.element_type for o in ops[:1]])
     _expect_shape(inst, ops[0].shape if len(ops) == 1 else Shape.tuple([o.shape for o in ops]))
 

@@ -29,6 +29,8 @@ Contract:
   cross-replica groups with several partitions, so such modules cannot run on the oracle
   with partitions.
 - jax's x64 mode is on in the child so that s64 / u64 / f64 values keep their type.
+- Sub-byte integers (s4 / u4 / s2 / u2) go in and come out as ml_dtypes' int4 / uint4 /
+  int2 / uint2 arrays (one byte per element), as jax holds them; nothing converts them.
 - Recipe (jaxlib 0.10.x private API, see the pin in pyproject.toml): hlo_module_from_text
   -> hlo_to_stablehlo -> compile_and_load with a (replicas, partitions) device assignment
   -> execute_sharded on per-device arrays.

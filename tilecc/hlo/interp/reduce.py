@@ -104,7 +104,8 @@ def collective_reduce(opcode: Op, t: PrimitiveType, stack: Array,
                       out: Array | None = None) -> Array:
     """Reduce the members' values (axis 0) as XLA CPU's collectives do, into `out` (returned)
     when given: like fast_reduce, except that float max / min start from the identity
-    (-inf / +inf) and skip NaN, so all-NaN members give -inf / +inf (fmax / fmin), and f16
+    (-inf / +inf) and skip NaN, so all-NaN members give -inf / +inf (fmax / fmin; one
+    member is its own result, NaN included), and f16
     add / multiply go member by member in the stack's order rounding to f16 at every step
     (XLA CPU reduces f16 natively there, so an intermediate sum can overflow to inf; bf16
     still accumulates in f32 and rounds once). All measured on jaxlib 0.10.2."""
@@ -123,6 +124,8 @@ def collective_reduce(opcode: Op, t: PrimitiveType, stack: Array,
         for k in range(1, stack.shape[0]):
             reduced = ufunc(reduced.astype(np.float32),
                             stack[k].astype(np.float32)).astype(np.float16)
+    elif is_floating(t) and opcode in (Op.MAXIMUM, Op.MINIMUM) and stack.shape[0] == 1:
+        reduced = stack[0].copy()  # one member: XLA CPU copies it, NaN included
     elif is_floating(t) and opcode in (Op.MAXIMUM, Op.MINIMUM):
         wide = np.float64 if t == PrimitiveType.F64 else np.float32
         ufunc, identity = (np.fmax, -np.inf) if opcode is Op.MAXIMUM else (np.fmin, np.inf)

@@ -35,8 +35,9 @@ def _window_positions(dims: tuple[int, ...], sizes: list[int], strides: list[int
     positions = np.arange(math.prod(dims), dtype=np.int64).reshape(dims)
     positions = positions[tuple(slice(max(-lo, 0), d - max(-hi, 0))
                                 for d, (lo, hi) in zip(dims, pads))]
-    positions = np.pad(positions, [(max(lo, 0), max(hi, 0)) for lo, hi in pads],
-                       constant_values=-1)
+    if pads:  # numpy refuses an empty pad list (a scalar operand: one window of itself)
+        positions = np.pad(positions, [(max(lo, 0), max(hi, 0)) for lo, hi in pads],
+                           constant_values=-1)
     if any(s > n for s, n in zip(sizes, positions.shape)):
         return np.empty(tuple(0 for _ in dims) + (math.prod(sizes),), np.int64)
     view = sliding_window_view(positions, sizes)[tuple(slice(None, None, s) for s in strides)]
