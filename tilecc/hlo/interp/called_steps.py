@@ -81,9 +81,10 @@ def reduce_window_step(runner: Runner, inst: HloInstruction) -> Step:
 def sort_step(runner: Runner, inst: HloInstruction) -> Step:
     combine = lane_combiner(runner, called_computation(inst))
     dim = (inst.dimensions or (0,))[0]
+    is_stable = inst.attributes.get("is_stable") == "true"
 
     def step(a: Operands, d: Lanes) -> Value:
-        out = sort_values(list(a), dim, lambda pairs: combine(pairs, [])[0])
+        out = sort_values(list(a), dim, lambda pairs: combine(pairs, [])[0], is_stable)
         return single_or_tuple(inst, list(out))
     return step
 

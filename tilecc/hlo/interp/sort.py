@@ -1,13 +1,21 @@
-"""sort for the vectorized interpreter: any comparator, stable, vectorized over rows.
+"""sort for the vectorized interpreter: XLA CPU's order, equal elements included.
 
-Contract: `sort_values(xs, dim, less)` sorts the arrays `xs` (each (B, *dims), sorted
-together by the first ones' order as the comparator sees them) along HLO dimension `dim`.
-`less(lhs, rhs)` evaluates the comparator on flat lanes: it receives
+Contract: `sort_values(xs, dim, comparator, is_stable)` sorts the arrays `xs` (each
+(B, *dims), sorted together) along HLO dimension `dim` into the order XLA CPU gives.
+`comparator(pairs)` evaluates the sort's computation on flat lanes: it receives
 [lhs_0, rhs_0, lhs_1, rhs_1, ...] (XLA's parameter order) and returns the pred lanes of
-"lhs sorts before rhs". The algorithm is odd-even transposition sort: it swaps two
-neighbours only when the right one sorts strictly before the left one, so equal elements
-keep their order (the result is stable, which satisfies is_stable=true and false alike),
-and it needs at most n passes of one comparator call each over every row at once.
+"lhs sorts before rhs".
+
+What XLA CPU does (xla/backends/cpu/runtime/sort_thunk.cc, xla/service/
+stable_sort_expander.cc): every 1-D slice along the sort dimension is sorted on its own
+with libstdc++'s std::sort and the compiled comparator (a single operand with a plain
+LT / GT comparator uses std::less / std::greater instead: the same comparisons). A sort
+with is_stable=true never reaches std::stable_sort: StableSortExpander first rewrites its
+comparator to select(c(a, b) == c(b, a), iota_a < iota_b, c(a, b)) over an S32 iota of the
+sort dimension (an operand that already is one, else a new one: the same values, the
+element's original position). So both flavours are std::sort, replayed by std_sort; the
+stable one with that rewritten comparator, which for a strict weak ordering is the stable
+order and for others (NaN under LT) is what XLA computes.
 """
 
 from __future__ import annotations
@@ -16,34 +24,33 @@ from typing import Callable
 
 import numpy as np
 
+from tilecc.hlo.interp.std_sort import std_sort_order
+
 Array = np.ndarray
-Less = Callable[[list[Array]], Array]
+Comparator = Callable[[list[Array]], Array]
 
 
-def sort_values(xs: list[Array], dim: int, less: Less) -> list[Array]:
+def sort_values(xs: list[Array], dim: int, comparator: Comparator,
+                is_stable: bool) -> list[Array]:
     axis = 1 + dim
     moved = [np.moveaxis(x, axis, -1) for x in xs]
     shape = moved[0].shape
-    length = shape[-1]
-    rows = [np.array(m.reshape(-1, length)) for m in moved]
-    unchanged_passes = 0
-    for step in range(length):
-        left = np.arange(step % 2, length - 1, 2)
-        if left.size == 0:
-            continue
-        right = left + 1
-        args = []
-        for r in rows:
-            args.extend([r[:, right].reshape(-1), r[:, left].reshape(-1)])
-        swap = np.asarray(less(args)).astype(bool).reshape(rows[0].shape[0], left.size)
-        if not swap.any():
-            unchanged_passes += 1
-            if unchanged_passes == 2:  # both neighbour parities in order: sorted
-                break
-            continue
-        unchanged_passes = 0
-        for r in rows:
-            a, b = r[:, left], r[:, right]
-            r[:, left] = np.where(swap, b, a)
-            r[:, right] = np.where(swap, a, b)
-    return [np.moveaxis(r.reshape(shape), -1, axis) for r in rows]
+    n = shape[-1]
+    rows = [np.ascontiguousarray(m).reshape(-1, n) for m in moved]
+
+    def plain(r: Array, a: Array, b: Array) -> Array:
+        pairs = []
+        for x in rows:
+            pairs.extend([x[r, a], x[r, b]])
+        return np.asarray(comparator(pairs)).astype(bool, copy=False)
+
+    def stabilized(r: Array, a: Array, b: Array) -> Array:
+        both = plain(np.concatenate([r, r]), np.concatenate([a, b]), np.concatenate([b, a]))
+        forward, backward = both[:r.size], both[r.size:]
+        return np.where(forward == backward, a < b, forward)
+
+    less = stabilized if is_stable else plain
+    order = std_sort_order(rows[0].shape[0], n, lambda r, a, b: less(r, a, b)
+                           if r.size else np.zeros(0, bool))
+    return [np.moveaxis(np.take_along_axis(x, order, axis=1).reshape(shape), -1, axis)
+            for x in rows]
