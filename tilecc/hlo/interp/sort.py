@@ -6,16 +6,13 @@ Contract: `sort_values(xs, dim, comparator, is_stable)` sorts the arrays `xs` (e
 [lhs_0, rhs_0, lhs_1, rhs_1, ...] (XLA's parameter order) and returns the pred lanes of
 "lhs sorts before rhs".
 
-What XLA CPU does (xla/backends/cpu/runtime/sort_thunk.cc, xla/service/
-stable_sort_expander.cc): every 1-D slice along the sort dimension is sorted on its own
-with libstdc++'s std::sort and the compiled comparator (a single operand with a plain
-LT / GT comparator uses std::less / std::greater instead: the same comparisons). A sort
-with is_stable=true never reaches std::stable_sort: StableSortExpander first rewrites its
-comparator to select(c(a, b) == c(b, a), iota_a < iota_b, c(a, b)) over an S32 iota of the
-sort dimension (an operand that already is one, else a new one: the same values, the
-element's original position). So both flavours are std::sort, replayed by std_sort; the
-stable one with that rewritten comparator, which for a strict weak ordering is the stable
-order and for others (NaN under LT) is what XLA computes.
+What XLA CPU does (xla/backends/cpu/runtime/sort_thunk.cc): every 1-D slice along the
+sort dimension is sorted on its own, with libstdc++'s std::sort when is_stable=false and
+std::stable_sort when true, the compiled comparator deciding (a single operand with a
+plain LT / GT comparator uses std::less / std::greater instead: the same comparisons).
+Both algorithms are replayed exactly (std_sort, std_stable_sort), so elements the
+comparator calls equal -- and comparators that are no strict weak ordering, like LT on
+NaN -- come out where XLA puts them (checked against XLA, tests marked oracle).
 """
 
 from __future__ import annotations
@@ -25,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 from tilecc.hlo.interp.std_sort import std_sort_order
+from tilecc.hlo.interp.std_stable_sort import std_stable_sort_order
 
 Array = np.ndarray
 Comparator = Callable[[list[Array]], Array]
@@ -38,19 +36,15 @@ def sort_values(xs: list[Array], dim: int, comparator: Comparator,
     n = shape[-1]
     rows = [np.ascontiguousarray(m).reshape(-1, n) for m in moved]
 
-    def plain(r: Array, a: Array, b: Array) -> Array:
+    def less(r: Array, a: Array, b: Array) -> Array:
+        if not r.size:
+            return np.zeros(0, bool)
         pairs = []
         for x in rows:
             pairs.extend([x[r, a], x[r, b]])
         return np.asarray(comparator(pairs)).astype(bool, copy=False)
 
-    def stabilized(r: Array, a: Array, b: Array) -> Array:
-        both = plain(np.concatenate([r, r]), np.concatenate([a, b]), np.concatenate([b, a]))
-        forward, backward = both[:r.size], both[r.size:]
-        return np.where(forward == backward, a < b, forward)
-
-    less = stabilized if is_stable else plain
-    order = std_sort_order(rows[0].shape[0], n, lambda r, a, b: less(r, a, b)
-                           if r.size else np.zeros(0, bool))
+    algorithm = std_stable_sort_order if is_stable else std_sort_order
+    order = algorithm(rows[0].shape[0], n, less)
     return [np.moveaxis(np.take_along_axis(x, order, axis=1).reshape(shape), -1, axis)
             for x in rows]

@@ -86,7 +86,7 @@ def _median_to_first(perm: Array, r: Array, f: Array, last: Array, less: Less) -
     perm[r, f], perm[r, choice] = chosen, first
 
 
-def _segment_starts(counts: Array) -> Array:
+def segment_starts(counts: Array) -> Array:
     starts = np.zeros(counts.size, np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
     return starts
@@ -98,7 +98,7 @@ def _partition(perm: Array, r: Array, f: Array, last: Array, less: Less) -> Arra
     if not m:
         return f
     counts = last - f - 1
-    starts = _segment_starts(counts)
+    starts = segment_starts(counts)
     seg = np.repeat(np.arange(m), counts)
     pos = np.arange(seg.size) - starts[seg] + f[seg] + 1
     rows = r[seg]
@@ -118,7 +118,7 @@ def _partition(perm: Array, r: Array, f: Array, last: Array, less: Less) -> Arra
     swaps_left = left_stop & (right_after >= left_rank)
     swaps = np.bincount(seg[swaps_left], minlength=m)
     swaps_right = right_stop & (right_rank <= swaps[seg])
-    base = _segment_starts(swaps)
+    base = segment_starts(swaps)
     pair_left = np.empty(int(swaps.sum()), np.int64)
     pair_right = np.empty_like(pair_left)
     pair_left[base[seg[swaps_left]] + left_rank[swaps_left] - 1] = pos[swaps_left]
