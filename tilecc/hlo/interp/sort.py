@@ -35,13 +35,14 @@ def sort_values(xs: list[Array], dim: int, comparator: Comparator,
     shape = moved[0].shape
     n = shape[-1]
     rows = [np.ascontiguousarray(m).reshape(-1, n) for m in moved]
+    flat = [x.reshape(-1) for x in rows]
 
-    def less(r: Array, a: Array, b: Array) -> Array:
-        if not r.size:
+    def less(a: Array, b: Array) -> Array:
+        if not a.size:
             return np.zeros(0, bool)
         pairs = []
-        for x in rows:
-            pairs.extend([x[r, a], x[r, b]])
+        for x in flat:
+            pairs.extend([x.take(a), x.take(b)])
         return np.asarray(comparator(pairs)).astype(bool, copy=False)
 
     algorithm = std_stable_sort_order if is_stable else std_sort_order

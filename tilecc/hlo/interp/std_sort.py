@@ -2,8 +2,8 @@
 
 Contract: `std_sort_order(rows, n, less)` returns the (rows, n) int64 array whose row r
 holds, left to right, the original positions of row r's elements after libstdc++'s
-std::sort(first, first + n, comp) -- with comp(a, b) = `less(r, a, b)`, where `less`
-takes equal-length arrays of row numbers and original positions (a, b) and returns the
+std::sort(first, first + n, comp) -- with comp(a, b) = `less(a, b)`, where `less` takes
+equal-length arrays of element ids (id = row * n + original position) and returns the
 comparator's pred for "element a sorts before element b" of each lane. `less` must be a
 pure function of its lanes (it is called on more pairs than std::sort compares, never with
 another result). A comparator that makes std::sort read outside the row (not irreflexive
@@ -36,8 +36,8 @@ import numpy as np
 from tilecc.errors import InterpError
 
 Array = np.ndarray
-Less = Callable[[Array, Array, Array], Array]
-"""less(rows, a, b): per lane, whether original element a of row `rows` sorts before b."""
+Less = Callable[[Array, Array], Array]
+"""less(a, b): per lane, whether element a sorts before element b (ids: row * n + position)."""
 
 THRESHOLD = 16  # libstdc++'s _S_threshold
 OUT_OF_ROW = ("sort: the comparator is not a strict weak ordering and std::sort would read "
@@ -45,9 +45,9 @@ OUT_OF_ROW = ("sort: the comparator is not a strict weak ordering and std::sort 
 
 
 def std_sort_order(rows: int, n: int, less: Less) -> Array:
-    perm = np.tile(np.arange(n, dtype=np.int64), (rows, 1))
+    perm = np.arange(rows * n, dtype=np.int64).reshape(rows, n)
     if n < 2 or rows == 0:
-        return perm
+        return perm - np.arange(rows)[:, None] * n
     depth = 2 * (n.bit_length() - 1)
     seg = [np.arange(rows, dtype=np.int64), np.zeros(rows, np.int64),
            np.full(rows, n, np.int64), np.full(rows, depth, np.int64)]
@@ -67,7 +67,7 @@ def std_sort_order(rows: int, n: int, less: Less) -> Array:
         seg = [np.concatenate([r, r]), np.concatenate([f, cut]),
                np.concatenate([cut, last]), np.concatenate([d, d])]
     _final_insertion_sort(perm, n, leaves, less)
-    return perm
+    return perm - np.arange(rows)[:, None] * n
 
 
 def _median_to_first(perm: Array, r: Array, f: Array, last: Array, less: Less) -> None:
@@ -76,8 +76,7 @@ def _median_to_first(perm: Array, r: Array, f: Array, last: Array, less: Less) -
     a, b, c = f + 1, f + (last - f) // 2, last - 1
     pa, pb, pc = perm[r, a], perm[r, b], perm[r, c]
     m = r.size
-    flags = less(np.concatenate([r, r, r]), np.concatenate([pa, pb, pa]),
-                 np.concatenate([pb, pc, pc]))
+    flags = less(np.concatenate([pa, pb, pa]), np.concatenate([pb, pc, pc]))
     ab, bc, ac = flags[:m], flags[m:2 * m], flags[2 * m:]
     # __move_median_to_first's decision tree
     choice = np.where(ab, np.where(bc, b, np.where(ac, c, a)),
@@ -104,8 +103,7 @@ def _partition(perm: Array, r: Array, f: Array, last: Array, less: Less) -> Arra
     rows = r[seg]
     ids = perm[rows, pos]
     pivots = perm[r, f][seg]
-    flags = less(np.concatenate([rows, rows]), np.concatenate([ids, pivots]),
-                 np.concatenate([pivots, ids]))
+    flags = less(np.concatenate([ids, pivots]), np.concatenate([pivots, ids]))
     left_stop, right_stop = ~flags[:seg.size], ~flags[seg.size:]
     # rank of a left stop from the left, of a right stop from the right (both from 1)
     left_cum = np.cumsum(left_stop)
@@ -141,11 +139,10 @@ def _partition(perm: Array, r: Array, f: Array, last: Array, less: Less) -> Arra
 
 def _heap_sort(perm: Array, row: int, first: int, last: int, less: Less) -> None:
     """std::partial_sort(first, last, last): __make_heap, then __sort_heap."""
-    row_ids = np.array([row])
     a = perm[row, first:last].copy()
 
     def comp(x: int, y: int) -> bool:
-        return bool(less(row_ids, np.array([x]), np.array([y]))[0])
+        return bool(less(np.array([x]), np.array([y]))[0])
 
     def adjust(hole: int, length: int, value: int) -> None:  # __adjust_heap
         top = hole
@@ -195,7 +192,7 @@ def _final_insertion_sort(perm: Array, n: int,
         return
     before = perm.copy()
     reached_row, reached_id, reached_at = _insert_leaves(perm, r, f, last, less)
-    crossing = less(reached_row, reached_id, perm[reached_row, reached_at - 1])
+    crossing = less(reached_id, perm[reached_row, reached_at - 1])
     redo = np.unique(reached_row[crossing])
     if redo.size:
         perm[redo] = before[redo]
@@ -219,7 +216,7 @@ def _insert_leaves(perm: Array, r: Array, f: Array, last: Array,
             idx = np.flatnonzero(moving & (j > start))
             if not idx.size:
                 break
-            step = less(rows[idx], val[idx], perm[rows[idx], j[idx] - 1])
+            step = less(val[idx], perm[rows[idx], j[idx] - 1])
             go = idx[step]
             moving[idx[~step]] = False
             perm[rows[go], j[go]] = perm[rows[go], j[go] - 1]
@@ -242,7 +239,7 @@ def _insert_rows(perm: Array, rows: Array, lo: Array, hi: Array, less: Less) -> 
         j = np.full(k.size, i, np.int64)
         moving = np.ones(k.size, bool)
         if i < THRESHOLD:
-            front = less(rk, val, perm[rk, 0])
+            front = less(val, perm[rk, 0])
             fr = rk[front]
             perm[fr, 1:i + 1] = perm[fr, 0:i]
             j[front] = 0
@@ -253,7 +250,7 @@ def _insert_rows(perm: Array, rows: Array, lo: Array, hi: Array, less: Less) -> 
                 break
             if np.any(j[idx] == 0):
                 raise InterpError(OUT_OF_ROW)
-            step = less(rk[idx], val[idx], perm[rk[idx], j[idx] - 1])
+            step = less(val[idx], perm[rk[idx], j[idx] - 1])
             go = idx[step]
             moving[idx[~step]] = False
             perm[rk[go], j[go]] = perm[rk[go], j[go] - 1]

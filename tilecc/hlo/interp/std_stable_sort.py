@@ -2,8 +2,8 @@
 
 Contract: `std_stable_sort_order(rows, n, less)` returns the (rows, n) int64 array whose
 row r holds the original positions of row r's elements after libstdc++'s
-std::stable_sort(first, first + n, comp), comp(a, b) = `less(r, a, b)` (the `less` of
-std_sort: lanes of row numbers and original positions, a pure function). For a strict
+std::stable_sort(first, first + n, comp), comp(a, b) = `less(a, b)` (the `less` of
+std_sort: lanes of element ids row * n + position, a pure function). For a strict
 weak ordering that is the one stable order; for other comparators (NaN under LT) it is
 the order this merge sort's particular comparisons produce, which is what XLA computes.
 
@@ -33,9 +33,9 @@ CHUNK = 7  # libstdc++'s _S_chunk_size
 
 
 def std_stable_sort_order(rows: int, n: int, less: Less) -> Array:
-    perm = np.tile(np.arange(n, dtype=np.int64), (rows, 1))
+    perm = np.arange(rows * n, dtype=np.int64).reshape(rows, n)
     if n < 2 or rows == 0:
-        return perm
+        return perm - np.arange(rows)[:, None] * n
     half = (n + 1) // 2
     halves = [(0, half), (half, n)]
     chunks = [(lo + k, min(lo + k + CHUNK, hi)) for lo, hi in halves
@@ -48,7 +48,7 @@ def std_stable_sort_order(rows: int, n: int, less: Less) -> Array:
         _merge(perm, [m for m in merges if m[1] < m[2]], less, backward=False)
         step *= 2
     _merge(perm, [(0, half, n)], less, backward=half != n - half)
-    return perm
+    return perm - np.arange(rows)[:, None] * n
 
 
 def _insertion_sort_chunks(perm: Array, chunks: list[tuple[int, int]], less: Less) -> None:
@@ -62,7 +62,7 @@ def _insertion_sort_chunks(perm: Array, chunks: list[tuple[int, int]], less: Les
         r = np.repeat(np.arange(rows), k.size)
         f = np.tile(first[k], rows)
         val = perm[r, f + t]
-        front = less(r, val, perm[r, f])
+        front = less(val, perm[r, f])
         fr, ff = r[front], f[front]
         for s in range(t, 0, -1):  # shift the whole chunk prefix right by one
             perm[fr, ff + s] = perm[fr, ff + s - 1]
@@ -73,7 +73,7 @@ def _insertion_sort_chunks(perm: Array, chunks: list[tuple[int, int]], less: Les
             idx = np.flatnonzero(moving)
             if not idx.size:
                 break
-            step = less(r[idx], val[idx], perm[r[idx], j[idx] - 1])
+            step = less(val[idx], perm[r[idx], j[idx] - 1])
             go = idx[step]
             moving[idx[~step]] = False
             perm[r[go], j[go]] = perm[r[go], j[go] - 1]
@@ -107,8 +107,7 @@ def _merge(perm: Array, merges: list[tuple[int, int, int]], less: Less,
 
     def comp(seg: Array, trigger: Array, other_index: Array) -> Array:
         other = o_all[o_start[seg] + other_index]
-        rr = r[seg]
-        return less(rr, other, trigger) if backward else less(rr, trigger, other)
+        return less(other, trigger) if backward else less(trigger, other)
 
     before = _others_before(t_seg, t_ids, o_len, comp)
     # output order: trigger j after `before[j]` others; others after the triggers before
