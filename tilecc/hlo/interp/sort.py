@@ -28,8 +28,10 @@ Array = np.ndarray
 Comparator = Callable[[list[Array]], Array]
 
 
-def sort_values(xs: list[Array], dim: int, comparator: Comparator,
-                is_stable: bool) -> list[Array]:
+def sort_values(xs: list[Array], dim: int, comparator: Comparator, is_stable: bool,
+                compared: frozenset[int]) -> list[Array]:
+    """`compared`: the operands whose parameters the comparator reads (the others get
+    a placeholder lane array instead of a gather of their values)."""
     axis = 1 + dim
     moved = [np.moveaxis(x, axis, -1) for x in xs]
     shape = moved[0].shape
@@ -41,8 +43,12 @@ def sort_values(xs: list[Array], dim: int, comparator: Comparator,
         if not a.size:
             return np.zeros(0, bool)
         pairs = []
-        for x in flat:
-            pairs.extend([x.take(a), x.take(b)])
+        for k, x in enumerate(flat):
+            if k in compared:
+                pairs.extend([x.take(a), x.take(b)])
+            else:
+                unread = np.broadcast_to(x[:1], a.shape)
+                pairs.extend([unread, unread])
         return np.asarray(comparator(pairs)).astype(bool, copy=False)
 
     algorithm = std_stable_sort_order if is_stable else std_sort_order

@@ -25,11 +25,14 @@ ordering there) are replayed two-pointer step by step.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from tilecc.hlo.interp.std_sort import Array, Less, segment_starts
 
 CHUNK = 7  # libstdc++'s _S_chunk_size
+TRACE = 16  # the side of a block of comparisons _trace evaluates at once
 
 
 def std_stable_sort_order(rows: int, n: int, less: Less) -> Array:
@@ -105,11 +108,12 @@ def _merge(perm: Array, merges: list[tuple[int, int, int]], less: Less,
     t_ids = perm[r[t_seg], t_pos]
     o_all = perm[np.repeat(r, o_len), o_pos]
 
-    def comp(seg: Array, trigger: Array, other_index: Array) -> Array:
-        other = o_all[o_start[seg] + other_index]
-        return less(other, trigger) if backward else less(trigger, other)
+    def comp(trigger: Array, other: Array) -> Array:
+        """comp of the two-pointer merge; `other`: indices into o_all."""
+        ids = o_all.take(other)
+        return less(ids, trigger) if backward else less(trigger, ids)
 
-    before = _others_before(t_seg, t_ids, o_len, comp)
+    before = _others_before(t_seg, t_ids, o_start, o_len, comp)
     # output order: trigger j after `before[j]` others; others after the triggers before
     t_rank = np.arange(t_seg.size) - segment_starts(t_len)[t_seg]
     t_out = before + t_rank
@@ -136,53 +140,83 @@ def _run_positions(start: Array, length: Array, sign: int) -> tuple[Array, Array
     return start[seg] + sign * offset, length
 
 
-def _others_before(t_seg: Array, t_ids: Array, o_len: Array, comp) -> Array:
+def _others_before(t_seg: Array, t_ids: Array, o_start: Array, o_len: Array,
+                   comp: Callable[[Array, Array], Array]) -> Array:
     """Per trigger j of merge g: the first index i >= that of trigger j - 1 with
-    comp(trigger j, other i), else the other run's length (the two-pointer merge)."""
-    lo = np.zeros(t_seg.size, np.int64)
-    hi = o_len[t_seg].copy()
-    while True:
-        idx = np.flatnonzero(lo < hi)
-        if not idx.size:
-            break
-        mid = (lo[idx] + hi[idx]) // 2
-        c = comp(t_seg[idx], t_ids[idx], mid)
-        hi[idx[c]] = mid[c]
-        lo[idx[~c]] = mid[~c] + 1
-    # monotone along each merge (a no-op for a strict weak ordering)
-    width = int(o_len.max()) + 1
-    guess = np.maximum.accumulate(lo + t_seg * width) - t_seg * width
-    # the comparisons the two-pointer merge makes along that path
-    t_start = segment_starts(np.bincount(t_seg, minlength=o_len.size))
-    prev = np.concatenate([[0], guess[:-1]])
-    prev[t_start[np.bincount(t_seg, minlength=o_len.size) > 0]] = 0
-    last = np.minimum(guess, o_len[t_seg] - 1)
+    comp(trigger j, other i), else the other run's length: what the two-pointer merge
+    computes. Guessed by binary search (exact for a strict weak ordering) and checked on
+    the comparisons the merge makes; merges where one disagrees are traced (_trace)."""
+    size = t_seg.size
+    t_len = np.bincount(t_seg, minlength=o_len.size)
+    t_first = segment_starts(t_len)
+    limit = o_len[t_seg]
+    base = o_start[t_seg]
+    lo, hi = np.zeros(size, np.int64), limit.copy()
+    for _ in range(int(limit.max()).bit_length()):
+        mid = (lo + hi) >> 1
+        searching = lo < hi
+        c = comp(t_ids, base + np.minimum(mid, limit - 1))
+        hi = np.where(searching & c, mid, hi)
+        lo = np.where(searching & ~c, mid + 1, lo)
+    width = int(o_len.max()) + 1  # values never decrease along a merge
+    value = np.maximum.accumulate(lo + t_seg * width) - t_seg * width
+    prev = np.concatenate([[0], value[:-1]])
+    prev[t_first[t_len > 0]] = 0
+    last = np.minimum(value, limit - 1)
     cells = np.maximum(last - prev + 1, 0)
-    cell_t = np.repeat(np.arange(t_seg.size), cells)
+    cell_t = np.repeat(np.arange(size), cells)
     cell_i = np.arange(cell_t.size) - segment_starts(cells)[cell_t] + prev[cell_t]
-    got = comp(t_seg[cell_t], t_ids[cell_t], cell_i)
-    wrong = got != (cell_i == guess[cell_t])
-    bad = np.unique(t_seg[cell_t[wrong]])
-    if bad.size:
-        _two_pointer(guess, t_seg, t_ids, o_len, bad, t_start, comp)
-    return guess
+    got = comp(t_ids[cell_t], base[cell_t] + cell_i)
+    wrong = np.unique(cell_t[got != (cell_i == value[cell_t])])
+    if wrong.size:  # each bad merge from its first wrong trigger on (the ones before hold)
+        wrong = wrong[np.r_[True, np.diff(t_seg[wrong]) != 0]]
+        bad = t_seg[wrong]
+        _trace(value, t_ids, t_first[bad], t_len[bad], o_start[bad], o_len[bad],
+               prev[wrong], wrong - t_first[bad], comp)
+    return value
 
 
-def _two_pointer(before: Array, t_seg: Array, t_ids: Array, o_len: Array, bad: Array,
-                 t_start: Array, comp) -> None:
-    """The merges `bad` replayed step by step, all at once; their `before` rewritten."""
-    t_count = np.bincount(t_seg, minlength=o_len.size)[bad]
-    i = np.zeros(bad.size, np.int64)
-    j = np.zeros(bad.size, np.int64)
+def _trace(value: Array, t_ids: Array, t_first: Array, t_len: Array, o_start: Array,
+           o_len: Array, i0: Array, j0: Array, comp: Callable[[Array, Array], Array]) -> None:
+    """The two-pointer merges given (their triggers from t_first, others from o_start)
+    followed from the point (i0 others consumed, j0 triggers emitted) through blocks of
+    TRACE x TRACE comparisons, one `comp` call per block for all merges; `value` of their
+    triggers from j0 on rewritten."""
+    cols = np.arange(TRACE)
+    jj, ii = np.divmod(np.arange(TRACE * TRACE), TRACE)
     while True:
-        idx = np.flatnonzero((i < o_len[bad]) & (j < t_count))
-        if not idx.size:
+        live = np.flatnonzero((i0 < o_len) & (j0 < t_len))
+        if not live.size:
             break
-        t = t_start[bad[idx]] + j[idx]
-        c = comp(bad[idx], t_ids[t], i[idx])
-        before[t[c]] = i[idx[c]]
-        j[idx[c]] += 1
-        i[idx[~c]] += 1
-    rest = np.repeat(np.arange(bad.size), np.maximum(t_count - j, 0))
-    offset = np.arange(rest.size) - segment_starts(np.maximum(t_count - j, 0))[rest]
-    before[t_start[bad[rest]] + j[rest] + offset] = i[rest]
+        rows_t = j0[live, None] + jj  # (live, TRACE^2)
+        cols_o = i0[live, None] + ii
+        real = (rows_t < t_len[live, None]) & (cols_o < o_len[live, None])
+        # an exhausted other run emits the trigger: a true cell
+        block = np.ones(real.shape, bool)
+        block[real] = comp(t_ids[(t_first[live, None] + rows_t)[real]],
+                           (o_start[live, None] + cols_o)[real])
+        block = block.reshape(live.size, TRACE, TRACE)
+        at = np.zeros(live.size, np.int64)  # the path's column in the block
+        going = np.ones(live.size, bool)
+        for row in range(TRACE):
+            going &= j0[live] + row < t_len[live]
+            hit = block[:, row, :] & (cols >= at[:, None])
+            found = hit.any(axis=1)
+            stop = going & ~found  # off the block's right edge: the next block
+            i0[live[stop]] += TRACE
+            j0[live[stop]] += row
+            going &= found
+            at = np.where(going, hit.argmax(axis=1), at)
+            k = live[going]
+            value[t_first[k] + j0[k] + row] = i0[k] + at[going]
+            ended = going & (j0[live] + row + 1 == t_len[live])
+            j0[live[ended]] = t_len[live[ended]]
+            going &= ~ended
+        k = live[going]  # through the block's bottom edge
+        i0[k] += at[going]
+        j0[k] += TRACE
+    rest = np.flatnonzero(j0 < t_len)  # others exhausted: the triggers left go last
+    count = t_len[rest] - j0[rest]
+    seg = np.repeat(np.arange(rest.size), count)
+    offset = np.arange(seg.size) - segment_starts(count)[seg]
+    value[t_first[rest][seg] + j0[rest][seg] + offset] = o_len[rest][seg]
