@@ -167,21 +167,24 @@ def _others_before(t_seg: Array, t_ids: Array, o_start: Array, o_len: Array,
     cell_t = np.repeat(np.arange(size), cells)
     cell_i = np.arange(cell_t.size) - segment_starts(cells)[cell_t] + prev[cell_t]
     got = comp(t_ids[cell_t], base[cell_t] + cell_i)
-    wrong = np.unique(cell_t[got != (cell_i == value[cell_t])])
+    wrong = every_wrong = np.unique(cell_t[got != (cell_i == value[cell_t])])
     if wrong.size:  # each bad merge from its first wrong trigger on (the ones before hold)
         wrong = wrong[np.r_[True, np.diff(t_seg[wrong]) != 0]]
         bad = t_seg[wrong]
         _trace(value, t_ids, t_first[bad], t_len[bad], o_start[bad], o_len[bad],
-               prev[wrong], wrong - t_first[bad], comp)
+               prev[wrong], wrong - t_first[bad], comp, prev, every_wrong)
     return value
 
 
 def _trace(value: Array, t_ids: Array, t_first: Array, t_len: Array, o_start: Array,
-           o_len: Array, i0: Array, j0: Array, comp: Callable[[Array, Array], Array]) -> None:
+           o_len: Array, i0: Array, j0: Array, comp: Callable[[Array, Array], Array],
+           guess_prev: Array, guess_wrong: Array) -> None:
     """The two-pointer merges given (their triggers from t_first, others from o_start)
     followed from the point (i0 others consumed, j0 triggers emitted) through blocks of
     TRACE x TRACE comparisons, one `comp` call per block for all merges; `value` of their
-    triggers from j0 on rewritten."""
+    triggers from j0 on rewritten. Where the path meets the guessed one again (trigger j
+    next, guess_prev[j] others consumed), the guess holds up to the next trigger whose
+    check failed (guess_wrong, sorted): the trace jumps there."""
     cols = np.arange(TRACE)
     jj, ii = np.divmod(np.arange(TRACE * TRACE), TRACE)
     while True:
@@ -215,6 +218,16 @@ def _trace(value: Array, t_ids: Array, t_first: Array, t_len: Array, o_start: Ar
         k = live[going]  # through the block's bottom edge
         i0[k] += at[going]
         j0[k] += TRACE
+        k = k[j0[k] < t_len[k]]
+        met = k[guess_prev[t_first[k] + j0[k]] == i0[k]]
+        if met.size:
+            at_next = np.searchsorted(guess_wrong, t_first[met] + j0[met])
+            nxt = guess_wrong[np.minimum(at_next, guess_wrong.size - 1)]
+            inside = (at_next < guess_wrong.size) & (nxt < t_first[met] + t_len[met])
+            j0[met[~inside]] = t_len[met[~inside]]
+            jump = met[inside]
+            j0[jump] = nxt[inside] - t_first[jump]
+            i0[jump] = guess_prev[nxt[inside]]
     rest = np.flatnonzero(j0 < t_len)  # others exhausted: the triggers left go last
     count = t_len[rest] - j0[rest]
     seg = np.repeat(np.arange(rest.size), count)
