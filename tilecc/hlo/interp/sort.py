@@ -26,6 +26,7 @@ from tilecc.hlo.interp.std_stable_sort import std_stable_sort_order
 
 Array = np.ndarray
 Comparator = Callable[[list[Array]], Array]
+Less = Callable[[Array, Array], Array]
 
 
 def sort_values(xs: list[Array], dim: int, comparator: Comparator, is_stable: bool,
@@ -51,7 +52,23 @@ def sort_values(xs: list[Array], dim: int, comparator: Comparator, is_stable: bo
                 pairs.extend([unread, unread])
         return np.asarray(comparator(pairs)).astype(bool, copy=False)
 
-    algorithm = std_stable_sort_order if is_stable else std_sort_order
-    order = algorithm(rows[0].shape[0], n, less)
+    if is_stable:
+        order = std_stable_sort_order(len(rows[0]), n, less, _guess(flat, compared, less))
+    else:
+        order = std_sort_order(len(rows[0]), n, less)
     return [np.moveaxis(np.take_along_axis(x, order, axis=1).reshape(shape), -1, axis)
             for x in rows]
+
+
+def _guess(flat: list[Array], compared: frozenset[int], less: Less) -> Array:
+    """A hint for std_stable_sort: the dense ranks of the first compared operand's values,
+    reversed when the comparator puts its largest value before its smallest."""
+    if not compared or not flat[0].size:
+        return np.zeros(flat[0].size, np.int64)
+    x = flat[min(compared)]
+    values = x.astype(np.float64) if x.dtype.kind in "fV" else x
+    rank = np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    ends = np.array([np.argmin(rank), np.argmax(rank)])
+    if less(ends[1:], ends[:1])[0] and not less(ends[:1], ends[1:])[0]:
+        return -rank
+    return rank

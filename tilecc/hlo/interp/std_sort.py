@@ -48,41 +48,44 @@ def std_sort_order(rows: int, n: int, less: Less) -> Array:
     perm = np.arange(rows * n, dtype=np.int64).reshape(rows, n)
     if n < 2 or rows == 0:
         return perm - np.arange(rows)[:, None] * n
-    depth = 2 * (n.bit_length() - 1)
-    seg = [np.arange(rows, dtype=np.int64), np.zeros(rows, np.int64),
-           np.full(rows, n, np.int64), np.full(rows, depth, np.int64)]
-    leaves: list[tuple[Array, Array, Array]] = []
-    while seg[0].size:
-        r, f, last, d = seg
-        big = last - f > THRESHOLD
-        leaves.append((r[~big], f[~big], last[~big]))
-        heap = big & (d == 0)
+    flat = perm.reshape(-1)
+    # ranges as flat [first, last) positions with their remaining depth
+    first = np.arange(rows, dtype=np.int64) * n
+    last, depth = first + n, np.full(rows, 2 * (n.bit_length() - 1), np.int64)
+    leaves: list[tuple[Array, Array]] = []
+    while first.size:
+        big = last - first > THRESHOLD
+        heap = big & (depth == 0)
         for k in np.flatnonzero(heap):
-            _heap_sort(perm, int(r[k]), int(f[k]), int(last[k]), less)
-        leaves.append((r[heap], f[heap], last[heap]))
-        go = big & (d > 0)
-        r, f, last, d = r[go], f[go], last[go], d[go] - 1
-        _median_to_first(perm, r, f, last, less)
-        cut = _partition(perm, r, f, last, less)
-        seg = [np.concatenate([r, r]), np.concatenate([f, cut]),
-               np.concatenate([cut, last]), np.concatenate([d, d])]
-    _final_insertion_sort(perm, n, leaves, less)
+            _heap_sort(flat, int(first[k]), int(last[k]), less)
+        done = ~big | heap
+        leaves.append((first[done], last[done]))
+        go = ~done
+        first, last, depth = first[go], last[go], depth[go] - 1
+        _median_to_first(flat, first, last, less)
+        cut = _partition(flat, first, last, less)
+        first, last = np.concatenate([first, cut]), np.concatenate([cut, last])
+        depth = np.concatenate([depth, depth])
+    leaf_first = np.concatenate([leaf[0] for leaf in leaves])
+    leaf_last = np.concatenate([leaf[1] for leaf in leaves])
+    r = leaf_first // n
+    _final_insertion_sort(perm, n, (r, leaf_first - r * n, leaf_last - r * n), less)
     return perm - np.arange(rows)[:, None] * n
 
 
-def _median_to_first(perm: Array, r: Array, f: Array, last: Array, less: Less) -> None:
-    if not r.size:
+def _median_to_first(flat: Array, first: Array, last: Array, less: Less) -> None:
+    if not first.size:
         return
-    a, b, c = f + 1, f + (last - f) // 2, last - 1
-    pa, pb, pc = perm[r, a], perm[r, b], perm[r, c]
-    m = r.size
+    a, b, c = first + 1, first + (last - first) // 2, last - 1
+    pa, pb, pc = flat[a], flat[b], flat[c]
+    m = first.size
     flags = less(np.concatenate([pa, pb, pa]), np.concatenate([pb, pc, pc]))
     ab, bc, ac = flags[:m], flags[m:2 * m], flags[2 * m:]
     # __move_median_to_first's decision tree
     choice = np.where(ab, np.where(bc, b, np.where(ac, c, a)),
                       np.where(ac, a, np.where(bc, c, b)))
-    first, chosen = perm[r, f], perm[r, choice]
-    perm[r, f], perm[r, choice] = chosen, first
+    head, chosen = flat[first], flat[choice]
+    flat[first], flat[choice] = chosen, head
 
 
 def segment_starts(counts: Array) -> Array:
@@ -91,55 +94,56 @@ def segment_starts(counts: Array) -> Array:
     return starts
 
 
-def _partition(perm: Array, r: Array, f: Array, last: Array, less: Less) -> Array:
+def _partition(flat: Array, first: Array, last: Array, less: Less) -> Array:
     """__unguarded_partition(first + 1, last, pivot = first) of every range; the cuts."""
-    m = r.size
+    m = first.size
     if not m:
-        return f
-    counts = last - f - 1
+        return first
+    counts = last - first - 1
     starts = segment_starts(counts)
+    total = int(counts.sum())
     seg = np.repeat(np.arange(m), counts)
-    pos = np.arange(seg.size) - starts[seg] + f[seg] + 1
-    rows = r[seg]
-    ids = perm[rows, pos]
-    pivots = perm[r, f][seg]
+    pos = np.arange(total) + (first + 1 - starts)[seg]
+    ids = flat[pos]
+    pivots = flat[first][seg]
     flags = less(np.concatenate([ids, pivots]), np.concatenate([pivots, ids]))
-    left_stop, right_stop = ~flags[:seg.size], ~flags[seg.size:]
-    # rank of a left stop from the left, of a right stop from the right (both from 1)
+    left_stop, right_stop = ~flags[:total], ~flags[total:]
+    # a left stop's rank from the left; the right stops after a position (both per range)
     left_cum = np.cumsum(left_stop)
     left_rank = left_cum - (left_cum[starts] - left_stop[starts])[seg]
     right_cum = np.cumsum(right_stop)
-    right_total = (right_cum[starts + counts - 1] - right_cum[starts] + right_stop[starts])
-    right_after = right_total[seg] - (right_cum - (right_cum[starts] - right_stop[starts])[seg])
-    right_rank = right_after + 1
+    right_after = right_cum[starts + counts - 1][seg] - right_cum
     # the k-th left stop swaps with the k-th right stop while it lies left of it
     swaps_left = left_stop & (right_after >= left_rank)
-    swaps = np.bincount(seg[swaps_left], minlength=m)
-    swaps_right = right_stop & (right_rank <= swaps[seg])
+    swaps = np.add.reduceat(swaps_left, starts, dtype=np.int64)
+    swaps_right = right_stop & (right_after < swaps[seg])
+    pair_left = pos[swaps_left]
+    pair_right = pos[swaps_right]  # each range's pairs from the right: reverse them
     base = segment_starts(swaps)
-    pair_left = np.empty(int(swaps.sum()), np.int64)
-    pair_right = np.empty_like(pair_left)
-    pair_left[base[seg[swaps_left]] + left_rank[swaps_left] - 1] = pos[swaps_left]
-    pair_right[base[seg[swaps_right]] + right_rank[swaps_right] - 1] = pos[swaps_right]
-    pair_rows = np.repeat(r, swaps)
-    lv, rv = perm[pair_rows, pair_left], perm[pair_rows, pair_right]
-    perm[pair_rows, pair_left], perm[pair_rows, pair_right] = rv, lv
+    pair_seg = np.repeat(np.arange(m), swaps)
+    pair_right = pair_right[2 * base[pair_seg] + swaps[pair_seg] - 1 - np.arange(pair_seg.size)]
+    held = flat[pair_left]
+    flat[pair_left] = flat[pair_right]
+    flat[pair_right] = held
     # the scan stops at the next left stop, or at the last swapped right position
-    none = np.iinfo(np.int64).max
-    next_left = np.full(m, none)
-    at = left_stop & (left_rank == swaps[seg] + 1)
-    next_left[seg[at]] = pos[at]
-    last_right = last.copy()
-    at = right_stop & (right_rank == swaps[seg]) & (swaps[seg] > 0)
-    last_right[seg[at]] = pos[at]
-    if np.any((swaps == 0) & (next_left == none)):
+    left_stops = pos[left_stop]
+    left_count = np.add.reduceat(left_stop, starts, dtype=np.int64)
+    has_next = swaps < left_count
+    next_left = np.where(has_next, left_stops[np.minimum(segment_starts(left_count) + swaps,
+                                                         left_stops.size - 1)], last)
+    if np.any((swaps == 0) & ~has_next):
         raise InterpError(OUT_OF_ROW)
+    right_stops = pos[right_stop]
+    right_count = np.add.reduceat(right_stop, starts, dtype=np.int64)
+    at_right = np.clip(segment_starts(right_count) + right_count - swaps, 0,
+                       max(right_stops.size - 1, 0))
+    last_right = np.where(swaps > 0, right_stops[at_right] if right_stops.size else last, last)
     return np.minimum(next_left, last_right)
 
 
-def _heap_sort(perm: Array, row: int, first: int, last: int, less: Less) -> None:
+def _heap_sort(flat: Array, first: int, last: int, less: Less) -> None:
     """std::partial_sort(first, last, last): __make_heap, then __sort_heap."""
-    a = perm[row, first:last].copy()
+    a = flat[first:last].copy()
 
     def comp(x: int, y: int) -> bool:
         return bool(less(np.array([x]), np.array([y]))[0])
@@ -171,14 +175,13 @@ def _heap_sort(perm: Array, row: int, first: int, last: int, less: Less) -> None
         value = int(a[end])
         a[end] = a[0]
         adjust(0, end, value)
-    perm[row, first:last] = a
+    flat[first:last] = a
 
 
-def _final_insertion_sort(perm: Array, n: int,
-                          leaves: list[tuple[Array, Array, Array]], less: Less) -> None:
-    r = np.concatenate([leaf[0] for leaf in leaves])
-    f = np.concatenate([leaf[1] for leaf in leaves])
-    last = np.concatenate([leaf[2] for leaf in leaves])
+def _final_insertion_sort(perm: Array, n: int, leaves: tuple[Array, Array, Array],
+                          less: Less) -> None:
+    """`leaves`: (row, first, last) of the ranges the introsort loop left."""
+    r, f, last = leaves
     rows = perm.shape[0]
     # the rows' heads: every leaf that reaches into the guarded first 16 positions
     reaching = f < THRESHOLD

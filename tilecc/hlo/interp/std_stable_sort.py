@@ -1,11 +1,14 @@
 """libstdc++'s std::stable_sort replayed on many rows at once: XLA CPU's is_stable order.
 
-Contract: `std_stable_sort_order(rows, n, less)` returns the (rows, n) int64 array whose
-row r holds the original positions of row r's elements after libstdc++'s
+Contract: `std_stable_sort_order(rows, n, less, guess)` returns the (rows, n) int64 array
+whose row r holds the original positions of row r's elements after libstdc++'s
 std::stable_sort(first, first + n, comp), comp(a, b) = `less(a, b)` (the `less` of
 std_sort: lanes of element ids row * n + position, a pure function). For a strict
 weak ordering that is the one stable order; for other comparators (NaN under LT) it is
 the order this merge sort's particular comparisons produce, which is what XLA computes.
+`guess` (int64 per element id) is a hint only: integers whose order is expected to be
+the comparator's (equal where it ties); any guess gives the same result, a good one
+gives it fast.
 
 The algorithm replayed (libstdc++ with its temporary buffer of (n + 1) / 2 elements
 granted, __stable_sort_adaptive): each half [0, h) and [h, n), h = (n + 1) / 2, is sorted
@@ -17,10 +20,10 @@ from the ends (the first half's tail when comp(second's tail, first's tail) hold
 
 Invariants: every chunk of a pass and every merge of a pass is independent of the others,
 so each runs for all rows at once. A merge is resolved in closed form: each "trigger"
-element (the one a true comparison emits) finds by binary search how many of the other
-run go before it; then the comparisons the two-pointer merge would make along that path
-are evaluated, and merges where one disagrees (the comparator is not a strict weak
-ordering there) are replayed two-pointer step by step.
+element (the one a true comparison emits) takes from `guess` how many of the other run go
+before it; then the comparisons the two-pointer merge would make along that path are
+evaluated, and merges where one disagrees (a poor guess, or a comparator that is no
+strict weak ordering there) are traced through blocks of comparisons from there on.
 """
 
 from __future__ import annotations
@@ -32,10 +35,10 @@ import numpy as np
 from tilecc.hlo.interp.std_sort import Array, Less, segment_starts
 
 CHUNK = 7  # libstdc++'s _S_chunk_size
-TRACE = 16  # the side of a block of comparisons _trace evaluates at once
+TRACE = 4  # the side of a block of comparisons _trace evaluates at once
 
 
-def std_stable_sort_order(rows: int, n: int, less: Less) -> Array:
+def std_stable_sort_order(rows: int, n: int, less: Less, guess: Array) -> Array:
     perm = np.arange(rows * n, dtype=np.int64).reshape(rows, n)
     if n < 2 or rows == 0:
         return perm - np.arange(rows)[:, None] * n
@@ -48,9 +51,9 @@ def std_stable_sort_order(rows: int, n: int, less: Less) -> Array:
     while step < half:
         merges = [(lo + k, min(lo + k + step, hi), min(lo + k + 2 * step, hi))
                   for lo, hi in halves for k in range(0, hi - lo, 2 * step)]
-        _merge(perm, [m for m in merges if m[1] < m[2]], less, backward=False)
+        _merge(perm, [m for m in merges if m[1] < m[2]], less, guess, backward=False)
         step *= 2
-    _merge(perm, [(0, half, n)], less, backward=half != n - half)
+    _merge(perm, [(0, half, n)], less, guess, backward=half != n - half)
     return perm - np.arange(rows)[:, None] * n
 
 
@@ -84,7 +87,7 @@ def _insertion_sort_chunks(perm: Array, chunks: list[tuple[int, int]], less: Les
         perm[r, j] = val
 
 
-def _merge(perm: Array, merges: list[tuple[int, int, int]], less: Less,
+def _merge(perm: Array, merges: list[tuple[int, int, int]], less: Less, guess: Array,
            backward: bool) -> None:
     """Merge [s, m) with [m, e) for every (s, m, e) of `merges` in every row."""
     if not merges:
@@ -113,7 +116,16 @@ def _merge(perm: Array, merges: list[tuple[int, int, int]], less: Less,
         ids = o_all.take(other)
         return less(ids, trigger) if backward else less(trigger, ids)
 
-    before = _others_before(t_seg, t_ids, o_start, o_len, comp)
+    # the guess: the others a trigger does not sort before (runs read backward: the
+    # others it sorts before or ties)
+    width = int(guess.max()) - int(guess.min()) + 2
+    o_key = (guess[o_all] - int(guess.min())) * (-1 if backward else 1)
+    t_key = (guess[t_ids] - int(guess.min())) * (-1 if backward else 1)
+    o_key += np.repeat(np.arange(r.size), o_len) * (2 * width)
+    t_key += t_seg * (2 * width)
+    counted = np.searchsorted(o_key, t_key, side="right") - o_start[t_seg]
+    before = _others_before(t_seg, t_ids, o_start, o_len, np.clip(counted, 0, o_len[t_seg]),
+                            comp)
     # output order: trigger j after `before[j]` others; others after the triggers before
     t_rank = np.arange(t_seg.size) - segment_starts(t_len)[t_seg]
     t_out = before + t_rank
@@ -141,25 +153,18 @@ def _run_positions(start: Array, length: Array, sign: int) -> tuple[Array, Array
 
 
 def _others_before(t_seg: Array, t_ids: Array, o_start: Array, o_len: Array,
-                   comp: Callable[[Array, Array], Array]) -> Array:
+                   guessed: Array, comp: Callable[[Array, Array], Array]) -> Array:
     """Per trigger j of merge g: the first index i >= that of trigger j - 1 with
     comp(trigger j, other i), else the other run's length: what the two-pointer merge
-    computes. Guessed by binary search (exact for a strict weak ordering) and checked on
-    the comparisons the merge makes; merges where one disagrees are traced (_trace)."""
+    computes. `guessed` is checked on the comparisons the merge makes along its path;
+    merges where one disagrees are traced (_trace) from their first wrong trigger."""
     size = t_seg.size
     t_len = np.bincount(t_seg, minlength=o_len.size)
     t_first = segment_starts(t_len)
     limit = o_len[t_seg]
     base = o_start[t_seg]
-    lo, hi = np.zeros(size, np.int64), limit.copy()
-    for _ in range(int(limit.max()).bit_length()):
-        mid = (lo + hi) >> 1
-        searching = lo < hi
-        c = comp(t_ids, base + np.minimum(mid, limit - 1))
-        hi = np.where(searching & c, mid, hi)
-        lo = np.where(searching & ~c, mid + 1, lo)
     width = int(o_len.max()) + 1  # values never decrease along a merge
-    value = np.maximum.accumulate(lo + t_seg * width) - t_seg * width
+    value = np.maximum.accumulate(guessed + t_seg * width) - t_seg * width
     prev = np.concatenate([[0], value[:-1]])
     prev[t_first[t_len > 0]] = 0
     last = np.minimum(value, limit - 1)
