@@ -33,9 +33,10 @@ def replay(engine: str, keys: np.ndarray, lt: Callable, guess: str = "none") -> 
 
     if engine == "sort":
         return std_sort_order(rows, n, less).tolist()
-    hint = {"none": np.zeros(flat.size, np.int64),
-            "keys": np.unique(flat, return_inverse=True)[1].reshape(-1).astype(np.int64),
-            "random": np.random.default_rng(0).integers(0, 5, flat.size)}[guess]
+    rng = np.random.default_rng(0)
+    ranks = np.unique(flat, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    hint = {"none": (np.zeros(flat.size, np.int64),) * 2, "keys": (ranks, ranks),
+            "random": (rng.integers(0, 5, flat.size), rng.integers(0, 5, flat.size))}[guess]
     return std_stable_sort_order(rows, n, less, hint).tolist()
 
 

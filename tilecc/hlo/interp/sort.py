@@ -60,15 +60,22 @@ def sort_values(xs: list[Array], dim: int, comparator: Comparator, is_stable: bo
             for x in rows]
 
 
-def _guess(flat: list[Array], compared: frozenset[int], less: Less) -> Array:
+def _guess(flat: list[Array], compared: frozenset[int], less: Less) -> tuple[Array, Array]:
     """A hint for std_stable_sort: the dense ranks of the first compared operand's values,
-    reversed when the comparator puts its largest value before its smallest."""
+    reversed when the comparator puts its largest value before its smallest; NaN ranks
+    last as the comparator's first argument and first as its second (comparisons with NaN
+    are false)."""
     if not compared or not flat[0].size:
-        return np.zeros(flat[0].size, np.int64)
+        zeros = np.zeros(flat[0].size, np.int64)
+        return zeros, zeros
     x = flat[min(compared)]
     values = x.astype(np.float64) if x.dtype.kind in "fV" else x
     rank = np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
     ends = np.array([np.argmin(rank), np.argmax(rank)])
     if less(ends[1:], ends[:1])[0] and not less(ends[:1], ends[1:])[0]:
-        return -rank
-    return rank
+        rank = -rank
+    if values.dtype.kind not in "fc":
+        return rank, rank
+    nan = np.isnan(values)
+    return (np.where(nan, rank.max() + 1, rank),
+            np.where(nan, rank.min() - 1, rank))

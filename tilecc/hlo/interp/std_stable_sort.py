@@ -6,9 +6,10 @@ std::stable_sort(first, first + n, comp), comp(a, b) = `less(a, b)` (the `less` 
 std_sort: lanes of element ids row * n + position, a pure function). For a strict
 weak ordering that is the one stable order; for other comparators (NaN under LT) it is
 the order this merge sort's particular comparisons produce, which is what XLA computes.
-`guess` (int64 per element id) is a hint only: integers whose order is expected to be
-the comparator's (equal where it ties); any guess gives the same result, a good one
-gives it fast.
+`guess` is a hint only: two int64 arrays per element id, integers whose order is
+expected to be the comparator's (equal where it ties) for the element as its first and as
+its second argument (they differ for NaN under LT: never less as the first, never greater
+as the second); any guess gives the same result, a good one gives it fast.
 
 The algorithm replayed (libstdc++ with its temporary buffer of (n + 1) / 2 elements
 granted, __stable_sort_adaptive): each half [0, h) and [h, n), h = (n + 1) / 2, is sorted
@@ -38,7 +39,8 @@ CHUNK = 7  # libstdc++'s _S_chunk_size
 TRACE = 4  # the side of a block of comparisons _trace evaluates at once
 
 
-def std_stable_sort_order(rows: int, n: int, less: Less, guess: Array) -> Array:
+def std_stable_sort_order(rows: int, n: int, less: Less,
+                          guess: tuple[Array, Array]) -> Array:
     perm = np.arange(rows * n, dtype=np.int64).reshape(rows, n)
     if n < 2 or rows == 0:
         return perm - np.arange(rows)[:, None] * n
@@ -87,8 +89,8 @@ def _insertion_sort_chunks(perm: Array, chunks: list[tuple[int, int]], less: Les
         perm[r, j] = val
 
 
-def _merge(perm: Array, merges: list[tuple[int, int, int]], less: Less, guess: Array,
-           backward: bool) -> None:
+def _merge(perm: Array, merges: list[tuple[int, int, int]], less: Less,
+           guess: tuple[Array, Array], backward: bool) -> None:
     """Merge [s, m) with [m, e) for every (s, m, e) of `merges` in every row."""
     if not merges:
         return
@@ -117,11 +119,17 @@ def _merge(perm: Array, merges: list[tuple[int, int, int]], less: Less, guess: A
         return less(ids, trigger) if backward else less(trigger, ids)
 
     # the guess: the others a trigger does not sort before (runs read backward: the
-    # others it sorts before or ties)
-    width = int(guess.max()) - int(guess.min()) + 2
-    o_key = (guess[o_all] - int(guess.min())) * (-1 if backward else 1)
-    t_key = (guess[t_ids] - int(guess.min())) * (-1 if backward else 1)
-    o_key += np.repeat(np.arange(r.size), o_len) * (2 * width)
+    # others it sorts before or ties); an other counts only once all before it in its run
+    # do (the running maximum of its run's keys)
+    first_arg, second_arg = guess
+    low = min(int(first_arg.min()), int(second_arg.min()))
+    width = max(int(first_arg.max()), int(second_arg.max())) - low + 2
+    o_seg = np.repeat(np.arange(r.size), o_len)
+    if backward:  # comp(other, trigger), keys reversed
+        o_key, t_key = low - first_arg[o_all], low - second_arg[t_ids]
+    else:
+        o_key, t_key = second_arg[o_all] - low, first_arg[t_ids] - low
+    o_key = np.maximum.accumulate(o_key + o_seg * (2 * width))
     t_key += t_seg * (2 * width)
     counted = np.searchsorted(o_key, t_key, side="right") - o_start[t_seg]
     before = _others_before(t_seg, t_ids, o_start, o_len, np.clip(counted, 0, o_len[t_seg]),
@@ -129,7 +137,6 @@ def _merge(perm: Array, merges: list[tuple[int, int, int]], less: Less, guess: A
     # output order: trigger j after `before[j]` others; others after the triggers before
     t_rank = np.arange(t_seg.size) - segment_starts(t_len)[t_seg]
     t_out = before + t_rank
-    o_seg = np.repeat(np.arange(r.size), o_len)
     o_rank = np.arange(o_seg.size) - o_start[o_seg]
     # number of triggers with before <= i, per other element i of the same merge (the
     # keys are sorted: `before` never decreases along a merge)
