@@ -22,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 from tilecc.hlo.interp.std_sort import std_sort_order
+from tilecc.hlo.interp.topk import _total_order_key
 from tilecc.hlo.interp.std_stable_sort import std_stable_sort_order
 
 Array = np.ndarray
@@ -61,21 +62,46 @@ def sort_values(xs: list[Array], dim: int, comparator: Comparator, is_stable: bo
 
 
 def _guess(flat: list[Array], compared: frozenset[int], less: Less) -> tuple[Array, Array]:
-    """A hint for std_stable_sort: the dense ranks of the first compared operand's values,
-    reversed when the comparator puts its largest value before its smallest; NaN ranks
-    last as the comparator's first argument and first as its second (comparisons with NaN
-    are false)."""
-    if not compared or not flat[0].size:
-        zeros = np.zeros(flat[0].size, np.int64)
+    """A hint for std_stable_sort: dense ranks of the first compared operand's values in
+    float total order, reversed when the comparator puts the largest value first; then
+    fitted to the comparator on the values where comparisons often disagree with that
+    order: -0 ranks with +0 when the comparator ties them, and NaN (each sign) ranks
+    first or last as the comparator's first and as its second argument, as it compares
+    with the least and the greatest other value."""
+    size = flat[0].size
+    if not compared or not size:
+        zeros = np.zeros(size, np.int64)
         return zeros, zeros
     x = flat[min(compared)]
-    values = x.astype(np.float64) if x.dtype.kind in "fV" else x
-    rank = np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
-    ends = np.array([np.argmin(rank), np.argmax(rank)])
-    if less(ends[1:], ends[:1])[0] and not less(ends[:1], ends[1:])[0]:
-        rank = -rank
-    if values.dtype.kind not in "fc":
+    floating = x.dtype.kind in "fV"
+    values = x.astype(np.float64) if floating else x
+    key = _total_order_key(values) if floating else values
+    rank = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+    def before(a: int, b: int) -> bool:
+        return bool(less(np.array([a]), np.array([b]))[0])
+
+    ordinary = np.flatnonzero(~np.isnan(values)) if floating else np.arange(size)
+    if not ordinary.size:
         return rank, rank
-    nan = np.isnan(values)
-    return (np.where(nan, rank.max() + 1, rank),
-            np.where(nan, rank.min() - 1, rank))
+    lo, hi = (int(ordinary[k]) for k in (np.argmin(rank[ordinary]), np.argmax(rank[ordinary])))
+    if before(hi, lo) and not before(lo, hi):
+        rank, lo, hi = -rank, hi, lo
+    if not floating:
+        return rank, rank
+    first, second = rank.copy(), rank.copy()
+    zero = values == 0
+    negative_zero = zero & np.signbit(values)
+    positive_zero = np.flatnonzero(zero & ~negative_zero)
+    if negative_zero.any() and positive_zero.size:
+        z_neg, z_pos = int(np.argmax(negative_zero)), int(positive_zero[0])
+        if not before(z_neg, z_pos) and not before(z_pos, z_neg):
+            first[negative_zero] = second[negative_zero] = rank[z_pos]
+    low, high = int(rank[lo]) - 1, int(rank[hi]) + 1
+    for nan in (np.isnan(values) & np.signbit(values), np.isnan(values) & ~np.signbit(values)):
+        if not nan.any():
+            continue
+        z = int(np.argmax(nan))
+        first[nan] = low if before(z, lo) else high if not before(z, hi) else first[z]
+        second[nan] = high if before(hi, z) else low if not before(lo, z) else second[z]
+    return first, second
