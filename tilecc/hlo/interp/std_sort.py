@@ -96,48 +96,46 @@ def segment_starts(counts: Array) -> Array:
 
 def _partition(flat: Array, first: Array, last: Array, less: Less) -> Array:
     """__unguarded_partition(first + 1, last, pivot = first) of every range; the cuts."""
-    m = first.size
-    if not m:
+    if not first.size:
         return first
     counts = last - first - 1
     starts = segment_starts(counts)
-    total = int(counts.sum())
-    seg = np.repeat(np.arange(m), counts)
-    pos = np.arange(total) + (first + 1 - starts)[seg]
+    ends = starts + counts - 1
+    pos = np.repeat(first + 1 - starts, counts) + np.arange(int(counts.sum()))
     ids = flat[pos]
-    pivots = flat[first][seg]
-    flags = less(np.concatenate([ids, pivots]), np.concatenate([pivots, ids]))
-    left_stop, right_stop = ~flags[:total], ~flags[total:]
+    pivots = np.repeat(flat[first], counts)
+    left_stop, right_stop = ~less(ids, pivots), ~less(pivots, ids)
     # a left stop's rank from the left; the right stops after a position (both per range)
     left_cum = np.cumsum(left_stop)
-    left_rank = left_cum - (left_cum[starts] - left_stop[starts])[seg]
+    left_rank = left_cum - np.repeat(left_cum[starts] - left_stop[starts], counts)
     right_cum = np.cumsum(right_stop)
-    right_after = right_cum[starts + counts - 1][seg] - right_cum
+    right_after = np.repeat(right_cum[ends], counts) - right_cum
     # the k-th left stop swaps with the k-th right stop while it lies left of it
     swaps_left = left_stop & (right_after >= left_rank)
-    swaps = np.add.reduceat(swaps_left, starts, dtype=np.int64)
-    swaps_right = right_stop & (right_after < swaps[seg])
+    swaps_cum = np.cumsum(swaps_left)
+    swaps = swaps_cum[ends] - swaps_cum[starts] + swaps_left[starts]
+    swaps_right = right_stop & (right_after < np.repeat(swaps, counts))
     pair_left = pos[swaps_left]
-    pair_right = pos[swaps_right]  # each range's pairs from the right: reverse them
+    right_at = np.flatnonzero(swaps_right)  # each range's pairs from the right: reverse
     base = segment_starts(swaps)
-    pair_seg = np.repeat(np.arange(m), swaps)
-    pair_right = pair_right[2 * base[pair_seg] + swaps[pair_seg] - 1 - np.arange(pair_seg.size)]
+    pair_seg = np.repeat(np.arange(first.size), swaps)
+    pair_right = pos[right_at[2 * base[pair_seg] + swaps[pair_seg] - 1 -
+                              np.arange(pair_seg.size)]]
     held = flat[pair_left]
     flat[pair_left] = flat[pair_right]
     flat[pair_right] = held
     # the scan stops at the next left stop, or at the last swapped right position
-    left_stops = pos[left_stop]
-    left_count = np.add.reduceat(left_stop, starts, dtype=np.int64)
-    has_next = swaps < left_count
-    next_left = np.where(has_next, left_stops[np.minimum(segment_starts(left_count) + swaps,
-                                                         left_stops.size - 1)], last)
+    rest = np.flatnonzero(left_stop & ~swaps_left)
+    at = np.searchsorted(rest, starts)
+    has_next = at < rest.size
+    has_next[has_next] = rest[at[has_next]] <= ends[has_next]
+    next_left = np.where(has_next, pos[rest[np.minimum(at, max(rest.size - 1, 0))]]
+                         if rest.size else last, last)
     if np.any((swaps == 0) & ~has_next):
         raise InterpError(OUT_OF_ROW)
-    right_stops = pos[right_stop]
-    right_count = np.add.reduceat(right_stop, starts, dtype=np.int64)
-    at_right = np.clip(segment_starts(right_count) + right_count - swaps, 0,
-                       max(right_stops.size - 1, 0))
-    last_right = np.where(swaps > 0, right_stops[at_right] if right_stops.size else last, last)
+    last_right = last.copy()
+    swapped = swaps > 0
+    last_right[swapped] = pos[right_at[base[swapped]]]
     return np.minimum(next_left, last_right)
 
 
