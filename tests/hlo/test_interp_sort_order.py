@@ -221,3 +221,11 @@ def test_sort_order_equals_xla_with_ties_and_nan() -> None:
         got = evaluate_module(parse_module(text), inputs, 1)
         for g, w in zip(got, want):  # bit for bit: -0.0 / +0.0 and NaN positions count
             assert g.view(np.int32).tolist() == w.view(np.int32).tolist(), text
+
+
+def test_a_comparator_that_runs_std_sort_off_the_row_is_refused() -> None:
+    # LE on equal keys: every element "sorts before" the pivot, so the unguarded
+    # partition scan would leave the row (undefined in XLA CPU too)
+    text = sort_module(20, 1, False, "LE", operands=1)
+    with pytest.raises(InterpError, match=r"\bs: sort: .*outside the row"):
+        evaluate_module(parse_module(text), [np.zeros((1, 1, 20), np.float32)], 1)

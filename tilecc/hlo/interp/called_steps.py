@@ -87,8 +87,11 @@ def sort_step(runner: Runner, inst: HloInstruction) -> Step:
                          if p.users or p is comp.root)
 
     def step(a: Operands, d: Lanes) -> Value:
-        out = sort_values(list(a), dim, lambda pairs: combine(pairs, [])[0], is_stable,
-                          compared)
+        try:
+            out = sort_values(list(a), dim, lambda pairs: combine(pairs, [])[0], is_stable,
+                              compared)
+        except InterpError as err:
+            raise InterpError(f"{inst.name}: {err}") from None
         return single_or_tuple(inst, list(out))
     return step
 

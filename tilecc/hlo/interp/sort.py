@@ -1,10 +1,11 @@
 """sort for the vectorized interpreter: XLA CPU's order, equal elements included.
 
-Contract: `sort_values(xs, dim, comparator, is_stable)` sorts the arrays `xs` (each
-(B, *dims), sorted together) along HLO dimension `dim` into the order XLA CPU gives.
-`comparator(pairs)` evaluates the sort's computation on flat lanes: it receives
+Contract: `sort_values(xs, dim, comparator, is_stable, compared)` sorts the arrays `xs`
+(each (B, *dims), sorted together) along HLO dimension `dim` into the order XLA CPU
+gives. `comparator(pairs)` evaluates the sort's computation on flat lanes: it receives
 [lhs_0, rhs_0, lhs_1, rhs_1, ...] (XLA's parameter order) and returns the pred lanes of
-"lhs sorts before rhs".
+"lhs sorts before rhs". The stable replay is steered by a guess from the values
+(`_guess`); the guess only decides how fast, never what comes out.
 
 What XLA CPU does (xla/backends/cpu/runtime/sort_thunk.cc): every 1-D slice along the
 sort dimension is sorted on its own, with libstdc++'s std::sort when is_stable=false and

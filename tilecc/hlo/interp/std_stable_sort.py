@@ -207,10 +207,10 @@ def _trace(value: Array, t_ids: Array, t_first: Array, t_len: Array, o_start: Ar
         cols_o = i0[live, None] + ii
         real = (rows_t < t_len[live, None]) & (cols_o < o_len[live, None])
         # an exhausted other run emits the trigger: a true cell
-        block = np.ones(real.shape, bool)
-        block[real] = comp(t_ids[(t_first[live, None] + rows_t)[real]],
+        cells = np.ones(real.shape, bool)
+        cells[real] = comp(t_ids[(t_first[live, None] + rows_t)[real]],
                            (o_start[live, None] + cols_o)[real])
-        block = block.reshape(live.size, TRACE, TRACE)
+        block = cells.reshape(live.size, TRACE, TRACE)
         at = np.zeros(live.size, np.int64)  # the path's column in the block
         going = np.ones(live.size, bool)
         for row in range(TRACE):
