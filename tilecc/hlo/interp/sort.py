@@ -63,26 +63,62 @@ def sort_values(xs: list[Array], dim: int, comparator: Comparator, is_stable: bo
 
 
 def _guess(flat: list[Array], compared: frozenset[int], less: Less) -> tuple[Array, Array]:
-    """A hint for std_stable_sort: dense ranks of the first compared operand's values in
-    float total order, reversed when the comparator puts the largest value first; then
-    fitted to the comparator on the values where comparisons often disagree with that
-    order: -0 ranks with +0 when the comparator ties them, and NaN (each sign) ranks
-    first or last as the comparator's first and as its second argument, as it compares
-    with the least and the greatest other value."""
+    """A hint for std_stable_sort (per element as the comparator's first and as its second
+    argument): the first compared operand's order (_operand_guess), its ties broken by
+    each further compared operand in turn, ascending or descending as the comparator
+    orders two elements tied so far that differ in it."""
     size = flat[0].size
     if not compared or not size:
         zeros = np.zeros(size, np.int64)
         return zeros, zeros
-    x = flat[min(compared)]
+    operands = sorted(compared)
+    first, second = _operand_guess(flat[operands[0]], less)
+    for k in operands[1:]:
+        rank = _dense_rank(flat[k])
+        order = np.lexsort((rank, first))
+        a, b = order[:-1], order[1:]
+        tied = np.flatnonzero((first[a] == first[b]) & (rank[a] != rank[b]))
+        if not tied.size:
+            continue
+        lo, hi = int(a[tied[0]]), int(b[tied[0]])
+        if _before(less, hi, lo) and not _before(less, lo, hi):
+            rank = -rank
+        elif not _before(less, lo, hi):
+            continue  # the comparator does not order those ties by this operand
+        first, second = _lexicographic(first, rank), _lexicographic(second, rank)
+    return first, second
+
+
+def _dense_rank(x: Array) -> Array:
+    values = x.astype(np.float64) if x.dtype.kind in "fV" else x
+    key = _total_order_key(values) if x.dtype.kind in "fV" else values
+    return np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
+def _lexicographic(major: Array, minor: Array) -> Array:
+    width = int(minor.max()) - int(minor.min()) + 1
+    combined = (major - int(major.min())) * width + (minor - int(minor.min()))
+    return np.unique(combined, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
+def _before(less: Less, a: int, b: int) -> bool:
+    return bool(less(np.array([a]), np.array([b]))[0])
+
+
+def _operand_guess(x: Array, less: Less) -> tuple[Array, Array]:
+    """Dense ranks of `x` in float total order, reversed when the comparator puts the
+    largest value first; then fitted to the comparator on the values where comparisons
+    often disagree with that order: -0 ranks with +0 when the comparator ties them, and
+    NaN (each sign) ranks first or last as the comparator's first and as its second
+    argument, as it compares with the least and the greatest other value."""
     floating = x.dtype.kind in "fV"
     values = x.astype(np.float64) if floating else x
-    key = _total_order_key(values) if floating else values
-    rank = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    rank = _dense_rank(x)
 
     def before(a: int, b: int) -> bool:
-        return bool(less(np.array([a]), np.array([b]))[0])
+        return _before(less, a, b)
 
-    ordinary = np.flatnonzero(~np.isnan(values)) if floating else np.arange(size)
+    ordinary = np.flatnonzero(~np.isnan(values)) if floating else np.arange(x.size)
     if not ordinary.size:
         return rank, rank
     lo, hi = (int(ordinary[k]) for k in (np.argmin(rank[ordinary]), np.argmax(rank[ordinary])))
