@@ -3,7 +3,7 @@ and std::stable_sort (is_stable=true) as XLA CPU's sort thunk calls them, so ele
 comparator calls equal -- and comparators that are no strict weak ordering (NaN under LT)
 -- land where XLA puts them.
 
-Held to: hand-derived golden orders; the sequential references of libstdc++_sort (written
+Held to: hand-derived golden orders; the sequential references of libstdcxx_sort (written
 from the algorithm) on many fixtures, heap-sort depth exhaustion included; and XLA itself
 (marked oracle) on random rows full of ties and NaN."""
 
