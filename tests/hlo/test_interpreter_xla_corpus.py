@@ -210,7 +210,6 @@ BEYOND_THE_STEP_LIMIT: dict[str, str] = {
     "FlattenNestedTupleWithOriginalValue.hlo":
         "condition constant(true): XLA's while-loop simplifier drops the loop",
 }
-SORT = "more than 2 s of interpreter CPU (measured): a sort through its comparator"
 WHILE = "more than 2 s of interpreter CPU (measured): while-loop trips"
 WINDOW = "more than 2 s of interpreter CPU (measured): a reduce-window of long windows"
 TOO_SLOW: dict[str, str] = {  # XLA runs them; left out for the suite's time budget
@@ -219,23 +218,10 @@ TOO_SLOW: dict[str, str] = {  # XLA runs them; left out for the suite's time bud
     "00823_while_loop_all_reduce_code_motion_setup_test__ReorderConvertReduceAddTest.SimpleConvertReduceScatterAddInWhileBody.hlo": WHILE,
     "00825_while_loop_all_reduce_code_motion_setup_test__ReorderConvertReduceAddTest.ConvertAllReduceAddInWhileBody.hlo": WHILE,
     "00826_while_loop_all_reduce_code_motion_setup_test__ReorderConvertReduceAddTest.ConvertReduceConvertBackPattern.hlo": WHILE,
-    "00860_permutation_sort_expander_test__PermutationSortExpanderTest.ReplacePermutationSortWithScatter.hlo": SORT,
-    "00861_permutation_sort_expander_test__PermutationSortExpanderTest.DontReplaceIfWrongComparisonDirection.hlo": SORT,
-    "00862_permutation_sort_expander_test__PermutationSortExpanderTest.DontReplaceIfComparingWrongParameters.hlo": SORT,
-    "00864_permutation_sort_expander_test__PermutationSortExpanderTest.DontReplacePermutationSortWrongDimensions.hlo": SORT,
-    "00886_stable_sort_expander_test__StableSortExpanderTest.StabilizeSortDontReuseIotaOperandWrongDimension.hlo": SORT,
     "00967_reduce_window_rewriter_test__ReduceWindowRewriterTest.OptimizeR1InclusiveScan.hlo": WINDOW,
     "00968_reduce_window_rewriter_test__ReduceWindowRewriterTest.OptimizeR1InclusiveScanVariadic.hlo": WINDOW,
     "01322_sharding_propagation_test__ParameterizedMetadataTest.PartiallyManualTupleWithRepeatedOperandsBackWardPass.hlo": WHILE,
-    "01541_sharding_propagation_test__ShardingPropagationTest.SortOperandShardedOnSortDim_RankTwo.hlo": SORT,
     "01543_sharding_propagation_test__ShardingPropagationTest.WhileDSManual.hlo": WHILE,
-    "01760_spmd_partitioner_test__SpmdPartitioningTest.SortAlongNonPartitionedDimension.hlo": SORT,
-    "01774_spmd_partitioner_test__SpmdPartitioningTest.PartitionSortInTopKWhenComparisonWithSelect.hlo": SORT,
-    "01777_spmd_partitioner_test__SpmdPartitioningTest.NoPartitionSortInTopKWhenSliceInOtherDim.hlo": SORT,
-    "01779_spmd_partitioner_test__SpmdPartitioningTest.SortShardedOnSortDim_OneOperand.hlo": SORT,
-    "01780_spmd_partitioner_test__SpmdPartitioningTest.SortShardedOnSortDim_TwoOperands.hlo": SORT,
-    "01782_spmd_partitioner_test__SpmdPartitioningTest.SortShardedOnSortDim_ThreeOperands.hlo": SORT,
-    "01803_spmd_partitioner_test__SpmdPartitioningTest.SortShardedOnSortDim_LastTileDimReplicate.hlo": SORT,
     "02272_while_loop_constant_sinking_test__WhileLoopConstantSinkingTest.SinkOneConstant.hlo": WHILE,
     "02273_while_loop_constant_sinking_test__WhileLoopConstantSinkingTest.SinkOneConstantWithOriginalValue.hlo": WHILE,
     "02274_while_loop_constant_sinking_test__WhileLoopConstantSinkingTest.SinkBroadcastOfConstant.hlo": WHILE,
@@ -272,8 +258,6 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
         "triangular-solve has no interpreter step",
     "01659_shardy_xla_pass_test__ShardyXLATest.ScanNonAssociative.hlo":
         "scan has no interpreter step",
-    "00376_hlo_parser_test__CreateShortTestCases_SortKeyValueR2.hlo":
-        "a 1024-long key / value sort that differs from XLA CPU's; not yet understood",
 }
 
 # What the full run (stride 1, collectives) found besides INTERPRETER_GAPS, by cause;

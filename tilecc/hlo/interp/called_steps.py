@@ -79,11 +79,19 @@ def reduce_window_step(runner: Runner, inst: HloInstruction) -> Step:
 
 
 def sort_step(runner: Runner, inst: HloInstruction) -> Step:
-    combine = lane_combiner(runner, called_computation(inst))
+    comp = called_computation(inst)
+    combine = lane_combiner(runner, comp)
     dim = (inst.dimensions or (0,))[0]
+    is_stable = inst.attributes.get("is_stable") == "true"
+    compared = frozenset(k // 2 for k, p in enumerate(comp.parameters)
+                         if p.users or p is comp.root)
 
     def step(a: Operands, d: Lanes) -> Value:
-        out = sort_values(list(a), dim, lambda pairs: combine(pairs, [])[0])
+        try:
+            out = sort_values(list(a), dim, lambda pairs: combine(pairs, [])[0], is_stable,
+                              compared)
+        except InterpError as err:
+            raise InterpError(f"{inst.name}: {err}") from None
         return single_or_tuple(inst, list(out))
     return step
 

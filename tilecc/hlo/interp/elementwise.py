@@ -102,7 +102,8 @@ def flush_subnormals(x: Array) -> Array:
 
 
 def _flush(x: Array, tiny: np.floating) -> Array:
-    small = np.abs(x) < tiny  # subnormals and zeros; flushing a zero keeps it
+    magnitude = np.abs(x)
+    small = (magnitude < tiny) & (magnitude > 0)  # the subnormals (NaN compares false)
     if not np.count_nonzero(small):  # count_nonzero: far cheaper than .any() on small arrays
         return x
     return np.where(small, np.copysign(np.zeros((), x.dtype), x), x)
