@@ -262,7 +262,6 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
 
 # What the full run (stride 1, collectives) found besides INTERPRETER_GAPS, by cause;
 # the same rules (a listed module that starts agreeing fails the test).
-SORT_DIFFERS = "a sort that differs from XLA CPU's; not yet understood"
 WINDOW_DIFFERS = "a reduce-window that differs from XLA CPU's; not yet understood"
 PIPELINED = ("a collective-pipeliner loop (dynamic-slice, all-gather / all-reduce / "
              "collective-permute of bf16 or f32) that differs from XLA CPU's; not yet understood")
@@ -279,14 +278,6 @@ UNKNOWN = "differs from XLA CPU's result; not yet understood"
 RHS_REVERSAL = ("the interpreter refuses a convolution window's rhs_reversal of one entry for "
                 "two spatial dimensions")
 FULL_RUN_GAPS: dict[str, str] = {
-    "00374_hlo_parser_test__CreateShortTestCases_SortKeyValue.hlo": SORT_DIFFERS,
-    "00375_hlo_parser_test__CreateShortTestCases_SortKeyR2.hlo": SORT_DIFFERS,
-    "00377_hlo_parser_test__CreateShortTestCases_SortManyValues.hlo": SORT_DIFFERS,
-    "00378_hlo_parser_test__CreateShortTestCases_SortKeyStable.hlo": SORT_DIFFERS,
-    "00425_hlo_parser_test__CreateShortTestCases_ScheduledModule.hlo": SORT_DIFFERS,
-    "01540_sharding_propagation_test__ShardingPropagationTest.SortOperandShardedOnSortDim_RankOne.hlo": SORT_DIFFERS,
-    "01781_spmd_partitioner_test__SpmdPartitioningTest.SortShardedOnSortDim_TwoOperands_FreeDimOfSize1.hlo": SORT_DIFFERS,
-    "01799_spmd_partitioner_test__SpmdPartitioningTest.SortShardedOnSortDim_RankOne.hlo": SORT_DIFFERS,
     "00297_hlo_parser_test__CreateTestCases_ReduceWindowScalar.hlo": WINDOW_DIFFERS,
     "00298_hlo_parser_test__CreateTestCases_ReduceWindowVariadic.hlo": WINDOW_DIFFERS,
     "01348_sharding_propagation_test__ParameterizedMetadataTest.ReduceWindowBackwardPassWithBarrier.hlo": WINDOW_DIFFERS,
@@ -364,7 +355,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "01672_spmd_partitioner_test__SpmdPartitioningTest.LayoutConstraintCustomCallUnreducedInputShardedOutput.hlo": CUSTOM_CALL,
     "01120_collective_pipeliner_test__CollectivePipelinerTest.TransformWithAgInsertCustomCall.hlo": PIPELINED,
     "02416_collective_ops_test__CollectiveOpsTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,
-    "00373_hlo_parser_test__CreateShortTestCases_SortKey.hlo": SORT_DIFFERS,
 }
 
 
