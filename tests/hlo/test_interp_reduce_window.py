@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from tilecc.hlo.interp.reduce_order import window_axis_order
 from tilecc.hlo.interp.reduce_window import WindowGeometry
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
@@ -102,6 +103,35 @@ def test_a_variadic_reducer_skips_padding_too() -> None:
     np.testing.assert_array_equal(got[1][0], [5, 9, 9, 5])
 
 
+def test_a_long_scan_counts_the_init_as_xla_cpus_scan_rewrite_does() -> None:
+    # zeros from init 1: each output counts the init's uses (measured on XLA CPU): rows of
+    # 16, row r of a 40-long scan uses it 2 + r times; 300 elements make 19 rows, whose
+    # totals are scanned by the rewrite again (2, 4, 5, ..., 22)
+    got = _run(_single("s32", (40,), (40,), "size=40 pad=39_0", "1"),
+               [np.zeros(40, np.int32)])[0][0]
+    np.testing.assert_array_equal(got, [2] * 16 + [3] * 16 + [4] * 8)
+    got = _run(_single("s32", (300,), (300,), "size=300 pad=299_0", "1"),
+               [np.zeros(300, np.int32)])[0][0]
+    assert got[:16].tolist() == [2] * 16 and got[16:48:16].tolist() == [4, 5]
+    assert got[-12:].tolist() == [22] * 12
+    # 16 elements are not rewritten: the init once each
+    got = _run(_single("s32", (16,), (16,), "size=16 pad=15_0", "1"),
+               [np.zeros(16, np.int32)])[0][0]
+    np.testing.assert_array_equal(got, [1] * 16)
+
+
+def test_the_window_axis_order_is_the_measured_one() -> None:
+    # f32 sums matched XLA CPU in these orders only (outermost axis first)
+    none, low = (0, 0), (1, 0)
+    assert window_axis_order((2, 2, 2), (none, none, low)) == (2, 0, 1)
+    assert window_axis_order((2, 2, 2), (none, low, none)) == (1, 0, 2)
+    assert window_axis_order((2, 2, 2), (none, low, low)) == (2, 0, 1)
+    assert window_axis_order((3, 2, 3), (none, low, low)) == (1, 0, 2)
+    assert window_axis_order((2, 2, 3), (none, none, low)) == (0, 1, 2)
+    assert window_axis_order((3, 2), (low, none)) == (0, 1)
+    assert window_axis_order((2, 2, 2), (none, none, (-1, 0))) == (0, 1, 2)
+
+
 def test_shape_inference_counts_the_dilated_padded_base() -> None:
     g = WindowGeometry((3, 15), (2, 1), ((7, 5), (2, 6)), (1, 2), (3, 1))
     assert g.out_dims((8, 11)) == (7, 15)
@@ -120,6 +150,9 @@ ORACLE = [  # (type, dims, out dims, window, init, reducer)
     ("s32", (50000,), (50000,), "size=50000 pad=49999_0", "3", "add"),
     ("f32", (30000,), (30000,), "size=30000 pad=0_29999", "0.5", "maximum"),
     ("f32", (200, 150), (5, 5), "size=120x130 stride=20x5 pad=0_0x0_0", "1", "minimum"),
+    ("f32", (5, 6, 7), (4, 6, 7), "size=2x2x2 pad=0_0x1_0x1_0", "0.5", "add"),
+    ("f32", (7, 8, 9), (5, 8, 8), "size=3x2x3 pad=0_0x1_0x1_0", "0.5", "add"),
+    ("f32", (4, 5, 4, 5), (3, 5, 3, 5), "size=2x2x2x2 pad=0_0x1_0x0_0x1_0", "0.5", "add"),
 ]
 
 
