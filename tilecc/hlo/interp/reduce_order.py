@@ -31,9 +31,9 @@ Contract: `generic_reduce(xs, inits, axes, combine)` is XLA reduce with any redu
 tree_window)` reduces the (M, K) `columns` (K = prod(sizes) elements of each of M rows,
 row-major over the reduced axes of sizes `sizes`) from the (M,) `inits` in that order
 (`tree_window`: the rewriter's window, for a single-output reduce; None folds in order). A
-fold longer than SEQUENTIAL_LIMIT elements combines neighbours pairwise instead (reduce.tree_reduce: log2(K) vectorized calls rather
-than K), which is XLA CPU's result for every associative reducer (jax's argmax is one,
-NaN included).
+fold longer than SEQUENTIAL_LIMIT elements combines neighbours pairwise instead
+(reduce.tree_reduce: log2(K) vectorized calls rather than K), which is XLA CPU's result for
+every associative reducer (jax's argmax is one, NaN included).
 """
 
 from __future__ import annotations
