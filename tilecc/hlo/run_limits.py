@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from math import prod
 
 from tilecc.errors import InterpError, VerifyError
+from tilecc.hlo.interp.reduce_order import SEQUENTIAL_LIMIT
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.literal import MAX_ARRAY_RANK
 from tilecc.hlo.opcodes import HloOpcode as Op
@@ -73,7 +74,14 @@ def _combined(inst: HloInstruction) -> int:
         if match is None:
             return 1
         # select-and-scatter's result is its operand: a window per element at most
-        return prod(int(v) for v in match.group(1).split("x"))
+        sizes = [int(v) for v in match.group(1).split("x")]
+        if inst.opcode is Op.REDUCE_WINDOW and prod(sizes) > SEQUENTIAL_LIMIT:
+            # a long window is reduced by doubling (or XLA's scan rewrite): a few passes
+            # over the operand per bit of each window size (interp.reduce_window)
+            operand = inst.operands[0].shape if inst.operands else inst.shape
+            ratio = -(-_leaf_elements(operand) // max(1, _leaf_elements(inst.shape)))
+            return ratio * 2 * sum(size.bit_length() for size in sizes)
+        return prod(sizes)
     return 1
 
 

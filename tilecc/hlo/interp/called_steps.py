@@ -6,7 +6,8 @@ computation runs through `runner.run`, on the devices' lanes (call, while, condi
 every lane keeps the result its own predicate selects) or on flat scalar lanes (the reducer
 of reduce / reduce-window / sort / map, through values.lane_combiner). A reducer XLA
 recognises (`reducer_opcode`) folds with numpy instead of running the computation; reduce
-inits follow reduce.py (XLA CPU's rule for non-identity inits).
+inits follow reduce.py (XLA CPU's rule for non-identity inits), reduce-window follows
+reduce_window.py (the init once per output, padding and base-dilation holes skipped).
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.interp import elementwise as ew
 from tilecc.hlo.interp.reduce import (TREE_REDUCTION_WINDOW, parse_window,
-                                      reduce_with_init, reducer_opcode, window_dilations,
-                                      window_view)
+                                      reduce_with_init, reducer_opcode, window_dilations)
 from tilecc.hlo.interp.reduce_order import generic_reduce
+from tilecc.hlo.interp.reduce_window import WindowGeometry, reduce_window
 from tilecc.hlo.interp.sort import sort_values
-from tilecc.hlo.interp.values import (Lanes, Operands, Runner, Step, Value, called_computation,
-                                      lane_combiner, select_lanes, single_or_tuple)
+from tilecc.hlo.interp.values import (Array, Lanes, Operands, Runner, Step, Value,
+                                      called_computation, lane_combiner, select_lanes,
+                                      single_or_tuple)
 from tilecc.hlo.ir import HloInstruction
 
 
@@ -50,7 +52,7 @@ def reduce_step(runner: Runner, inst: HloInstruction) -> Step:
 
 def reduce_window_step(runner: Runner, inst: HloInstruction) -> Step:
     # operands: N arrays then N init values; N > 1 (variadic, e.g. XLA CPU's max-pool
-    # with its argmax) goes through the generic reducer and yields a tuple
+    # with its argmax) yields a tuple
     count = len(inst.operands) // 2
     if count < 1 or len(inst.operands) != 2 * count:
         raise InterpError(f"{inst.name}: reduce-window takes arrays and as many init "
@@ -62,18 +64,19 @@ def reduce_window_step(runner: Runner, inst: HloInstruction) -> Step:
     window = inst.attributes.get("window")
     sizes, strides, pads = parse_window(window, rank, inst.name, dilations=True)
     base, dilation = window_dilations(window or "", rank)
-    axes = tuple(range(1 + rank, 1 + 2 * rank))
+    geometry = WindowGeometry(tuple(sizes), tuple(strides), tuple(pads), tuple(base),
+                              tuple(dilation))
     comp = called_computation(inst)
-    opcode = reducer_opcode(comp) if count == 1 else None
     combine = lane_combiner(runner, comp)
+    if count == 1 and (opcode := reducer_opcode(comp)) is not None:
+        op = ew.binary_op(opcode, t)  # the reducer's own elementwise op, without a call
+
+        def standard(acc: list[Array], elements: list[Array]) -> list[Array]:
+            return [op(acc[0], elements[0])]
+        combine = standard
 
     def step(a: Operands, d: Lanes) -> Value:
-        xs, inits = a[:count], a[count:]
-        views = [window_view(x, init, sizes, strides, pads, base, dilation)
-                 for x, init in zip(xs, inits)]
-        if opcode is not None:
-            return reduce_with_init(opcode, t, views[0], inits[0], axes)
-        out = generic_reduce(views, list(inits), axes, combine, windows=True)
+        out = reduce_window(list(a[:count]), list(a[count:]), geometry, combine)
         return out[0] if count == 1 else tuple(out)
     return step
 

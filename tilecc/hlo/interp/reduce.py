@@ -37,8 +37,8 @@ calls; XLA requires reducers to be associative and commutative, which makes the 
 order irrelevant for them. `collective_reduce` reduces the members of a collective group
 as XLA CPU's collectives do (see its docstring for where that differs from reduce).
 Reducers that are computations reduce in XLA CPU's order (interp.reduce_order).
-`window_view` turns reduce-window into a reduce over the trailing window axes of a strided
-view (size, stride, padding of either sign, base and window dilation).
+`parse_window` / `window_dilations` read a window attribute (reduce-window itself:
+interp.reduce_window).
 """
 
 from __future__ import annotations
@@ -303,41 +303,3 @@ def window_dilations(text: str, rank: int) -> tuple[list[int], list[int]]:
 
 def _window_fields(text: str) -> dict[str, str]:
     return dict(item.split("=", 1) for item in text.strip("{} ").split() if "=" in item)
-
-
-def window_view(x: Array, init: Array, sizes: list[int], strides: list[int],
-                pads: list[tuple[int, int]], base_dilation: list[int] | None = None,
-                window_dilation: list[int] | None = None) -> Array:
-    """(B, *out dims, *window dims): every window of x padded with the lane's init value.
-
-    XLA's reduce-window order (shape_inference / the evaluator): the base dilation spreads
-    the operand's elements `d` apart (the holes hold the init value), padding then adds
-    (or, negative, removes) elements at each end, and a window dilated by `w` reads every
-    w-th element of a span of (size - 1) * w + 1."""
-    lanes = x.shape[0]
-    fill = init.reshape((lanes,) + (1,) * (x.ndim - 1))
-    if base_dilation is not None and any(d != 1 for d in base_dilation):
-        spread = np.empty((lanes,) + tuple((n - 1) * d + 1 if n else 0 for n, d in
-                                           zip(x.shape[1:], base_dilation)), x.dtype)
-        spread[...] = fill
-        spread[(slice(None),) + tuple(slice(None, None, d) for d in base_dilation)] = x
-        x = spread
-    if any(lo < 0 or hi < 0 for lo, hi in pads):
-        x = x[(slice(None),) + tuple(slice(max(-lo, 0), n - max(-hi, 0))
-                                     for n, (lo, hi) in zip(x.shape[1:], pads))]
-        pads = [(max(lo, 0), max(hi, 0)) for lo, hi in pads]
-    if any(lo or hi for lo, hi in pads):
-        padded = np.empty((lanes,) + tuple(d + lo + hi for d, (lo, hi) in zip(x.shape[1:], pads)),
-                          x.dtype)
-        padded[...] = fill
-        padded[(slice(None),) + tuple(slice(lo, lo + d) for d, (lo, _) in
-                                      zip(x.shape[1:], pads))] = x
-        x = padded
-    dilation = window_dilation or [1] * len(sizes)
-    spans = [(s - 1) * w + 1 for s, w in zip(sizes, dilation)]
-    axes = tuple(range(1, x.ndim))
-    view = np.lib.stride_tricks.sliding_window_view(x, spans, axis=axes)
-    view = view[(slice(None),) + tuple(slice(None, None, s) for s in strides)]
-    if any(w != 1 for w in dilation):
-        view = view[(Ellipsis,) + tuple(slice(None, None, w) for w in dilation)]
-    return view

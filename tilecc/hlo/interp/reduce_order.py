@@ -11,16 +11,29 @@ right operand when a NaN is compared, so the result depends on the order):
   the init value, and the partial results are reduced the same way;
 - a variadic reduce (argmax) is not rewritten: its elements fold row-major, one after
   another from the init value, whatever the length;
-- a reduce-window folds each window row-major from the init value.
-Contract: `generic_reduce(xs, inits, axes, combine, windows=False)` is XLA reduce with any
-reducer (with `windows`, reduce-window on a window view: every window folds from the init,
-one element included): xs are (B, *dims), inits (B,), axes count from 1. `fold_reduce(columns, inits, sizes, combine, tree_window)` reduces the (M, K)
-`columns` (K = prod(sizes) elements of each of M rows, row-major over the reduced axes of
-sizes `sizes`) from the (M,) `inits` in that order (`tree_window`: the rewriter's window, for
-a single-output reduce; None folds in order). A fold longer than SEQUENTIAL_LIMIT elements
-combines neighbours pairwise instead (reduce.tree_reduce: log2(K) vectorized calls rather
-than K), which is XLA CPU's result for every associative reducer (jax's argmax is one,
-NaN included).
+- a reduce-window folds each window from the init value (once per output, one element
+  included), skipping padding and base-dilation holes (interp.reduce_window), row-major
+  over the window axes except that the last axis with a window of 2 and positive padding
+  goes outermost (`window_axis_order`; measured with f32 sums, which round differently
+  in every other order); more than SEQUENTIAL_LIMIT window positions combine by doubling
+  along each axis;
+- except a scan: a reduce-window whose one non-trivial window axis has the operand's
+  length N > SCAN_BASE_LENGTH as its size, stride 1, no dilation and padding N - 1 or N
+  on one side only (inclusive / exclusive, forward / reverse) goes through XLA's
+  ReduceWindowRewriter first (xla/hlo/transforms/simplifiers/reduce_window_rewriter.cc):
+  the axis, padded at its end with the init to a multiple of the base length, is cut into
+  rows of that length, each row is scanned from the init, the rows' totals are scanned
+  exclusively (rewritten again when longer than the base), and each element is
+  combine(its row's scan, that exclusive scan). A non-identity init therefore counts
+  2 + r times in row r of a 40-long add scan (measured: 2, 3, 4).
+Contract: `generic_reduce(xs, inits, axes, combine)` is XLA reduce with any reducer: xs are
+(B, *dims), inits (B,), axes count from 1. `fold_reduce(columns, inits, sizes, combine,
+tree_window)` reduces the (M, K) `columns` (K = prod(sizes) elements of each of M rows,
+row-major over the reduced axes of sizes `sizes`) from the (M,) `inits` in that order
+(`tree_window`: the rewriter's window, for a single-output reduce; None folds in order). A
+fold longer than SEQUENTIAL_LIMIT elements combines neighbours pairwise instead
+(reduce.tree_reduce: log2(K) vectorized calls rather than K), which is XLA CPU's result for
+every associative reducer (jax's argmax is one, NaN included).
 """
 
 from __future__ import annotations
@@ -31,12 +44,30 @@ from tilecc.hlo.interp.reduce import TREE_REDUCTION_WINDOW, tree_reduce
 from tilecc.hlo.interp.values import Array, LaneCombiner
 
 SEQUENTIAL_LIMIT = 1 << 14
-"""Folds of at most this many elements go one element after another (XLA CPU's order);
-longer ones pair neighbours (see the module docstring)."""
+"""Folds of at most this many elements (reduce) or window positions (reduce-window) go one
+after another (XLA CPU's order); longer ones pair neighbours (see the module docstring)."""
+
+
+SCAN_BASE_LENGTH = 16
+"""ReduceWindowRewriter's base length on XLA CPU (measured on jaxlib 0.10.2: an add scan of
+16 elements from init 1 counts the init once per element, one of 17 twice)."""
+
+
+def window_axis_order(sizes: tuple[int, ...], pads: tuple[tuple[int, int], ...]
+                      ) -> tuple[int, ...]:
+    """The window axes of a reduce-window, outermost loop first (see the module docstring):
+    on a (5, 6, 7) operand with 2x2x2 windows, padding 1_0 on axis 2 gives (2, 0, 1),
+    padding on axes 1 and 2 too; a 3x2x3 window padded on axes 1 and 2 gives (1, 0, 2);
+    a window of 3 on the padded axis keeps (0, 1, 2)."""
+    rank = len(sizes)
+    moved = [axis for axis in range(rank) if sizes[axis] == 2 and max(pads[axis]) > 0]
+    if not moved:
+        return tuple(range(rank))
+    return (moved[-1],) + tuple(axis for axis in range(rank) if axis != moved[-1])
 
 
 def generic_reduce(xs: list[Array], inits: list[Array], axes: tuple[int, ...],
-                   combine: LaneCombiner, windows: bool = False) -> list[Array]:
+                   combine: LaneCombiner) -> list[Array]:
     """See the module contract."""
     lanes = xs[0].shape[0]
     kept_axes = [a for a in range(1, xs[0].ndim) if a not in axes]
@@ -50,11 +81,8 @@ def generic_reduce(xs: list[Array], inits: list[Array], axes: tuple[int, ...],
     else:
         columns = [np.transpose(x, [0] + kept_axes + list(axes)).reshape(rows, count)
                    for x in xs]
-        if windows:
-            results = _fold(columns, init_rows, combine)
-        else:
-            results = fold_reduce(columns, init_rows, sizes, combine,
-                                  TREE_REDUCTION_WINDOW if len(xs) == 1 else None)
+        results = fold_reduce(columns, init_rows, sizes, combine,
+                              TREE_REDUCTION_WINDOW if len(xs) == 1 else None)
     return [r.reshape((lanes,) + kept) for r in results]
 
 
