@@ -294,9 +294,6 @@ BEYOND_THE_STEP_LIMIT: dict[str, str] = {
 TOO_SLOW: dict[str, str] = {  # XLA runs them; left out for the suite's time budget
 }
 INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has no step yet
-    "02489_reduce_window_test__ReduceWindowHloTest.ReduceWindowS4.hlo":
-        "s4 values: the interpreter supports no sub-byte integer type (nor draws inputs "
-        "of one)",
     "02011_spmd_partitioner_test__SpmdPartitioningTest.Fft3DSmallShardFallsBack.hlo":
         "fft has no interpreter step",
     "01251_small_while_loop_hoisting_pass_test__SmallWhileLoopHoistingPassTest."
@@ -314,7 +311,6 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
 
 # What the full run (stride 1, collectives) found besides INTERPRETER_GAPS, by cause;
 # the same rules (a listed module that starts agreeing fails the test).
-WINDOW_DIFFERS = "a reduce-window that differs from XLA CPU's; not yet understood"
 PIPELINED = ("a collective-pipeliner loop (dynamic-slice, all-gather / all-reduce / "
              "collective-permute of bf16 or f32) that differs from XLA CPU's; not yet understood")
 CONV_DIFFERS = "a convolution that differs from XLA CPU's; not yet understood"
@@ -330,10 +326,6 @@ UNKNOWN = "differs from XLA CPU's result; not yet understood"
 RHS_REVERSAL = ("the interpreter refuses a convolution window's rhs_reversal of one entry for "
                 "two spatial dimensions")
 FULL_RUN_GAPS: dict[str, str] = {
-    "00297_hlo_parser_test__CreateTestCases_ReduceWindowScalar.hlo": WINDOW_DIFFERS,
-    "00298_hlo_parser_test__CreateTestCases_ReduceWindowVariadic.hlo": WINDOW_DIFFERS,
-    "01348_sharding_propagation_test__ParameterizedMetadataTest.ReduceWindowBackwardPassWithBarrier.hlo": WINDOW_DIFFERS,
-    "01349_sharding_propagation_test__ParameterizedMetadataTest.VariadicReduceWindowBackwardPass.hlo": WINDOW_DIFFERS,
     "01110_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneCollectivePermute.hlo": PIPELINED,
     "01111_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneCollectivePermuteBackwardCycle.hlo": PIPELINED,
     "01118_collective_pipeliner_test__CollectivePipelinerTest.TransformWithAg.hlo": PIPELINED,
