@@ -8,8 +8,9 @@ i = 0, 1, ..., n-1 (n-1 down to 0 with is_reverse=true),
 starting from the inits, and gives (outputs... stacked along d, last carries...); a scan
 whose result is not a tuple gives its one value. XLA CPU runs every scan this way
 (ScanExpander's while loop, associative or not: measured with a non-associative combiner
-marked is_associative=true, jaxlib 0.10.2). A scan of length 0 gives zero outputs and its
-inits.
+marked is_associative=true, jaxlib 0.10.2). A scan of length 0 is refused: XLA's verifier
+accepts it, but XLA CPU does not compile it (ScanExpander slices a step out of the empty
+dimension).
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ def scan_step(runner: Runner, inst: HloInstruction) -> Step:
         config = scan_config(inst, allow_mixed_precision=True)
     except ValueError as err:
         raise InterpError(f"{inst.name} (scan): {err}") from None
+    if config.length == 0:
+        raise InterpError(f"{inst.name} (scan): a scan of length 0 (dimension "
+                          f"{config.dimension}), which XLA CPU does not compile")
     comp = inst.to_apply
     assert comp is not None and comp.root is not None
     results = inst.shape.tuple_shapes if inst.shape.is_tuple else (inst.shape,)
