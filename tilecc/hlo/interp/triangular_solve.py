@@ -9,7 +9,7 @@ taken as ones. A singular a gives what the arithmetic gives (inf / NaN), never a
 XLA CPU has no kernel for it: TriangularSolveExpander rewrites it, and this step follows
 that expansion (xla/service/triangular_solve_expander.cc, block size 128) so that rounding
 happens where XLA's does:
-- b without elements: b; n = 1: b / a (b with unit_diagonal);
+- b without elements: b; n = 1: b * (1 / a) (b with unit_diagonal);
 - more than 8 matrices in the batch and n < 32: row by row substitution (SolveDirectly):
   x_j = (b_j - a_j,<j . x_<j) / a_jj in the order the triangle allows;
 - else the diagonal n-blocks (the last padded with the identity) are inverted, scaled to a
@@ -57,7 +57,7 @@ def triangular_solve_step(runner: Runner, inst: HloInstruction) -> Step:
             return ops[1]
         if n == 1:
             return ops[1] if config.unit_diagonal else \
-                (y / (np.conj(x) if config.transpose_a == "ADJOINT" else x)).astype(dtype)
+                (y * _reciprocal(_op(x, config))).astype(dtype)
         solve = _solve_directly if direct else _solve_by_inverting_blocks
         return solve(x, y, config, batch).astype(dtype)
     return step
