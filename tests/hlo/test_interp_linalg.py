@@ -17,7 +17,8 @@ from tilecc.hlo.random_inputs import random_inputs
 from tilecc.hlo.verifier import verify_module
 
 NAN = np.nan
-TYPES = {"f32": np.float32, "f64": np.float64, "c64": np.complex64, "c128": np.complex128}
+TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "c64": np.complex64,
+         "c128": np.complex128}
 
 
 def solve_text(a: str, b: str, attrs: str) -> str:
@@ -153,12 +154,13 @@ def _well_conditioned(rng: np.random.Generator, t: str, shape: tuple[int, ...]) 
 
 
 def _oracle_cases(rng: np.random.Generator) -> list[tuple[str, list[np.ndarray], bool]]:
-    """(module text, inputs, whether XLA takes the block inversion in f32) for every option
-    on batches that take each of XLA's expansions, in f32, f64 and c64."""
+    """(module text, inputs, whether XLA's roundings are reproduced bit for bit: the block
+    inversion in f32, f16) for every option on batches that take each of XLA's expansions,
+    in f16, f32, f64 and c64."""
     cases = []
     shapes = [("f32", (), 4, 3), ("f32", (2,), 5, 2), ("f32", (9,), 4, 3), ("f32", (2, 5), 3, 2),
               ("f32", (), 1, 3), ("f64", (3,), 4, 2), ("f64", (10,), 3, 2), ("c64", (), 4, 2),
-              ("c64", (12,), 3, 3)]
+              ("c64", (12,), 3, 3), ("f16", (), 4, 2), ("f16", (9,), 3, 2)]
     options = itertools.product((False, True), (False, True),
                                 ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"), (False, True))
     for (t, batch, n, m), (left, lower, transpose, unit) in itertools.product(shapes, options):
@@ -168,8 +170,8 @@ def _oracle_cases(rng: np.random.Generator) -> list[tuple[str, list[np.ndarray],
         attrs = (f"left_side={str(left).lower()}, lower={str(lower).lower()}, "
                  f"unit_diagonal={str(unit).lower()}, transpose_a={transpose}")
         text = solve_text(_spelled(t, batch + (n, n)), _spelled(t, b_shape), attrs)
-        inverted = t == "f32" and int(np.prod(batch, dtype=int)) <= 8
-        cases.append((text, [a, b], inverted))
+        exact = t == "f16" or (t == "f32" and int(np.prod(batch, dtype=int)) <= 8)
+        cases.append((text, [a, b], exact))
     return cases
 
 
@@ -179,10 +181,10 @@ def test_triangular_solve_equals_xla_on_random_values() -> None:
     from tilecc.hlo.xla import XlaJob, run_many_on_xla
     cases = _oracle_cases(np.random.default_rng(5))
     results = run_many_on_xla([XlaJob("run", text, x) for text, x, _ in cases])
-    for (text, x, inverted), want in zip(cases, results):
+    for (text, x, exact), want in zip(cases, results):
         assert isinstance(want, list), want
         (got,) = evaluate_module(parse_module(text), x, 1)
-        if inverted:  # the block inversion's roundings reproduced (measured: bit for bit)
+        if exact:
             np.testing.assert_array_equal(got, want[0], err_msg=text)
         else:
             np.testing.assert_allclose(got, want[0], rtol=2e-6, atol=1e-6, err_msg=text)

@@ -16,13 +16,15 @@ happens where XLA's does:
   unit diagonal by dividing column j by a_jj, one row at a time
   (row_j <- -row_j . inverse), then rows divided by a_jj; the blocks of x follow by
   x_j = inv_jj (b_j - a_j,<j x_<j), a block at a time.
-Each dot accumulates its products one after another in index order with one rounding per
-step (a fused multiply-add: XLA CPU's loop emitter), emulated in double for f32 / c64; the
-divisions by a broadcast diagonal are multiplications by its reciprocal where XLA's
-algebraic simplifier makes them so (the direct solve, and an inversion of one block) --
-both measured on jaxlib 0.10.2, which then agrees bit for bit on most small f32 solves and
-otherwise within a few units in the last place times the condition number of a.
-f64 / c128 dots use numpy's matmul. Other float types compute in f32 and round at the end.
+Each dot accumulates its products one after another in index order with one f32 (c64)
+rounding per step (a fused multiply-add: XLA CPU's loop emitter), emulated in double, and
+rounds to the element type at the end; f64 / c128 dots use numpy's matmul. Elementwise steps
+round to the element type. The divisions by a broadcast diagonal are multiplications by
+its reciprocal where XLA's algebraic simplifier makes them so (n = 1, the direct solve, the
+inversion of a single block). Measured on jaxlib 0.10.2: the block inversion of f32 and the
+f16 solves agree bit for bit; the direct solve, c64 and f64 within a few units in the last
+place (times the condition number of a); bf16 within a few of its units (XLA CPU keeps some
+bf16 steps in f32).
 """
 
 from __future__ import annotations
@@ -48,11 +50,10 @@ def triangular_solve_step(runner: Runner, inst: HloInstruction) -> Step:
     a = inst.operands[0].shape
     n, batch = a.dims[-1], int(np.prod(a.dims[:-2], dtype=np.int64))
     dtype = numpy_dtype(a.element_type)
-    work = dtype if dtype.kind == "c" or dtype.itemsize >= 4 else np.dtype(np.float32)
     direct = batch > BLOCK_SIZE // 16 and n < BLOCK_SIZE // 4
 
     def step(ops: Operands, d: Lanes) -> Value:
-        x, y = ops[0].astype(work), ops[1].astype(work)
+        x, y = ops
         if y.size == 0:
             return ops[1]
         if n == 1:
@@ -67,11 +68,13 @@ def _dot(x: Array, y: Array) -> Array:
     """x @ y over the last two axes, products summed in index order, one rounding each."""
     if x.dtype.itemsize >= 16 or x.dtype == np.float64:  # double: numpy's own matmul
         return x @ y
-    wide = np.complex128 if x.dtype.kind == "c" else np.float64
+    wide, step = (np.complex128, np.complex64) if x.dtype.kind == "c" else \
+        (np.float64, np.float32)
     acc = np.zeros(np.broadcast_shapes(x.shape[:-1] + (1,), y.shape[:-2] + (1, y.shape[-1])),
                    wide)
     for k in range(x.shape[-1]):
-        acc = (acc + x[..., :, k:k + 1].astype(wide) * y[..., k:k + 1, :]).astype(x.dtype)
+        acc = (acc + x[..., :, k:k + 1].astype(wide) * y[..., k:k + 1, :].astype(wide)) \
+            .astype(step)
     return acc.astype(x.dtype)
 
 
