@@ -1,7 +1,7 @@
 """Interpreter against XLA on small hand-written modules in forms jax programs produce and
 the fixtures did not: bitcast-convert between widths (jax.random's rbg keys,
 lax.bitcast_convert_type), reduce-precision (checkpoint policies), mesh replica groups with
-a device order (auto-partitioned jit)."""
+a device order (auto-partitioned jit), host offloading's memory-space annotations."""
 
 from __future__ import annotations
 
@@ -172,6 +172,22 @@ ENTRY main {
 }
 """, 1, 1)
 
+# Host offloading (jax.device_put to a memory kind, remat offload policies): memory-space
+# annotations XLA CPU runs as the identity, whatever their frontend attributes.
+CASES["host offloading annotations"] = ("""HloModule offload
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  i = s32[6] parameter(1)
+  h = f32[4,8] custom-call(x), custom_call_target="MoveToHost"
+  u = f32[4,8] add(h, h)
+  d = f32[4,8] custom-call(u), custom_call_target="MoveToDevice"
+  p = s32[6] custom-call(i), custom_call_target="annotate_device_placement",
+    frontend_attributes={_xla_buffer_placement="pinned_host"}
+  q = s32[6] negate(p)
+  ROOT t = (f32[4,8], s32[6], f32[4,8]) tuple(d, q, h)
+}
+""", 1, 1)
+
 # XLA CPU's optimized complex programs split c64 values with real / imag; of a float they
 # are the value and zero.
 CASES["real and imag"] = ("""HloModule ri
@@ -265,3 +281,15 @@ ENTRY e {
                                           r"SPMDFullToShardShape.*spmd-partitioner"):
         evaluate_module(module, [np.zeros((1, 8), np.int32)], 1)
 
+
+
+def test_offloading_annotation_that_changes_the_shape_is_refused() -> None:
+    module = parse_module("""HloModule m
+ENTRY e {
+  a = f32[8] parameter(0)
+  ROOT h = f32[2,4] custom-call(a), custom_call_target="MoveToHost"
+}
+""")
+    with pytest.raises(InterpError, match=r"h: opcode custom-call is not supported by the "
+                                          r"interpreter \(custom_call_target=MoveToHost\)"):
+        evaluate_module(module, [np.zeros((1, 8), np.float32)], 1)

@@ -294,19 +294,8 @@ BEYOND_THE_STEP_LIMIT: dict[str, str] = {
 TOO_SLOW: dict[str, str] = {  # XLA runs them; left out for the suite's time budget
 }
 INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has no step yet
-    "02011_spmd_partitioner_test__SpmdPartitioningTest.Fft3DSmallShardFallsBack.hlo":
-        "fft has no interpreter step",
-    "01251_small_while_loop_hoisting_pass_test__SmallWhileLoopHoistingPassTest."
-    "NoFftWhileLoopHoisting.hlo": "fft has no interpreter step",
     "00881_rng_expander_test__RngExpanderTest.ReplacesRngWithGetRngSeedCustomCall.hlo":
         "rng has no interpreter step (XLA CPU's draw order is not reproduced)",
-    "01523_sharding_propagation_test__ShardingPropagationTest.OffloadingPropagation.hlo":
-        "custom-call MoveToHost has no interpreter step",
-    "00320_hlo_parser_test__CreateTestCases_Fft.hlo": "fft has no interpreter step",
-    "00312_hlo_parser_test__CreateTestCases_TriangularSolve.hlo":
-        "triangular-solve has no interpreter step",
-    "01659_shardy_xla_pass_test__ShardyXLATest.ScanNonAssociative.hlo":
-        "scan has no interpreter step",
 }
 
 # What the full run (stride 1, collectives) found besides INTERPRETER_GAPS, by cause;

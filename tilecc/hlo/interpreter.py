@@ -16,7 +16,8 @@ Contract:
   live in the subpackage tilecc.hlo.interp: elementwise (XLA's elementwise rules),
   shapes (data movement), gather, select_scatter, conv, dot, reduce, sort, collectives
   (every group mode), called_steps (instructions that call computations: reduce, sort,
-  map, while, conditional ...), collective_steps, custom_calls (recognised custom calls).
+  map, while, conditional ...), collective_steps, custom_calls (recognised custom calls),
+  fft, triangular_solve, scan (their attributes: tilecc.hlo.op_configs).
 - while / conditional evaluate on all lanes and keep, per lane, the result the lane's own
   predicate selects, so devices may take different branches or iteration counts.
 - Each computation is compiled once per Interpreter into a Program: a list of steps, each a

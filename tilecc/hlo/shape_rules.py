@@ -19,6 +19,7 @@ from tilecc.errors import VerifyError
 from tilecc.hlo.builders import slice_shape
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.literal import LiteralError, parse_tuple_literal
+from tilecc.hlo.op_configs import CONFIGURED, read_config
 from tilecc.hlo.opcodes import (ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, TYPE_PRESERVING_BINARY,
                                 TYPE_PRESERVING_UNARY, HloOpcode)
 from tilecc.hlo.replica_groups import participants_per_group
@@ -371,6 +372,14 @@ def _device_id(inst: HloInstruction, ctx: RuleContext) -> None:
     _expect_shape(inst, Shape.array(PrimitiveType.U32, ()))
 
 
+def _configured(inst: HloInstruction, ctx: RuleContext) -> None:
+    """fft, triangular-solve, scan: their attributes read against their shapes (op_configs)."""
+    try:
+        read_config(inst, ctx.allow_mixed_precision)
+    except ValueError as err:
+        raise fail(inst, str(err)) from None
+
+
 Rule = Callable[[HloInstruction, RuleContext], None]
 
 SHAPE_RULES: dict[HloOpcode, Rule] = {
@@ -386,5 +395,6 @@ SHAPE_RULES: dict[HloOpcode, Rule] = {
     O.TUPLE: _tuple, O.GET_TUPLE_ELEMENT: _get_tuple_element, O.PARAMETER: _parameter,
     O.CONSTANT: _constant, O.IOTA: _iota,
     O.REPLICA_ID: _device_id, O.PARTITION_ID: _device_id,
+    **{op: _configured for op in CONFIGURED},
 }
 """Opcode -> its shape rule (see the module contract)."""

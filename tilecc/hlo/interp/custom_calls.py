@@ -1,5 +1,6 @@
 """Custom calls the HLO interpreter recognises: the sharding annotations jax writes into
-modules lowered before SPMD partitioning, and XLA CPU's `TopK`.
+modules lowered before SPMD partitioning, the host-offloading annotations, and XLA CPU's
+`TopK`.
 
 Contract: `is_identity_custom_call(inst)` says whether XLA CPU runs `inst` as the identity
 (an annotation whose result has its operand's shape and type); `refusal_hint(inst)` is the
@@ -26,10 +27,14 @@ from tilecc.hlo.types import PrimitiveType, is_floating
 
 IDENTITY_CUSTOM_CALLS = frozenset({
     "Sharding", "xla.sdy.FuncResultSharding", "xla.sdy.PropagationBarrier",
-    "SPMDFullToShardShape", "SPMDShardToFullShape", "ShardBarrierFrom", "ShardBarrierTo"})
-"""Sharding annotations of modules lowered before SPMD partitioning that XLA CPU runs as the
-identity when the result has the operand's shape (measured, jaxlib 0.10.2): a plain jit with
-NamedSharding arguments runs as the global program on one device."""
+    "SPMDFullToShardShape", "SPMDShardToFullShape", "ShardBarrierFrom", "ShardBarrierTo",
+    "MoveToHost", "MoveToDevice", "annotate_device_placement"})
+"""Annotations XLA CPU runs as the identity when the result has the operand's shape
+(measured, jaxlib 0.10.2): the sharding annotations of modules lowered before SPMD
+partitioning (a plain jit with NamedSharding arguments runs as the global program on one
+device), and the memory-space annotations of host offloading (`MoveToHost`,
+`MoveToDevice`, jax's `annotate_device_placement`), which CPU, having one memory space,
+runs as a copy, whatever their frontend attributes."""
 # Custom calls jax writes into modules lowered before SPMD partitioning (Shardy's markers,
 # the GSPMD sharding annotation) that change shapes between the global program and one
 # device's part of it: such a module does not say what one device runs.
@@ -41,7 +46,7 @@ def custom_call_target(inst: HloInstruction) -> str:
 
 
 def is_identity_custom_call(inst: HloInstruction) -> bool:
-    """A sharding annotation XLA CPU runs as the identity (see IDENTITY_CUSTOM_CALLS)."""
+    """An annotation XLA CPU runs as the identity (see IDENTITY_CUSTOM_CALLS)."""
     return (inst.opcode is Op.CUSTOM_CALL and custom_call_target(inst) in IDENTITY_CUSTOM_CALLS
             and len(inst.operands) == 1 and inst.operands[0].shape.is_array
             and inst.shape.is_array

@@ -14,10 +14,13 @@ from tilecc.hlo.interp import called_steps as c
 from tilecc.hlo.interp import collective_steps as k
 from tilecc.hlo.interp.conv import convolution_step
 from tilecc.hlo.interp.custom_calls import custom_call_step
+from tilecc.hlo.interp.fft import fft_step
 from tilecc.hlo.interp.gather import gather_step, scatter_step
 from tilecc.hlo.interp.select_scatter import select_and_scatter_step
+from tilecc.hlo.interp.scan import scan_step
 from tilecc.hlo.interp.shapes import HANDLERS as DATA_MOVEMENT
 from tilecc.hlo.interp.topk import topk_step
+from tilecc.hlo.interp.triangular_solve import triangular_solve_step
 from tilecc.hlo.interp.values import Builder
 from tilecc.hlo.opcodes import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, HloOpcode as Op
 
@@ -59,4 +62,5 @@ STEPS: dict[Op, Builder] = {
     Op.ASYNC_DONE: s.element_step(1),
     Op.AFTER_ALL: s.after_all_step, Op.ADD_DEPENDENCY: b.first_operand_step,
     Op.DOMAIN: b.first_operand_step, Op.TOPK: topk_step,
+    Op.FFT: fft_step, Op.TRIANGULAR_SOLVE: triangular_solve_step, Op.SCAN: scan_step,
 }
