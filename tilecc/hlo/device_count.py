@@ -74,8 +74,10 @@ def _partitions_by_shape(inst: HloInstruction) -> int:
         groups = inst.replica_groups.groups() if inst.replica_groups is not None else None
     except ValueError:
         return 1
-    implied = _participants_by_shape(inst) if groups else None
-    if implied is None or not groups[0] or (implied + 1) % len(groups[0]):
+    if not groups or not groups[0]:
+        return 1
+    implied = _participants_by_shape(inst)
+    if implied is None or (implied + 1) % len(groups[0]):
         return 1
     return (implied + 1) // len(groups[0])
 
