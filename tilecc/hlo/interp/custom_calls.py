@@ -1,13 +1,18 @@
 """Custom calls the HLO interpreter recognises: the sharding annotations jax writes into
-modules lowered before SPMD partitioning, the host-offloading annotations, and XLA CPU's
-`TopK`.
+modules lowered before SPMD partitioning, the host-offloading annotations, XLA's
+`LayoutConstraint` and `control_dep`, and XLA CPU's `TopK`.
 
 Contract: `is_identity_custom_call(inst)` says whether XLA CPU runs `inst` as the identity
-(an annotation whose result has its operand's shape and type); `refusal_hint(inst)` is the
+(an annotation with one operand whose result has its operand's element types and dims,
+an array or a tuple, layouts ignored); `refusal_hint(inst)` is the
 text appended to the interpreter's refusal of any other custom call, naming its target and,
 for a sharding marker, the per-device dump to run instead. `custom_call_step` is the
-custom-call builder: the identity for those annotations, `TopK` as XLA CPU runs it, else
-that refusal.
+custom-call builder: the identity for those annotations, `TopK` and `control_dep` as XLA
+CPU runs them, else that refusal.
+- `custom_call_target="control_dep"` (written by XLA's AsyncCollectiveReplacer): XLA CPU's
+  ControlDepRewriter turns it into a control edge and deletes it, so it takes exactly two
+  operands (any shapes) and its result, the empty tuple `()`, has no user; XLA CPU refuses
+  another operand count (a check failure) or a result with a user (measured, jaxlib 0.10.2).
 - `custom_call_target="TopK"` (written by XLA's TopkRewriter into optimized CPU modules for a
   sort + slice or a topk): operand x[..., n], result (x's type[..., k], s32[..., k]); XLA
   CPU's runtime (runtime_topk.cc) takes the k largest of the last axis in the total order
@@ -23,18 +28,20 @@ from tilecc.hlo.interp.topk import top_k
 from tilecc.hlo.interp.values import Runner, Step
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode as Op
-from tilecc.hlo.types import PrimitiveType, is_floating
+from tilecc.hlo.types import PrimitiveType, Shape, compatible, is_floating
 
 IDENTITY_CUSTOM_CALLS = frozenset({
     "Sharding", "xla.sdy.FuncResultSharding", "xla.sdy.PropagationBarrier",
     "SPMDFullToShardShape", "SPMDShardToFullShape", "ShardBarrierFrom", "ShardBarrierTo",
-    "MoveToHost", "MoveToDevice", "annotate_device_placement"})
+    "MoveToHost", "MoveToDevice", "annotate_device_placement", "LayoutConstraint"})
 """Annotations XLA CPU runs as the identity when the result has the operand's shape
 (measured, jaxlib 0.10.2): the sharding annotations of modules lowered before SPMD
 partitioning (a plain jit with NamedSharding arguments runs as the global program on one
 device), and the memory-space annotations of host offloading (`MoveToHost`,
 `MoveToDevice`, jax's `annotate_device_placement`), which CPU, having one memory space,
-runs as a copy, whatever their frontend attributes."""
+runs as a copy, whatever their frontend attributes), and `LayoutConstraint`, which only fixes
+its operand's layout (operand_layout_constraints) and so keeps its values. Each runs as the
+identity of a tuple operand too (a tuple result of the same shapes)."""
 # Custom calls jax writes into modules lowered before SPMD partitioning (Shardy's markers,
 # the GSPMD sharding annotation) that change shapes between the global program and one
 # device's part of it: such a module does not say what one device runs.
@@ -47,11 +54,10 @@ def custom_call_target(inst: HloInstruction) -> str:
 
 def is_identity_custom_call(inst: HloInstruction) -> bool:
     """An annotation XLA CPU runs as the identity (see IDENTITY_CUSTOM_CALLS)."""
+    # layouts ignored: the interpreter's values are logical arrays (LayoutConstraint's
+    # result has another layout than its operand by design)
     return (inst.opcode is Op.CUSTOM_CALL and custom_call_target(inst) in IDENTITY_CUSTOM_CALLS
-            and len(inst.operands) == 1 and inst.operands[0].shape.is_array
-            and inst.shape.is_array
-            and inst.operands[0].shape.element_type == inst.shape.element_type
-            and inst.operands[0].shape.dims == inst.shape.dims)
+            and len(inst.operands) == 1 and compatible(inst.operands[0].shape, inst.shape))
 
 
 def refusal_hint(inst: HloInstruction) -> str:
@@ -69,10 +75,22 @@ def refusal_hint(inst: HloInstruction) -> str:
 def custom_call_step(runner: Runner, inst: HloInstruction) -> Step:
     if custom_call_target(inst) == "TopK":
         return _topk_call(inst)
+    if custom_call_target(inst) == "control_dep":
+        return _control_dep(inst)
     if not is_identity_custom_call(inst):
         raise InterpError(f"{inst.name}: opcode custom-call is not supported by the "
                           f"interpreter{refusal_hint(inst)}")
     return lambda a, d: a[0]
+
+
+def _control_dep(inst: HloInstruction) -> Step:
+    """XLA's control_dep marker; see the module contract."""
+    if len(inst.operands) != 2 or inst.shape != Shape.tuple(()) or inst.users:
+        raise InterpError(f"{inst.name}: custom-call control_dep takes two operands and gives "
+                          f"() with no user, as XLA CPU runs it, not {inst.shape} of "
+                          f"{len(inst.operands)} operand(s)"
+                          f"{' used by ' + inst.users[0].name if inst.users else ''}")
+    return lambda a, d: ()
 
 
 def _topk_call(inst: HloInstruction) -> Step:
