@@ -233,7 +233,7 @@ def _logistic(x: Array) -> Array:
     return 1 / (1 + np.exp(-x))
 
 
-def _total_order_key(x: Array) -> Array:
+def total_order_key(x: Array) -> Array:
     """Integers that sort like XLA's float total order (-NaN < -inf < ... -0 < +0 ... < NaN)."""
     if x.dtype.itemsize == 1 or x.dtype.itemsize == 2 and x.dtype != np.float16:
         x = x.astype(np.float32)  # ml_dtypes formats widen exactly, order kept
@@ -385,7 +385,7 @@ def compare(direction: str, comparison_type: str | None, t: PrimitiveType,
         return cx.complex_compare(direction, a, b)
     if is_floating(t):
         if comparison_type == "TOTALORDER":
-            return fn(_total_order_key(a), _total_order_key(b))
+            return fn(total_order_key(a), total_order_key(b))
         return fn(widen_flushed(t, a), widen_flushed(t, b))
     return fn(a, b)
 

@@ -22,8 +22,8 @@ from typing import Callable
 
 import numpy as np
 
+from tilecc.hlo.interp.elementwise import total_order_key
 from tilecc.hlo.interp.std_sort import std_sort_order
-from tilecc.hlo.interp.topk import _total_order_key
 from tilecc.hlo.interp.std_stable_sort import std_stable_sort_order
 
 Array = np.ndarray
@@ -90,8 +90,7 @@ def _guess(flat: list[Array], compared: frozenset[int], less: Less) -> tuple[Arr
 
 
 def _dense_rank(x: Array) -> Array:
-    values = x.astype(np.float64) if x.dtype.kind in "fV" else x
-    key = _total_order_key(values) if x.dtype.kind in "fV" else values
+    key = total_order_key(x) if x.dtype.kind in "fV" else x
     return np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 

@@ -12,17 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from tilecc.errors import InterpError
+from tilecc.hlo.interp.elementwise import total_order_key
 from tilecc.hlo.interp.values import Lanes, Operands, Runner, Step, Value
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.types import is_floating
-
-
-def _total_order_key(x: np.ndarray) -> np.ndarray:
-    """Integers whose order is the total order of the floats `x` (any float width)."""
-    wide = x.astype(np.float64)
-    bits = wide.view(np.int64)
-    # negative floats: flip the magnitude bits so more negative sorts lower
-    return np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
 
 
 def topk_step(runner: Runner, inst: HloInstruction) -> Step:
@@ -44,7 +37,7 @@ def top_k(x: np.ndarray, k: int, largest: bool,
     total order of the values (descending when `largest`), equal values by index.
     `floating`: x holds an HLO float type (bf16 / fp8 are numpy void-kind records)."""
     if floating:
-        key = _total_order_key(x)
+        key = total_order_key(x)
     elif x.dtype.kind == "u":  # u64 does not fit int64: shift the range instead
         key = (x.astype(np.uint64) ^ np.uint64(1 << 63)).view(np.int64)
     else:
