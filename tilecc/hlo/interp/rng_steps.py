@@ -22,8 +22,9 @@ rng:
   measured, G is the output sequence of std::mt19937_64 seeded with 8, and n is the number
   of rng instructions that process expanded before. The interpreter takes n = 0, the
   module compiled first in its process. k counts over computations in module order,
-  instructions in post order (XLA: the order of the module it compiles, which for the
-  modules measured is the text's).
+  instructions in post order: XLA's order over the module it compiles, which is the
+  text's for the modules measured; jaxlib's HLO -> StableHLO -> HLO path may reorder the
+  text (measured: a zero-element rng moved before the others), and then k differs.
 - bits: Philox4x32-10 under that key with the instruction's own counter (as above, the
   delta the expander gives it), in rng_bit_generator's rng_philox layout.
 - uniform, f32 / f64: u * (b - a) + a with u = (bits >> (width - m)) * 2**-m, m the
@@ -139,8 +140,8 @@ def _device_lanes(inst: HloInstruction, d: Lanes) -> int:
 
 def rng_get_and_update_state_step(runner: Runner, inst: HloInstruction) -> Step:
     text = inst.attributes.get("delta", "")
-    if not text.lstrip("-").isdigit():
-        raise InterpError(f"{inst.name}: rng-get-and-update-state needs delta=<integer>, "
+    if not text.removeprefix("-").isdigit() or not -2**63 <= int(text) < 2**63:
+        raise InterpError(f"{inst.name}: rng-get-and-update-state needs delta=<an int64>, "
                           f"got {text!r}")
     if inst.shape.is_tuple or inst.shape.element_type != T.U64 or inst.shape.dims != (2,):
         raise InterpError(f"{inst.name}: rng-get-and-update-state returns u64[2], got "
