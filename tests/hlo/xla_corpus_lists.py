@@ -206,8 +206,7 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
 PIPELINED = ("a collective-pipeliner loop (dynamic-slice, all-gather / all-reduce / "
              "collective-permute of bf16 or f32) that differs from XLA CPU's; not yet understood")
 CONV_DIFFERS = "a convolution that differs from XLA CPU's; not yet understood"
-NO_STEP = ("an opcode without an interpreter step (batch-norm, a pred convolution, "
-           "rng-bit-generator returning its bits alone, without the state)")
+NO_STEP = "an opcode without an interpreter step (batch-norm, a pred convolution)"
 RNG_SEED = ("custom-call GetRngSeed: XLA CPU gives a fresh u64 seed on each run (measured, "
             "jaxlib 0.10.2), a value no interpreter can reproduce")
 UNKNOWN_TARGET = ("custom-call \"unknown\": XLA CPU has no implementation of it (alone it "
@@ -240,7 +239,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "00318_hlo_parser_test__CreateTestCases_BatchNormInference.hlo": NO_STEP,
     "00319_hlo_parser_test__CreateTestCases_BatchNormGrad.hlo": NO_STEP,
     "00840_convolution_pred_expander_test__ConvolutionPredExpanderTest.Match.hlo": NO_STEP,
-    "01577_sharding_propagation_test__ShardingPropagationTest.ReplicateRngBitGeneratorSeed.hlo": NO_STEP,
     "01126_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsWithTwoDependentClones.hlo": PIPELINED,
     "01127_collective_pipeliner_test__CollectivePipelinerTest.LoopVariantAppearingInRootTupleMultipleTimes.hlo": PIPELINED,
     "01590_collective_permute_motion_test__CollectivePermuteMotionTest.DoNotMoveWithNonConstElementwise.hlo": UNKNOWN_TARGET,
