@@ -20,8 +20,8 @@ rng:
   std::mt19937_64 seeded with 42 (the module's own generator, HloModule::RandomNew64) and G
   those of a process-wide generator (the module config seed jaxlib compiles with is 0);
   measured, G is the output sequence of std::mt19937_64 seeded with 8, and n is the number
-  of rng instructions that process expanded before. The interpreter takes n = 0, the
-  module compiled first in its process. k counts over computations in module order,
+  of rng instructions that process expanded before. The interpreter takes n = 0: the
+  first module with rngs that a process compiles. k counts over computations in module order,
   instructions in post order: XLA's order over the module it compiles, which is the
   text's for the modules measured; jaxlib's HLO -> StableHLO -> HLO path may reorder the
   text (measured: a zero-element rng moved before the others), and then k differs.
@@ -38,10 +38,11 @@ rng:
   each pair (u0, u1) at positions 2k, 2k + 1 gives sqrt(-2 log max(u0, 1e-7)) times
   sin(2 pi u1) at 2k and cos(2 pi u1) at 2k + 1 (Box-Muller, in the type), then
   sigma * z + mean, fused. The pairs draw more words than the delta for an odd split
-  dimension, as XLA's do. log / sin / cos are numpy's, XLA CPU's f32 approximations may
-  differ from them in the last place.
-Other element types: XLA CPU aborts in the expander (a CHECK for 8 / 16-bit integers) or
-refuses the module; the interpreter refuses them.
+  dimension, as XLA's do. log / sin / cos are numpy's, not XLA CPU's own approximations
+  (measured on 4,096 values: 669 f32 differ, by at most 4.8e-7, and 3 f64).
+Other element types: XLA CPU's process dies in the expander (a CHECK for every type under
+32 bits but f16 / bf16: pred, s8, u8, s16, fp8 measured) or it refuses the module (an
+integer rng_normal); the interpreter refuses them.
 """
 
 from __future__ import annotations
