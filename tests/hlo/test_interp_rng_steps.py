@@ -124,6 +124,19 @@ def test_state_advances_on_every_while_trip() -> None:
     assert run([])[0].tolist() == [[(S + 30) ^ (S + 40) ^ (S + 50), 0]]
 
 
+def test_rng_lanes_draw_what_successive_runs_draw() -> None:
+    # lane d takes the counter plus d * delta: two devices at once draw what one device
+    # draws in two runs of one compiled module
+    module = parse_module(_rng_module([("rng_uniform", "f32", "5", "0", "1"),
+                                       ("rng_normal", "f64", "3", "0", "1")]))
+    both = evaluate_module(module, [], 2)
+    run = compile_module(module, 1)
+    first, second = run([]), run([])
+    for k in range(2):
+        np.testing.assert_array_equal(both[k], np.concatenate([first[k], second[k]]))
+    assert not np.array_equal(first[0], second[0])
+
+
 @pytest.mark.parametrize("dist, t, why", [
     ("rng_uniform", "s16", "rng_uniform of s16"), ("rng_uniform", "pred", "rng_uniform of pred"),
     ("rng_normal", "s32", "rng_normal of s32"), ("rng_poisson", "f32", "rng_poisson")])
