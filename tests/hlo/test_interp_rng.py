@@ -1,6 +1,7 @@
 """rng-bit-generator against XLA CPU, bit for bit: three_fry / philox / default, 2- and
 3-word states (with a counter about to carry), scalar / odd / even / 3-d shapes, 8- to 64-bit
-types, two replicas with different states; and jax's rbg / unsafe_rbg programs."""
+types, two replicas with different states, the form returning the bits alone; and jax's
+rbg / unsafe_rbg programs."""
 
 from __future__ import annotations
 
@@ -61,6 +62,20 @@ def test_rng_bit_generator_matches_xla_bit_for_bit() -> None:
             assert g.dtype.itemsize == w.dtype.itemsize and g.shape == w.shape, case
             assert np.array_equal(np.asarray(g).view(np.uint8), w.view(np.uint8)), case
         assert not np.array_equal(got[1][0], got[1][1]) or not case[2], case
+
+
+@pytest.mark.oracle
+def test_rng_bit_generator_of_an_array_shape_gives_the_bits_alone() -> None:
+    # XLA CPU runs the form without the state: the tuple form's bits
+    tuple_text = _module("rng_default", "u32", (4, 8), 2)
+    array_text = tuple_text.replace("(u64[2], u32[4,8])", "u32[4,8]")
+    states = _states(2, 7)
+    want = run_many_on_xla([XlaJob("run", t, [states], replicas=2)
+                            for t in (array_text, tuple_text)])
+    assert isinstance(want[0], list) and isinstance(want[1], list), want
+    got = evaluate_module(parse_module(array_text), [states], 2)
+    assert len(got) == 1 and np.array_equal(want[0][0], want[1][1])
+    np.testing.assert_array_equal(got[0], want[0][0])
 
 
 JAX_PROGRAM = """

@@ -7,7 +7,8 @@ collectives name (tilecc.hlo.device_count: the pass tests write groups for more 
 their headers set): finite floats clipped to [-1, 1] (sums never overflow part-way, so the
 result does not depend on the summation order), the integers of parameters that may bound a
 loop in [0, 3] (random_inputs.loop_safe). The interpreter runs it, then XLA CPU does, many
-modules per compile (xla_batch; one XLA child per test process). Outputs must be equal:
+modules per compile (xla_batch; one XLA child per test process, and a fresh one for each
+module with an rng, whose keys depend on the child's past). Outputs must be equal:
 integers and pred exactly, floats to rtol 2e-6 / atol 1e-6 (the other oracle tests' bound),
 NaN where XLA has NaN.
 

@@ -14,7 +14,11 @@ message names (by prefix) runs alone and the rest are merged again; a message th
 none splits the batch in halves. A module whose root holds a token runs alone, and so does
 one with collectives: XLA CPU's collectives wait for every device, so one whose devices
 do not all arrive (a collective in a loop or branch the devices take differently) hangs
-until the session's timeout, and alone it takes no other module with it.
+until the session's timeout, and alone it takes no other module with it. A module with an
+`rng` runs alone in a fresh child of its own: XLA CPU keys each rng from a process-wide
+generator, so its values depend on how many rng instructions the child expanded before
+(tilecc.hlo.interp.rng_steps), and the interpreter's are those of a module compiled first in
+its process (a fresh child costs its jax import, about a second).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import numpy as np
 
 from tilecc.errors import OracleError
 from tilecc.hlo.ir import HloModule
-from tilecc.hlo.opcodes import COLLECTIVES
+from tilecc.hlo.opcodes import COLLECTIVES, HloOpcode
 from tilecc.hlo.printer import (computations_in_print_order, instructions_in_print_order,
                                 print_computation, print_instruction, print_module)
 from tilecc.hlo.types import Shape
@@ -56,6 +60,11 @@ def prefix_names(module: HloModule, k: int) -> None:
 
 def _communicates(module: HloModule) -> bool:
     return any(inst.opcode in COLLECTIVES for comp in module.computations
+               for inst in comp.instructions)
+
+
+def _draws_rng(module: HloModule) -> bool:
+    return any(inst.opcode is HloOpcode.RNG for comp in module.computations
                for inst in comp.instructions)
 
 
@@ -90,7 +99,10 @@ def run_batched(session: XlaSession, items: list[Item], limit: int
     for k, item in enumerate(items):
         prefix_names(item[1], k)
         root = item[1].entry.root if item[1].entry is not None else None
-        if root is None or _has_token(root.shape) or _communicates(item[1]):
+        if _draws_rng(item[1]):
+            with XlaSession(session.devices, session.timeout) as fresh:
+                results[item[0]] = _alone(fresh, item)
+        elif root is None or _has_token(root.shape) or _communicates(item[1]):
             results[item[0]] = _alone(session, item)
         else:
             groups.setdefault((item[3], item[4]), []).append(item)

@@ -199,8 +199,6 @@ BEYOND_THE_STEP_LIMIT: dict[str, str] = {
 TOO_SLOW: dict[str, str] = {  # XLA runs them; left out for the suite's time budget
 }
 INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has no step yet
-    "00881_rng_expander_test__RngExpanderTest.ReplacesRngWithGetRngSeedCustomCall.hlo":
-        "rng has no interpreter step (XLA CPU's draw order is not reproduced)",
 }
 
 # What the full run (stride 1, collectives) found besides INTERPRETER_GAPS, by cause;
@@ -208,8 +206,7 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
 PIPELINED = ("a collective-pipeliner loop (dynamic-slice, all-gather / all-reduce / "
              "collective-permute of bf16 or f32) that differs from XLA CPU's; not yet understood")
 CONV_DIFFERS = "a convolution that differs from XLA CPU's; not yet understood"
-NO_STEP = ("an opcode without an interpreter step (rng, batch-norm, "
-           "rng-get-and-update-state, a pred convolution, rng-bit-generator's tuple form)")
+NO_STEP = "an opcode without an interpreter step (batch-norm, a pred convolution)"
 RNG_SEED = ("custom-call GetRngSeed: XLA CPU gives a fresh u64 seed on each run (measured, "
             "jaxlib 0.10.2), a value no interpreter can reproduce")
 UNKNOWN_TARGET = ("custom-call \"unknown\": XLA CPU has no implementation of it (alone it "
@@ -241,16 +238,7 @@ FULL_RUN_GAPS: dict[str, str] = {
     "00842_convolution_type_canonicalizer_test__ConvolutionTypeCanonicalizerTest.DotBf16ToS32.hlo": CONV_DIFFERS,
     "00318_hlo_parser_test__CreateTestCases_BatchNormInference.hlo": NO_STEP,
     "00319_hlo_parser_test__CreateTestCases_BatchNormGrad.hlo": NO_STEP,
-    "00351_hlo_parser_test__CreateTestCases_RngGetAndUpdateState.hlo": NO_STEP,
-    "00371_hlo_parser_test__CreateShortTestCases_Rng.hlo": NO_STEP,
     "00840_convolution_pred_expander_test__ConvolutionPredExpanderTest.Match.hlo": NO_STEP,
-    "01386_sharding_propagation_test__ParameterizedMetadataTest.ReplicatedToSideEffecting.hlo": NO_STEP,
-    "01577_sharding_propagation_test__ShardingPropagationTest.ReplicateRngBitGeneratorSeed.hlo": NO_STEP,
-    "01885_spmd_partitioner_test__SpmdPartitioningTest.ReplicatedRng.hlo": NO_STEP,
-    "01886_spmd_partitioner_test__SpmdPartitioningTest.ManualRng.hlo": NO_STEP,
-    "01887_spmd_partitioner_test__SpmdPartitioningTest.PartitionedRng.hlo": NO_STEP,
-    "02205_stateful_rng_spmd_partitioner_test__StatefulRngSpmdPartitionerTest.RngReplicatedConsumer.hlo": NO_STEP,
-    "02206_stateful_rng_spmd_partitioner_test__StatefulRngSpmdPartitionerTest.RngPartitionedConsumer.hlo": NO_STEP,
     "01126_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsWithTwoDependentClones.hlo": PIPELINED,
     "01127_collective_pipeliner_test__CollectivePipelinerTest.LoopVariantAppearingInRootTupleMultipleTimes.hlo": PIPELINED,
     "01590_collective_permute_motion_test__CollectivePermuteMotionTest.DoNotMoveWithNonConstElementwise.hlo": UNKNOWN_TARGET,
@@ -267,7 +255,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "02172_spmd_partitioner_test__SpmdPartitioningTest.OriginalValueWithTrivialShardingAnnotation.hlo": UNKNOWN,
     "00478_hlo_parser_test__HloParserTest.WindowRhsReversalWrongSize.hlo": RHS_REVERSAL,
     "00317_hlo_parser_test__CreateTestCases_BatchNormTraining.hlo": NO_STEP,
-    "01888_spmd_partitioner_test__SpmdPartitioningTest.PartialReplicatedRng.hlo": NO_STEP,
     "01128_collective_pipeliner_test__CollectivePipelinerTest.TwoIterations.hlo": PIPELINED,
     "01120_collective_pipeliner_test__CollectivePipelinerTest.TransformWithAgInsertCustomCall.hlo": PIPELINED,
     "02416_collective_ops_test__CollectiveOpsTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,

@@ -33,8 +33,11 @@ Contract:
   `evaluate_module` compiles afresh on every call, so a module changed in place between
   calls (by a pass) is never run from a stale program.
 - Complex (c64 / c128) values follow interp.complex_math (XLA CPU's formulas on the parts).
-- rng-bit-generator follows XLA CPU's ThreeFry / Philox bit for bit (interp.rng).
-- Anything outside the supported set (custom-call, rng, replica-id inside a reducer,
+- rng-bit-generator follows XLA CPU's ThreeFry / Philox bit for bit (interp.rng); rng and
+  rng-get-and-update-state follow XLA CPU's rng expansion (interp.rng_steps): their
+  counters start afresh with each compile_module / evaluate_module and advance with every
+  run of one compiled module, as those of one XLA executable do.
+- Anything outside the supported set (custom-call, replica-id inside a reducer,
   sub-byte element types, complex ops XLA does not define ...) raises InterpError naming
   the instruction and opcode, never a wrong answer.
 """

@@ -65,7 +65,10 @@ _FATAL_LOG_LINE = re.compile(r"^F\d{4} [\d:.]+\s+\d+ (.*)$", re.MULTILINE)
 class XlaJob:
     """One request to the child: `kind` is "parse", "compile", "run" or "time" (the best
     of `repeats` executions, compile excluded: [best wall s, best process CPU s]; the child
-    keeps each module it compiled for "time", so interleaved timing jobs compile once)."""
+    keeps each module it compiled for "time", so interleaved timing jobs compile once).
+    A "run" executes its one compiled executable `repeats` times and returns the outputs
+    of every execution one after another (state an executable keeps, such as
+    rng-get-and-update-state's counter, carries over from one execution to the next)."""
 
     kind: str
     text: str
@@ -387,8 +390,12 @@ def _child_job(jax: Any, xc: Any, kind: str, text: str, inputs: list[np.ndarray]
             best_wall = min(best_wall, time.perf_counter() - start)
             best_cpu = min(best_cpu, time.process_time() - start_cpu)
         return [np.array([best_wall, best_cpu])]
-    outputs = executable.execute_sharded(args).disassemble_into_single_device_arrays()
-    return [np.stack([np.asarray(piece) for piece in per_device]) for per_device in outputs]
+    results: list[np.ndarray] = []
+    for _ in range(max(1, repeats)):
+        outputs = executable.execute_sharded(args).disassemble_into_single_device_arrays()
+        results += [np.stack([np.asarray(piece) for piece in per_device])
+                    for per_device in outputs]
+    return results
 
 
 def flat_inputs(inputs: list[Any]) -> list[np.ndarray]:

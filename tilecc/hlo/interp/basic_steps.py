@@ -180,19 +180,24 @@ def is_finite_step(runner: Runner, inst: HloInstruction) -> Step:
 
 
 def rng_bit_generator_step(runner: Runner, inst: HloInstruction) -> Step:
-    parts = inst.shape.tuple_shapes
-    if len(parts) != 2 or not parts[1].is_array:
-        raise InterpError(f"{inst.name}: rng-bit-generator returns (state, bits)")
+    # XLA CPU also takes an array shape: the bits alone, as the tuple form's second part
+    # (measured, jaxlib 0.10.2)
+    parts = inst.shape.tuple_shapes if inst.shape.is_tuple else (None, inst.shape)
+    bits = parts[1] if len(parts) == 2 else None
+    if bits is None or not bits.is_array:
+        raise InterpError(f"{inst.name}: rng-bit-generator returns (state, bits) or bits")
     algorithm = inst.attributes.get("algorithm", "rng_default")
-    dims, dtype = parts[1].dims, numpy_dtype(parts[1].element_type)
-    if dtype.itemsize * 8 != bit_width(parts[1].element_type):
+    dims, dtype = bits.dims, numpy_dtype(bits.element_type)
+    if dtype.itemsize * 8 != bit_width(bits.element_type):
         raise InterpError(f"{inst.name}: rng-bit-generator of "
-                          f"{primitive_type_name(parts[1].element_type)} (sub-byte) is "
+                          f"{primitive_type_name(bits.element_type)} (sub-byte) is "
                           "not supported by the interpreter")
+    with_state = inst.shape.is_tuple
 
     def step(a: Operands, d: Lanes) -> Value:
         state = np.asarray(a[0])
-        return rng_bit_generator(algorithm, state.reshape(state.shape[0], -1), dims, dtype)
+        result = rng_bit_generator(algorithm, state.reshape(state.shape[0], -1), dims, dtype)
+        return result if with_state else result[1]
     return step
 
 

@@ -81,7 +81,7 @@ def _abs_parts(a: Array, b: Array) -> tuple[Array, Array, Array]:
     abs_a, abs_b = np.abs(a), np.abs(b)
     high, low = np.maximum(abs_a, abs_b), np.minimum(abs_a, abs_b)
     ratio = low / high
-    return low, high, np.sqrt(_fma(ratio, ratio, np.ones((), ratio.dtype)))
+    return low, high, np.sqrt(fused_multiply_add(ratio, ratio, np.ones((), ratio.dtype)))
 
 
 def _abs(a: Array, b: Array) -> Array:
@@ -94,9 +94,10 @@ def complex_abs(z: Array) -> Array:
     return _flush(_abs(*split(z)))
 
 
-def _fma(x: Array, y: Array, z: Array) -> Array:
-    """x * y + z rounded once: exactly through f64 for f32; for f64 through Dekker's
-    error-free product and sum (correct but for rare double roundings)."""
+def fused_multiply_add(x: Array, y: Array, z: Array) -> Array:
+    """x * y + z rounded once, the fused multiply-add XLA CPU contracts a multiply and an
+    add into (here and in rng_steps), on f32 / f64 arrays: exactly through f64 for f32; for
+    f64 through Dekker's error-free product and sum (correct but for rare double roundings)."""
     if x.dtype == np.float32:
         return (x.astype(np.float64) * y + z).astype(np.float32)
     product = x * y
@@ -115,7 +116,7 @@ def _fma(x: Array, y: Array, z: Array) -> Array:
 def _multiply(a: Array, b: Array, c: Array, d: Array) -> Parts:
     """XLA CPU contracts the textbook product into fused multiply-adds (measured):
     re = fma(a, c, -(b d)), im = fma(b, c, a d)."""
-    return _fma(a, c, -(b * d)), _fma(b, c, a * d)
+    return fused_multiply_add(a, c, -(b * d)), fused_multiply_add(b, c, a * d)
 
 
 def _divide(ar: Array, ai: Array, br: Array, bi: Array) -> Parts:

@@ -69,7 +69,7 @@ def philox4x32(words: list[Array], k0: Array, k1: Array) -> list[Array]:
     return x
 
 
-def _half_shape(dims: tuple[int, ...]) -> tuple[int, int]:
+def half_shape(dims: tuple[int, ...]) -> tuple[int, int]:
     """(split dimension, its halved size) of XLA's SplitShapeIntoHalves; (-1, 1) for a scalar."""
     if not dims:
         return -1, 1
@@ -87,7 +87,7 @@ def _threefry(state: Array, dims: tuple[int, ...], bits: int) -> tuple[Array, Ar
         x0, x1 = threefry2x32(*_low_high(counters), k0, k1)
         values = x0.astype(np.uint64) | (x1.astype(np.uint64) << np.uint64(32))
         return state[:, 1] + np.uint64(count), values.reshape((lanes,) + dims)
-    split, half = _half_shape(dims)
+    split, half = half_shape(dims)
     half_dims = (half,) if split < 0 else dims[:split] + (half,) + dims[split + 1:]
     half_count = int(np.prod(half_dims, dtype=np.int64))
     counters = state[:, 1:2] + np.arange(half_count, dtype=np.uint64)

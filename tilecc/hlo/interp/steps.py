@@ -16,6 +16,7 @@ from tilecc.hlo.interp.conv import convolution_step
 from tilecc.hlo.interp.custom_calls import custom_call_step
 from tilecc.hlo.interp.fft import fft_step
 from tilecc.hlo.interp.gather import gather_step, scatter_step
+from tilecc.hlo.interp.rng_steps import rng_get_and_update_state_step, rng_step
 from tilecc.hlo.interp.select_scatter import select_and_scatter_step
 from tilecc.hlo.interp.scan import scan_step
 from tilecc.hlo.interp.shapes import HANDLERS as DATA_MOVEMENT
@@ -38,7 +39,8 @@ STEPS: dict[Op, Builder] = {
     Op.IS_FINITE: b.is_finite_step, Op.REDUCE_PRECISION: b.reduce_precision_step,
     Op.REAL: b.real_imag_step, Op.IMAG: b.real_imag_step,
     Op.OPTIMIZATION_BARRIER: b.first_operand_step,
-    Op.RNG_BIT_GENERATOR: b.rng_bit_generator_step,
+    Op.RNG_BIT_GENERATOR: b.rng_bit_generator_step, Op.RNG: rng_step,
+    Op.RNG_GET_AND_UPDATE_STATE: rng_get_and_update_state_step,
     **{op: b.data_movement_step for op in DATA_MOVEMENT},
     Op.RESHAPE: b.reshape_step, Op.BROADCAST: b.broadcast_step,
     Op.TRANSPOSE: b.transpose_step, Op.DOT: b.dot_step,
