@@ -216,7 +216,6 @@ UNKNOWN_TARGET = ("custom-call \"unknown\": XLA CPU has no implementation of it 
                   "refuses it, NOT_FOUND) and runs the module only because its while-loop "
                   "simplifier deletes the unused loop element computed from it; the "
                   "interpreter runs the loop as written")
-SUB_BYTE = "the interpreter computes no sub-byte integers (s4 / u4)"
 STEPS = "a while loop past the interpreter's default step limit (1,000,000 steps)"
 TUPLE_ALL_GATHER = ("tilecc's verifier checks a tuple all-gather's shapes against its first "
                     "operand only")
@@ -255,11 +254,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "01127_collective_pipeliner_test__CollectivePipelinerTest.LoopVariantAppearingInRootTupleMultipleTimes.hlo": PIPELINED,
     "01590_collective_permute_motion_test__CollectivePermuteMotionTest.DoNotMoveWithNonConstElementwise.hlo": UNKNOWN_TARGET,
     "01668_spmd_partitioner_test__SpmdPartitioningTest.GetRngSeedCustomCall.hlo": RNG_SEED,
-    "02426_collective_ops_test__CollectiveOpsTest.AllGather4BitInt.hlo": SUB_BYTE,
-    "02430_collective_ops_test__CollectiveOpsTest.CollectivePermute4BitInt.hlo": SUB_BYTE,
-    "02431_collective_ops_test__CollectiveOpsTest.AllReduce4BitInt.hlo": SUB_BYTE,
-    "02433_collective_ops_test__CollectiveOpsTest.ReduceScatter4BitInt.hlo": SUB_BYTE,
-    "02489_reduce_window_test__ReduceWindowHloTest.ReduceWindowS4.hlo": SUB_BYTE,
     "00667_all_gather_combiner_test__AllGatherCombinerTest.DoNotCombineInWhileLoop.hlo": STEPS,
     "01006_all_gather_decomposer_test__AllGatherDecomposerTest.CrossReplicaAllGatherWithTuple.hlo": TUPLE_ALL_GATHER,
     "02390_collective_ops_aot_test__CollectiveOpsAotTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,

@@ -34,8 +34,9 @@ Contract:
   calls (by a pass) is never run from a stale program.
 - Complex (c64 / c128) values follow interp.complex_math (XLA CPU's formulas on the parts).
 - rng-bit-generator follows XLA CPU's ThreeFry / Philox bit for bit (interp.rng).
+- Sub-byte integers (s4 / u4 / s2 / u2) compute on an 8-bit carrier (interp.sub_byte).
 - Anything outside the supported set (custom-call, rng, replica-id inside a reducer,
-  sub-byte element types, complex ops XLA does not define ...) raises InterpError naming
+  complex ops XLA does not define ...) raises InterpError naming
   the instruction and opcode, never a wrong answer.
 """
 
