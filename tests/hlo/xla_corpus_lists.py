@@ -208,7 +208,7 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
 PIPELINED = ("a collective-pipeliner loop (dynamic-slice, all-gather / all-reduce / "
              "collective-permute of bf16 or f32) that differs from XLA CPU's; not yet understood")
 CONV_DIFFERS = "a convolution that differs from XLA CPU's; not yet understood"
-NO_STEP = ("an opcode without an interpreter step (rng, batch-norm, "
+NO_STEP = ("an opcode without an interpreter step (rng, "
            "rng-get-and-update-state, a pred convolution, rng-bit-generator's tuple form)")
 RNG_SEED = ("custom-call GetRngSeed: XLA CPU gives a fresh u64 seed on each run (measured, "
             "jaxlib 0.10.2), a value no interpreter can reproduce")
@@ -238,8 +238,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "00835_convolution_4d_expander_test__Convolution4DExpanderTest.ConvertTo3DConvolution.hlo": CONV_DIFFERS,
     "00839_convolution_4d_expander_test__Convolution4DExpanderTest.DontConvertIfPaddingIsNonzero.hlo": CONV_DIFFERS,
     "00842_convolution_type_canonicalizer_test__ConvolutionTypeCanonicalizerTest.DotBf16ToS32.hlo": CONV_DIFFERS,
-    "00318_hlo_parser_test__CreateTestCases_BatchNormInference.hlo": NO_STEP,
-    "00319_hlo_parser_test__CreateTestCases_BatchNormGrad.hlo": NO_STEP,
     "00351_hlo_parser_test__CreateTestCases_RngGetAndUpdateState.hlo": NO_STEP,
     "00371_hlo_parser_test__CreateShortTestCases_Rng.hlo": NO_STEP,
     "00840_convolution_pred_expander_test__ConvolutionPredExpanderTest.Match.hlo": NO_STEP,
@@ -260,7 +258,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "01919_spmd_partitioner_test__SpmdPartitioningTest.VariadicScatterSharedOperands.hlo": UNKNOWN,
     "02172_spmd_partitioner_test__SpmdPartitioningTest.OriginalValueWithTrivialShardingAnnotation.hlo": UNKNOWN,
     "00478_hlo_parser_test__HloParserTest.WindowRhsReversalWrongSize.hlo": RHS_REVERSAL,
-    "00317_hlo_parser_test__CreateTestCases_BatchNormTraining.hlo": NO_STEP,
     "01888_spmd_partitioner_test__SpmdPartitioningTest.PartialReplicatedRng.hlo": NO_STEP,
     "01128_collective_pipeliner_test__CollectivePipelinerTest.TwoIterations.hlo": PIPELINED,
     "01120_collective_pipeliner_test__CollectivePipelinerTest.TransformWithAgInsertCustomCall.hlo": PIPELINED,
