@@ -140,6 +140,7 @@ def oracle_cases() -> dict[str, tuple[str, int]]:
         cases[f"{t} all-reduce"] = (
             f"HloModule m, replica_count=4\n{reducers}ENTRY e {{\n  x = {t}[6] "
             f"parameter(0)\n{collectives}\n  ROOT t = ({shapes6}) tuple({names4})\n}}\n", 4)
+        other = {"s4": "u4", "u4": "s4"}[t]
         cases[f"{t} movement"] = (f"""HloModule m, replica_count=2
 {reducer("r_max", t, "maximum")}{reducer("r_add", t, "add")}
 ENTRY e {{
@@ -162,9 +163,10 @@ ENTRY e {{
   up = {t}[3,6] slice(x), slice={{[1:4], [0:6]}}
   sc = {t}[4,6] scatter(x, ix, up), update_window_dims={{1}}, inserted_window_dims={{0}},
       scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=r_max
+  bc = {other}[4,6] bitcast-convert(x)
   ROOT t = ({t}[8,6], {t}[2,6], {t}[4,6], {t}[4,6], {t}[6,9], {t}[3,5], {t}[8,6],
-            {t}[2,3], {t}[20], {t}[4], {t}[4,6], {t}[6,4], {t}[4,6])
-      tuple(g, rs, cp, at, p, rw, c, ds, io, k, cl, tr, sc)
+            {t}[2,3], {t}[20], {t}[4], {t}[4,6], {t}[6,4], {t}[4,6], {other}[4,6])
+      tuple(g, rs, cp, at, p, rw, c, ds, io, k, cl, tr, sc, bc)
 }}
 """, 2)
     cases["s4 custom reducer"] = ("""HloModule m

@@ -14,6 +14,8 @@ Integer semantics (XLA's elemental IR emitter, checked against XLA CPU in tests)
   1 for base 1, +-1 for base -1 (all ones, also for unsigned types) and 0 otherwise.
 - convert float -> integer truncates toward zero, saturates at the type's range and maps
   NaN to 0; integer -> integer keeps the low bits; anything -> pred is `x != 0`.
+- the sub-byte integers (s4 / u4 / s2 / u2) run on an 8-bit carrier and keep their low bits,
+  with the operand readings XLA CPU uses (interp.sub_byte).
 Float semantics: f32 / f64 compute in their own precision with subnormal operands and
 results flushed to signed zero (XLA CPU runs with DAZ / FTZ); f16, bf16 and the fp8 types are
 widened to f32 for each op and rounded back (what XLA CPU's float normalization does).
