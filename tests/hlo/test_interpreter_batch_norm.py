@@ -24,7 +24,8 @@ ENTRY e {{
   x = {t}[{d}] parameter(0)
   s = {t}[{c}] parameter(1)
   o = {t}[{c}] parameter(2)
-  ROOT b = ({t}[{d}], {t}[{c}], {t}[{c}]) batch-norm-training(x, s, o), epsilon={epsilon}, feature_index={feature}
+  ROOT b = ({t}[{d}], {t}[{c}], {t}[{c}]) batch-norm-training(x, s, o),
+      epsilon={epsilon}, feature_index={feature}
 }}
 """
 
@@ -52,7 +53,8 @@ ENTRY e {{
   m = {t}[{c}] parameter(2)
   v = {t}[{c}] parameter(3)
   dy = {t}[{d}] parameter(4)
-  ROOT b = ({t}[{d}], {t}[{c}], {t}[{c}]) batch-norm-grad(x, s, m, v, dy), epsilon={epsilon}, feature_index={feature}
+  ROOT b = ({t}[{d}], {t}[{c}], {t}[{c}]) batch-norm-grad(x, s, m, v, dy),
+      epsilon={epsilon}, feature_index={feature}
 }}
 """
 

@@ -37,8 +37,6 @@ the operand's rank, a missing epsilon or feature_index, or a non-float element t
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
 from tilecc.errors import InterpError
@@ -48,8 +46,6 @@ from tilecc.hlo.interp.values import Array, Lanes, Operands, Runner, Step, Value
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype, primitive_type_name
-
-Binary = Callable[[Array, Array], Array]
 
 
 class _Graph:
@@ -121,7 +117,6 @@ class _Graph:
         zero = np.zeros(x.shape[0], x.dtype)
         return reduce_with_init(Op.ADD, self.compute, x, zero, self.reduced,
                                 TREE_REDUCTION_WINDOW)
-
 
     def total_of_products(self, a: Array, b: Array) -> Array:
         """total(a * b); in f16 over one axis of 2 to 32 elements (no tree rewrite), XLA
