@@ -2,7 +2,8 @@
 
 Each dtype gets one module per op family whose inputs are every pair of its extreme values
 (INT_MIN, INT_MAX, 0, +-1, the bit width, NaN, +-inf, +-0 ...), so every corner of every op
-is checked against XLA in one batched oracle run.
+is checked against XLA in one batched oracle run. The sub-byte integers (s4 / u4 / s2 / u2)
+take every pair of all their values.
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ import pytest
 
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.parser import parse_module
+from tilecc.hlo.random_inputs import is_integer_dtype
 from tilecc.hlo.xla import XlaJob, run_many_on_xla
 
 pytestmark = pytest.mark.oracle
 
 INT_TYPES = {"s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
              "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64}
+SUB_BYTE_TYPES = {"s4": ml_dtypes.int4, "u4": ml_dtypes.uint4, "s2": ml_dtypes.int2,
+                  "u2": ml_dtypes.uint2}
 FLOAT_TYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32,
                "f64": np.float64}
 INT_BINARY = ["add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
@@ -45,6 +49,11 @@ def int_extremes(dtype: type) -> np.ndarray:
     mask = (1 << bits) - 1
     return np.array([v & mask for v in values], dtype=np.uint64).astype(
         np.dtype(f"u{bits // 8}")).view(dtype)  # negatives wrap for unsigned
+
+
+def every_value(dtype: type) -> np.ndarray:
+    info = ml_dtypes.iinfo(dtype)
+    return np.arange(int(info.min), int(info.max) + 1).astype(dtype)
 
 
 def float_extremes(dtype: type) -> np.ndarray:
@@ -101,9 +110,11 @@ def convert_module(t: str, n: int, targets: list[str]) -> str:
 def build_cases() -> list[tuple[str, str, list[np.ndarray]]]:
     """(label, text, inputs with a leading axis of one replica)."""
     cases = []
-    all_types = list(INT_TYPES) + list(FLOAT_TYPES) + ["pred"]
-    for t, dtype in INT_TYPES.items():
-        a, b = pairs(int_extremes(dtype))
+    all_types = list(INT_TYPES) + list(SUB_BYTE_TYPES) + list(FLOAT_TYPES) + ["pred"]
+    int_values = {**{t: int_extremes(d) for t, d in INT_TYPES.items()},
+                  **{t: every_value(d) for t, d in SUB_BYTE_TYPES.items()}}
+    for t, values in int_values.items():
+        a, b = pairs(values)
         n = a.size
         cases.append((f"{t} binary", binary_module(t, INT_BINARY, n), [a[None], b[None]]))
         # stablehlo has no abs / sign of unsigned integers: XLA rejects the module.
@@ -140,7 +151,7 @@ def assert_same(label: str, got: np.ndarray, want: np.ndarray, inputs: list[np.n
                 type_name: str) -> None:
     assert got.dtype == want.dtype, f"{label}: dtype {got.dtype} != {want.dtype}"
     assert got.shape == want.shape, f"{label}: shape {got.shape} != {want.shape}"
-    if np.issubdtype(got.dtype, np.integer) or got.dtype == np.bool_:
+    if is_integer_dtype(got.dtype) or got.dtype == np.bool_:
         bad = np.flatnonzero(got != want)
     else:
         g, w = got.astype(np.float64), want.astype(np.float64)

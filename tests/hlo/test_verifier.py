@@ -58,6 +58,12 @@ VALID = [
     "ROOT x = u16[4,8,2] bitcast-convert(f)",
     "y = s16[4,8,2] bitcast-convert(p)\n  ROOT x = f32[4,8] bitcast-convert(y)",
     "ROOT x = s8[4] bitcast-convert(s)",
+    "v = f32[8] parameter(4)\n  ROOT x = (f32[4,8], f32[8], f32[8]) "
+    "batch-norm-training(f, v, v), epsilon=0.001, feature_index=1",
+    "v = f32[4] parameter(4)\n  ROOT x = f32[4,8] batch-norm-inference(f, v, v, v, v), "
+    "epsilon=0.001, feature_index=0",
+    "v = f32[8] parameter(4)\n  ROOT x = (f32[4,8], f32[8], f32[8]) "
+    "batch-norm-grad(f, v, v, v, f), epsilon=0.001, feature_index=1",
 ]
 
 INVALID = [
@@ -95,6 +101,21 @@ INVALID = [
     ("ROOT x = u8[4,8] bitcast-convert(p)", "has dims [4, 8, 4], result is u8[4,8]"),
     ("ROOT x = u64[4] bitcast-convert(p)", "operand's last dimension must be 2"),
     ("ROOT x = u64[] bitcast-convert(s)", "operand's last dimension must be 2"),
+    ("v = f32[8] parameter(4)\n  ROOT x = (f32[4,8], f32[8], f32[8]) "
+     "batch-norm-training(f, v, v), epsilon=0.001, feature_index=2",
+     "feature_index=2 is outside the operand's rank 2"),
+    ("v = f32[4] parameter(4)\n  ROOT x = (f32[4,8], f32[4], f32[4]) "
+     "batch-norm-training(f, v, v), epsilon=0.001, feature_index=1",
+     "operand 1 is f32[4]{0}, expected f32[8]"),
+    ("v = s32[8] parameter(4)\n  ROOT x = (s32[4,8], s32[8], s32[8]) "
+     "batch-norm-training(p, v, v), epsilon=0.001, feature_index=1",
+     "is not a floating-point array"),
+    ("v = f32[8] parameter(4)\n  ROOT x = f32[4,8] batch-norm-training(f, v, v), "
+     "epsilon=0.001, feature_index=1", "expected (f32[4,8]"),
+    ("v = f32[8] parameter(4)\n  ROOT x = f32[4,8] batch-norm-inference(f, v, v, v, v), "
+     "feature_index=1", "needs the attributes epsilon"),
+    ("v = f32[8] parameter(4)\n  ROOT x = (f32[4,8], f32[8], f32[8]) "
+     "batch-norm-grad(f, v, v, v, p), epsilon=0.001, feature_index=1", "grad_output s32[4,8]"),
 ]
 
 

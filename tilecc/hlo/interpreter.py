@@ -37,8 +37,9 @@ Contract:
   rng-get-and-update-state follow XLA CPU's rng expansion (interp.rng_steps): their
   counters start afresh with each compile_module / evaluate_module and advance with every
   run of one compiled module, as those of one XLA executable do.
+- Sub-byte integers (s4 / u4 / s2 / u2) compute on an 8-bit carrier (interp.sub_byte).
 - Anything outside the supported set (custom-call, replica-id inside a reducer,
-  sub-byte element types, complex ops XLA does not define ...) raises InterpError naming
+  complex ops XLA does not define ...) raises InterpError naming
   the instruction and opcode, never a wrong answer.
 """
 

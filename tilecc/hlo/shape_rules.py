@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from tilecc.errors import VerifyError
+from tilecc.hlo.batch_norm_shapes import batch_norm_problem
 from tilecc.hlo.builders import slice_shape
 from tilecc.hlo.ir import HloInstruction, HloModule
 from tilecc.hlo.literal import LiteralError, parse_tuple_literal
@@ -380,6 +381,11 @@ def _configured(inst: HloInstruction, ctx: RuleContext) -> None:
         raise fail(inst, str(err)) from None
 
 
+def _batch_norm(inst: HloInstruction, ctx: RuleContext) -> None:
+    if (problem := batch_norm_problem(inst)) is not None:
+        raise fail(inst, problem)
+
+
 Rule = Callable[[HloInstruction, RuleContext], None]
 
 SHAPE_RULES: dict[HloOpcode, Rule] = {
@@ -396,5 +402,7 @@ SHAPE_RULES: dict[HloOpcode, Rule] = {
     O.CONSTANT: _constant, O.IOTA: _iota,
     O.REPLICA_ID: _device_id, O.PARTITION_ID: _device_id,
     **{op: _configured for op in CONFIGURED},
+    O.BATCH_NORM_TRAINING: _batch_norm, O.BATCH_NORM_INFERENCE: _batch_norm,
+    O.BATCH_NORM_GRAD: _batch_norm,
 }
 """Opcode -> its shape rule (see the module contract)."""

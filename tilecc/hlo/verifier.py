@@ -12,7 +12,8 @@ VerifyError("computation/instruction: what is wrong"). It checks
   elementwise ops, compare, select, clamp, convert, reshape, broadcast, slice,
   concatenate, transpose, reduce, all-reduce, all-gather, reduce-scatter, tuple,
   get-tuple-element, parameter, constant, iota, replica-id and partition-id, fft,
-  triangular-solve and scan (tilecc.hlo.op_configs), plus the
+  triangular-solve and scan (tilecc.hlo.op_configs), batch-norm-training / -inference /
+  -grad (tilecc.hlo.batch_norm_shapes), plus the
   collective group mode ((no channel, use_global_device_ids) is invalid) and the arity of
   reducer computations. `allow_mixed_precision=True` is XLA's option of that name: a
   reducer may compute in another floating type than its data.

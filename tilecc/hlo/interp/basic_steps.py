@@ -116,7 +116,10 @@ def clamp_step(runner: Runner, inst: HloInstruction) -> Step:
     ew.check_supported_type(t, f"{inst.name} (clamp)")
 
     def step(a: Operands, d: Lanes) -> Value:
-        low, x, high = (np.broadcast_to(v, a[1].shape) for v in a)
+        # a scalar bound is one value per lane: (lanes,) against x's (lanes, *dims)
+        shape = a[1].shape
+        low, x, high = (np.broadcast_to(v.reshape(v.shape + (1,) * (len(shape) - v.ndim)),
+                                        shape) for v in a)
         return ew.clamp(t, low, x, high)
     return step
 

@@ -4,7 +4,8 @@ Contract: `dot(inst, [lhs, rhs])` takes (B, *lhs dims) and (B, *rhs dims) and re
 (B, *result dims) with XLA's result order: batch dims, then lhs free dims, then rhs free
 dims. Dimension numbers come from the verbatim attributes lhs_batch_dims,
 lhs_contracting_dims, rhs_batch_dims, rhs_contracting_dims (absent = none). Integers
-accumulate in the result type with wrap-around; floats accumulate in f32 (f64 for f64)
+accumulate in the result type with wrap-around (sub-byte ones on their 8-bit carrier,
+interp.sub_byte); floats accumulate in f32 (f64 for f64)
 and round once to the result type (XLA CPU upcasts bf16 / f16 dots); complex dots
 accumulate in the result's complex type. Operand precision
 configs are ignored.
@@ -20,7 +21,9 @@ import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.interp.elementwise import convert
+from tilecc.hlo.interp.sub_byte import carried, carrier_type, is_sub_byte, narrow, reading
 from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
 
 _INTS = re.compile(r"\d+")
@@ -65,6 +68,12 @@ def dot_op(inst: HloInstruction) -> Callable[[np.ndarray, np.ndarray], np.ndarra
                                         wide_type, result_type)
     if lhs_shape.element_type == PrimitiveType.PRED:
         raise InterpError(f"{inst.name}: dot of pred operands is not supported by the interpreter")
+    if is_sub_byte(result_type):  # on the 8-bit carrier, whose wrap keeps the low n bits
+        how = reading(Op.DOT, result_type)
+        carrier = numpy_dtype(carrier_type(how))
+        return lambda lhs, rhs: narrow(np.einsum(
+            spec, carried(lhs, lhs_shape.element_type, how),
+            carried(rhs, rhs_shape.element_type, how), dtype=carrier), result_type)
     dtype = numpy_dtype(result_type)
     return lambda lhs, rhs: np.einsum(spec, lhs.astype(dtype, copy=False),
                                       rhs.astype(dtype, copy=False), dtype=dtype)

@@ -14,6 +14,8 @@ Integer semantics (XLA's elemental IR emitter, checked against XLA CPU in tests)
   1 for base 1, +-1 for base -1 (all ones, also for unsigned types) and 0 otherwise.
 - convert float -> integer truncates toward zero, saturates at the type's range and maps
   NaN to 0; integer -> integer keeps the low bits; anything -> pred is `x != 0`.
+- the sub-byte integers (s4 / u4 / s2 / u2) run on an 8-bit carrier and keep their low bits,
+  with the operand readings XLA CPU uses (interp.sub_byte).
 Float semantics: f32 / f64 compute in their own precision with subnormal operands and
 results flushed to signed zero (XLA CPU runs with DAZ / FTZ); f16, bf16 and the fp8 types are
 widened to f32 for each op and rounded back (what XLA CPU's float normalization does).
@@ -29,6 +31,7 @@ import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.interp import complex_math as cx
+from tilecc.hlo.interp import sub_byte as sb
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import (PrimitiveType, is_complex, is_floating, is_unsigned,
                               numpy_dtype, primitive_type_name)
@@ -42,7 +45,8 @@ _SUPPORTED_INTEGERS = frozenset({
 
 def check_supported_type(t: PrimitiveType, what: str) -> None:
     """Raise InterpError for element types the interpreter does not compute with."""
-    if t == PrimitiveType.PRED or t in _SUPPORTED_INTEGERS or is_floating(t) or is_complex(t):
+    if t == PrimitiveType.PRED or t in _SUPPORTED_INTEGERS or sb.is_sub_byte(t) or \
+            is_floating(t) or is_complex(t):
         return
     raise InterpError(f"{what}: element type {primitive_type_name(t)} is not supported "
                       "by the interpreter")
@@ -294,6 +298,8 @@ def unary_op(opcode: Op, t: PrimitiveType, flushed: tuple[bool, ...] = ()
     says the caller knows the operand holds no subnormal: the op skips flushing it."""
     if opcode in (Op.COPY, Op.OPTIMIZATION_BARRIER):
         return lambda x: x
+    if sb.is_sub_byte(t):
+        return sb.lift(unary_op(opcode, sb.carrier_type(sb.reading(opcode, t))), opcode, t)
     if is_complex(t):
         return cx.complex_unary_op(opcode, t)
     if opcode is Op.NOT:
@@ -322,6 +328,8 @@ def binary_op(opcode: Op, t: PrimitiveType, flushed: tuple[bool, ...] = ()
     if t == PrimitiveType.PRED:
         if (fn_pred := _BINARY_PRED.get(opcode)) is not None:
             return fn_pred
+    elif sb.is_sub_byte(t):
+        return sb.lift(binary_op(opcode, sb.carrier_type(sb.reading(opcode, t))), opcode, t)
     elif is_complex(t):
         if opcode is Op.COMPLEX:  # t is the result type; the parts are moved, not computed
             dtype = numpy_dtype(t)
@@ -387,6 +395,9 @@ def compare(direction: str, comparison_type: str | None, t: PrimitiveType,
         if comparison_type == "TOTALORDER":
             return fn(total_order_key(a), total_order_key(b))
         return fn(widen_flushed(t, a), widen_flushed(t, b))
+    if sb.is_sub_byte(t):
+        how = sb.reading(Op.COMPARE, t)
+        return fn(sb.carried(a, t, how), sb.carried(b, t, how))
     return fn(a, b)
 
 
@@ -406,6 +417,9 @@ def convert(x: Array, source: PrimitiveType, target: PrimitiveType) -> Array:
         raise InterpError(f"convert from {primitive_type_name(source)} to "
                           f"{primitive_type_name(target)}: XLA converts complex values only "
                           "to complex types (use real / imag)")
+    if sb.is_sub_byte(source):  # its value in the 8-bit type of its signedness
+        how = sb.reading(Op.CONVERT, source)
+        x, source = sb.carried(x, source, how), sb.carrier_type(how)
     if is_floating(source) and not (target == PrimitiveType.PRED and
                                     source in _NARROW_FLOAT_TYPES):
         x = widen_flushed(source, x)  # XLA CPU tests bf16 / f16 against 0 bit-exactly
@@ -413,6 +427,8 @@ def convert(x: Array, source: PrimitiveType, target: PrimitiveType) -> Array:
         return x != 0
     if source == PrimitiveType.PRED or not is_floating(source) or is_floating(target):
         return x.astype(dtype, copy=False)  # one array may be two values (values.dead_array)
+    if sb.is_sub_byte(target):
+        return sb.saturated_from_float(x, target)
     info = np.iinfo(dtype)
     wide = x.astype(np.float64)
     truncated = np.trunc(np.nan_to_num(wide, nan=0.0, posinf=np.inf, neginf=-np.inf))

@@ -38,6 +38,7 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.interp.elementwise import binary_op
 from tilecc.hlo.interp.reduce import reducer_opcode
+from tilecc.hlo.interp.sub_byte import is_sub_byte
 from tilecc.hlo.interp.row_fold import fold_rows
 from tilecc.hlo.interp.values import (Array, LaneCombiner, Lanes, Operands, Runner, Step,
                                       Value, called_computation, lane_combiner,
@@ -256,8 +257,9 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
 def order_free_ufunc(opcode: Op | None, t: PrimitiveType) -> np.ufunc | None:
     """The numpy ufunc of a reducer opcode whose result on integers `t` does not depend on
     the order updates are applied in (wrap-around add / multiply, max, min, bit ops). Float
-    ops keep the rounds: XLA CPU flushes subnormal operands and results at every update."""
-    if opcode is None or is_floating(t) or t == PrimitiveType.PRED:
+    ops keep the rounds: XLA CPU flushes subnormal operands and results at every update;
+    sub-byte integers too (numpy has no loops of its own for ml_dtypes' int4 / uint4 ...)."""
+    if opcode is None or is_floating(t) or t == PrimitiveType.PRED or is_sub_byte(t):
         return None
     return _INT_UFUNCS.get(opcode)
 

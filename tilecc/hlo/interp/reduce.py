@@ -48,6 +48,7 @@ from typing import Callable
 import numpy as np
 
 from tilecc.errors import InterpError
+from tilecc.hlo.interp import sub_byte as sb
 from tilecc.hlo.interp.elementwise import binary, binary_op, flush_subnormals
 from tilecc.hlo.ir import HloComputation
 from tilecc.hlo.opcodes import HloOpcode as Op
@@ -109,6 +110,14 @@ def collective_reduce(opcode: Op, t: PrimitiveType, stack: Array,
     add / multiply go member by member in the stack's order rounding to f16 at every step
     (XLA CPU reduces f16 natively there, so an intermediate sum can overflow to inf; bf16
     still accumulates in f32 and rounds once). All measured on jaxlib 0.10.2."""
+    if sb.is_sub_byte(t):
+        how = sb.reading(opcode, t)
+        reduced = sb.narrow(collective_reduce(opcode, sb.carrier_type(how),
+                                              sb.carried(stack, t, how)), t)
+        if out is None:
+            return reduced
+        out[...] = reduced
+        return out
     if not is_floating(t) and stack.shape[0] > 1:
         # Integer and pred reducers are associative and commutative (integers wrap), so a
         # running op over the members equals ufunc.reduce, without reduce's initial copy.
@@ -149,6 +158,10 @@ def reduce_with_init(opcode: Op, t: PrimitiveType, x: Array, init: Array,
     over one axis longer than 1 (the others of size 1) follow XLA CPU's order and rounding
     (see `narrow_fold`). Without it (reduce-window), op(init, reduction) once.
     """
+    if sb.is_sub_byte(t):  # on the 8-bit carrier: its wrap-around keeps the low n bits right
+        how = sb.reading(opcode, t)
+        return sb.narrow(reduce_with_init(opcode, sb.carrier_type(how), sb.carried(x, t, how),
+                                          sb.carried(init, t, how), axes, tree_window), t)
     kept = tuple(size for axis, size in enumerate(x.shape) if axis not in axes)
     init_b = np.broadcast_to(init.reshape((init.shape[0],) + (1,) * (len(kept) - 1)), kept)
     if any(x.shape[axis] == 0 for axis in axes):

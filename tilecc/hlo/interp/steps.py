@@ -9,6 +9,7 @@ A new family of opcodes lives in its own module and adds its rows here.
 from __future__ import annotations
 
 from tilecc.hlo.interp import async_steps as s
+from tilecc.hlo.interp import batch_norm as bn
 from tilecc.hlo.interp import basic_steps as b
 from tilecc.hlo.interp import called_steps as c
 from tilecc.hlo.interp import collective_steps as k
@@ -65,4 +66,7 @@ STEPS: dict[Op, Builder] = {
     Op.AFTER_ALL: s.after_all_step, Op.ADD_DEPENDENCY: b.first_operand_step,
     Op.DOMAIN: b.first_operand_step, Op.TOPK: topk_step,
     Op.FFT: fft_step, Op.TRIANGULAR_SOLVE: triangular_solve_step, Op.SCAN: scan_step,
+    Op.BATCH_NORM_TRAINING: bn.batch_norm_training_step,
+    Op.BATCH_NORM_INFERENCE: bn.batch_norm_inference_step,
+    Op.BATCH_NORM_GRAD: bn.batch_norm_grad_step,
 }
