@@ -18,7 +18,7 @@ are checked twice:
    gives the same outputs before and after them on random inputs of each type's whole
    range (NaN, inf, extremes). A shard_map's module before partitioning is the exception:
    it is refused with one line naming Shardy's marker and the dump to run instead,
-   asserted in full (SHARD_MAP_REFUSAL).
+   asserted in full (SHARD_MAP_HINT).
 2. The interpreter equals XLA CPU on the same seeded inputs (random_inputs, the floats
    drawn by the program's policy, jax_programs.FLOAT_POLICIES: inf and NaN in every
    program but `fft` and `conv_transpose`). XLA runs the before dump (one device) or the
@@ -52,6 +52,7 @@ import pytest
 
 from jax_programs import PROGRAMS, Program, dump_flags
 from tilecc.cli import main
+from tilecc.hlo.interp.custom_calls import custom_call_target
 from tilecc.hlo.interpreter import evaluate_module
 from tilecc.hlo.ir import HloModule
 from tilecc.hlo.parser import parse_module
@@ -68,13 +69,20 @@ PASSES = "--passes=decompose-int-all-reduce,decompose-scalar-reduce"
 DUMPS = {"before": "before_optimizations.txt", "spmd": "*.spmd-partitioner.after_*.txt",
          "optimized": "cpu_after_optimizations.txt"}
 """Form -> the end of its dump file names (after `module_NNNN.jit_<program>.`)."""
-SHARD_MAP_REFUSAL = re.compile(
-    r"error: (?P<path>\S+): [\w.-]+: opcode custom-call is not supported by the interpreter "
-    r"\(custom_call_target=xla\.sdy\.GlobalToLocalShape, a sharding marker of a module "
-    r"lowered before SPMD partitioning: run the per-device module XLA dumps after its SPMD "
-    r"partitioner, \*\.spmd-partitioner\.\*\.txt under --xla_dump_to\)")
-"""`hlo-opt --verify`'s whole stderr on a shard_map before partitioning (after the passes'
-status lines and its progress line); only the instruction's name is left free."""
+SHARD_MAP_HINT = (
+    "opcode custom-call is not supported by the interpreter (custom_call_target="
+    "xla.sdy.GlobalToLocalShape, a sharding marker of a module lowered before SPMD "
+    "partitioning: run the per-device module XLA dumps after its SPMD partitioner, "
+    "*.spmd-partitioner.*.txt under --xla_dump_to)")
+"""The end of `hlo-opt --verify`'s error line on a shard_map before partitioning, after
+`error: <file>: <the marker's instruction>: `."""
+REWRITTEN = {
+    "decompose-int-all-reduce": {"psum_small_ints/spmd", "shard_map_loop/spmd",
+                                 "sharded_ints/spmd"},
+    "decompose-scalar-reduce": {"int_reductions/before", "sharded_ints/spmd"},
+}
+"""Dumps each pass must change (psums of s32 / u32 scalars; max / all of an integer
+[128k] rank-2 array), so that --verify checks rewritten modules, not only unchanged ones."""
 KNOWN_DIFFERENCES: dict[str, str] = {}
 """`program/form` -> why the interpreter differs from XLA there today."""
 
@@ -100,20 +108,26 @@ def expected_forms(program: Program) -> tuple[str, ...]:
     return ("before", "spmd", "optimized") if program.devices > 1 else ("before", "optimized")
 
 
-def hlo_opt_failure(path: Path, refused: bool, capsys: pytest.CaptureFixture[str]) -> str:
-    """'' when `hlo-opt --verify` on the dump `path` (named as in its folder, the working
-    directory) does what the module docstring says, else what it did."""
+def hlo_opt_run(path: Path, refused: bool, capsys: pytest.CaptureFixture[str]
+                ) -> tuple[str, set[str]]:
+    """`hlo-opt --verify` on the dump `path`, named as in its folder (the working
+    directory): '' when it does what the module docstring says, else what it did; and the
+    passes that changed the module."""
     code = main(["hlo-opt", path.name, PASSES, "--verify", "-o", f"../passed/{path.name}"])
     err = capsys.readouterr().err
+    changed = set(re.findall(r"^([\w-]+): changed$", err, re.MULTILINE))
     if refused:
         last = err.rstrip("\n").rsplit("\n", 1)[-1]
-        if code == 1 and (match := SHARD_MAP_REFUSAL.fullmatch(last)) and \
-                match["path"] == path.name:
-            return ""
-        return f"expected the shard_map refusal, got exit {code}: {last}"
+        markers = [inst.name for comp in parse_module(path.read_text()).computations
+                   for inst in comp.instructions
+                   if custom_call_target(inst) == "xla.sdy.GlobalToLocalShape"]
+        if code == 1 and last in {f"error: {path.name}: {name}: {SHARD_MAP_HINT}"
+                                  for name in markers}:
+            return "", changed
+        return f"expected the shard_map refusal, got exit {code}: {last}", changed
     if code == 0 and "MISMATCH" not in err:
-        return ""
-    return f"exit {code}: " + " | ".join(err.strip().splitlines()[-4:])
+        return "", changed
+    return f"exit {code}: " + " | ".join(err.strip().splitlines()[-4:]), changed
 
 
 def drawn(value: Any, floats: str) -> Any:
@@ -206,19 +220,25 @@ def test_fresh_jax_dumps_pass_hlo_opt_and_equal_xla(
     (tmp_path / "passed").mkdir()
     monkeypatch.chdir(tmp_path / "dumps")  # the error lines name the dumps as a user's would
     failures = [f"{name}: jax: {why}" for name, why in errors.items()]
+    rewritten: dict[str, set[str]] = {}  # pass -> the dumps it changed
     for name, program in PROGRAMS.items():
         forms = dumps.get(name, {})
         failures += [f"{name}/{form}: no dump" for form in expected_forms(program)
                      if form not in forms and name not in errors]
         for form, path in forms.items():
-            refused = program.shard_map and form == "before"
-            if (why := hlo_opt_failure(path, refused, capsys)):
+            why, changed = hlo_opt_run(path, program.shard_map and form == "before", capsys)
+            if why:
                 failures.append(f"{name}/{form}: hlo-opt --verify: {why}")
+            for pass_name in changed:
+                rewritten.setdefault(pass_name, set()).add(f"{name}/{form}")
     verdicts = compare_on_xla(dumps)
     for key, why in sorted(verdicts.items()):
         if why and key not in KNOWN_DIFFERENCES:
             failures.append(f"{key}: interpreter vs XLA: {why}")
         elif not why and key in KNOWN_DIFFERENCES:
             failures.append(f"{key}: now equals XLA: take it off KNOWN_DIFFERENCES")
+    for pass_name, wanted in REWRITTEN.items():
+        if missing := wanted - rewritten.get(pass_name, set()):
+            failures.append(f"{pass_name} changed none of {sorted(missing)}")
     assert len(verdicts) >= 60, sorted(verdicts)
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures)
