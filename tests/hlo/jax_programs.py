@@ -30,8 +30,9 @@ DEVICES = 8
 """Host devices of the child: the largest mesh below."""
 
 FLOAT_POLICIES = {
-    "clipped": "finite values clipped to [-1, 1], NaN and +-inf kept (sums do not overflow "
-               "part-way, so their value does not depend on the summation order)",
+    "clipped": "finite values clipped to [-1, 1], NaN and +-inf kept, each part of a "
+               "complex alike (sums do not overflow part-way, so their value does not "
+               "depend on the summation order)",
     "finite": "as clipped, NaN and +-inf replaced by 0.5",
     "full": "random_inputs as drawn: the whole range, NaN, +-inf, +-0, extremes",
 }
