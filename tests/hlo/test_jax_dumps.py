@@ -41,7 +41,10 @@ inf and NaN inputs reach every program but three, which get finite ones (measure
   and the interpreter give -inf + infj, the product C99 defines.
 One jax child makes every dump and one XLA child runs every comparison, so the test is one
 function (pytest-xdist would give each worker children of its own otherwise).
-Measured: 00 s of CPU in all processes (00 s of it the jax child, 00 s XLA's).
+Measured (jaxlib 0.10.2): 19 s of CPU in all processes -- 9 s the jax child, 8-9 s the XLA
+child, 1 s the 68 hlo-opt runs, 0.5 s the interpreter's 64 comparisons -- and 42 s of wall
+time on the 2-core machine at a load of 17-25 (no idle machine was at hand; the work is
+serial but for XLA's compiles, so about the CPU time when idle). Seeds 0-6 pass.
 """
 
 from __future__ import annotations
