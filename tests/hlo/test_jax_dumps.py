@@ -100,8 +100,10 @@ def generate_dumps(out: Path) -> tuple[dict[str, dict[str, Path]], dict[str, str
     dump_dir.mkdir()
     env = {**os.environ, "XLA_FLAGS": dump_flags(dump_dir), "JAX_PLATFORMS": "cpu",
            "TF_CPP_MIN_LOG_LEVEL": "1"}
-    subprocess.run([sys.executable, str(HERE / "jax_programs.py"), "--out", str(out),
-                    "--seed", str(SEED)], env=env, check=True, timeout=600)
+    child = subprocess.run([sys.executable, str(HERE / "jax_programs.py"), "--out", str(out),
+                            "--seed", str(SEED)], env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert child.returncode == 0, f"the jax child failed:\n{child.stderr[-3000:]}"
     errors = dict(line.split(": ", 1) for line in (out / "errors.txt").read_text().splitlines())
     dumps: dict[str, dict[str, Path]] = {}
     for name in PROGRAMS:
