@@ -55,11 +55,11 @@ from tilecc.hlo.ir import HloModule
 from tilecc.hlo.opcodes import COLLECTIVES, HloOpcode
 from tilecc.hlo.parser import parse_module
 from tilecc.hlo.printer import print_module
-from tilecc.hlo.random_inputs import is_integer_dtype, loop_safe, random_value
+from tilecc.hlo.random_inputs import loop_safe, random_value
 from tilecc.hlo.types import UNBOUNDED, Shape
 from tilecc.hlo.verifier import verify_module
 from tilecc.limits import LimitError
-from xla_batch import run_batched
+from xla_batch import clipped, close, run_batched
 from xla_corpus_lists import (BEYOND_THE_STEP_LIMIT, FULL_RUN_GAPS, INTERPRETER_GAPS,
                                TOO_SLOW, XLA_ABORTS)
 
@@ -111,31 +111,12 @@ def _count(shape: Shape) -> int:
         shape.element_count()
 
 
-def _clipped(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return tuple(_clipped(v) for v in value)
-    if value.dtype.kind in "fV" and value.dtype.itemsize and not is_integer_dtype(value.dtype):
-        wide = value.astype(np.float64)
-        return np.where(np.isfinite(wide), np.clip(wide, -1, 1), wide).astype(value.dtype)
-    return value
-
-
 def inputs_for(module: HloModule, devices: int) -> list[Any]:
     """Seeded random inputs (see the module docstring)."""
     assert module.entry is not None
     rng = np.random.default_rng(0)
     values = [random_value(p.shape, devices, rng, p.name) for p in module.entry.parameters]
-    return loop_safe(module, [_clipped(v) for v in values])
-
-
-def close(got: np.ndarray, want: np.ndarray) -> bool:
-    if got.dtype != want.dtype or got.shape != want.shape:
-        return False
-    if got.dtype.kind == "b" or is_integer_dtype(got.dtype) or got.dtype.itemsize == 0:
-        return bool(np.array_equal(got, want))
-    wide = np.complex128 if got.dtype.kind == "c" else np.float64
-    g, w = got.astype(wide), want.astype(wide)
-    return bool(np.all(np.isclose(g, w, rtol=2e-6, atol=1e-6) | (np.isnan(g) & np.isnan(w))))
+    return loop_safe(module, [clipped(v) for v in values])
 
 
 @functools.cache

@@ -33,6 +33,7 @@ from tilecc.hlo.ir import HloModule
 from tilecc.hlo.opcodes import COLLECTIVES, HloOpcode
 from tilecc.hlo.printer import (computations_in_print_order, instructions_in_print_order,
                                 print_computation, print_instruction, print_module)
+from tilecc.hlo.random_inputs import is_integer_dtype
 from tilecc.hlo.types import Shape
 from tilecc.hlo.xla import XlaJob, XlaSession
 
@@ -47,6 +48,25 @@ def _leaf_count(shape: Shape) -> int:
 def _has_token(shape: Shape) -> bool:
     return any(_has_token(s) for s in shape.tuple_shapes) if shape.is_tuple else \
         shape.is_token
+
+
+def close(got: np.ndarray, want: np.ndarray) -> bool:
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if got.dtype.kind == "b" or is_integer_dtype(got.dtype) or got.dtype.itemsize == 0:
+        return bool(np.array_equal(got, want))
+    wide = np.complex128 if got.dtype.kind == "c" else np.float64
+    g, w = got.astype(wide), want.astype(wide)
+    return bool(np.all(np.isclose(g, w, rtol=2e-6, atol=1e-6) | (np.isnan(g) & np.isnan(w))))
+
+
+def clipped(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(clipped(v) for v in value)
+    if value.dtype.kind in "fV" and value.dtype.itemsize and not is_integer_dtype(value.dtype):
+        wide = value.astype(np.float64)
+        return np.where(np.isfinite(wide), np.clip(wide, -1, 1), wide).astype(value.dtype)
+    return value
 
 
 def prefix_names(module: HloModule, k: int) -> None:
