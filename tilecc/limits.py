@@ -54,7 +54,7 @@ LIMITS: dict[str, Limit] = {
                          "--max-trace-steps"),
     "int-bits": Limit(1 << 20, "TILECC_MAX_INT_BITS",
                       "bits of an integer a kernel computes with **"),
-    "message": Limit(400, "TILECC_MAX_MESSAGE", "characters of one line of an error message"),
+    "message": Limit(1000, "TILECC_MAX_MESSAGE", "characters of one line of an error message"),
 }
 
 

@@ -34,7 +34,22 @@ def test_cut_keeps_both_ends():
     assert cut("abc", 4) == "abc"
     assert cut("a" * 25 + "b" * 30 + "c" * 25, 40) == "a" * 7 + "...(66 more characters)..." + "c" * 7
     assert all(len(cut("x" * n, 40)) <= 40 for n in range(30, 2000, 7))
-    assert cut_lines("x" * 1000 + "\nshort") == cut("x" * 1000, 400) + "\nshort"
+    assert cut_lines("x" * 3000 + "\nshort") == cut("x" * 3000, 1000) + "\nshort"
+
+
+def test_a_deep_dump_path_leaves_the_whole_explanation(tmp_path, capsys):
+    # XLA's dumps often sit a hundred characters or more deep; the line keeps the path and
+    # every word of what to do (the 400-character bound once cut the hint's middle out)
+    folder = tmp_path.joinpath(*["xla_dump_of_a_jax_program"] * 8)
+    folder.mkdir(parents=True)
+    path = write(folder, "module_0001.jit_f.before_optimizations.txt",
+                 "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT c = f32[4] "
+                 'custom-call(p), custom_call_target="xla.sdy.GlobalToLocalShape"\n}\n')
+    assert len(path) > 200
+    last = fail(["hlo-opt", "--verify", path], capsys).strip().split("\n")[-1]
+    assert last.startswith(f"error: {path}: c: opcode custom-call is not supported")
+    assert last.endswith("after its SPMD partitioner, *.spmd-partitioner.*.txt under "
+                         "--xla_dump_to)")
 
 
 def test_a_huge_operand_name_is_cut_in_the_message(tmp_path, capsys):

@@ -272,9 +272,10 @@ def test_hlo_opt_refuses_a_verify_count_too_big_before_the_passes_run(tmp_path, 
 def test_a_fault_of_an_hlo_run_names_the_module_file(tmp_path, capsys):
     hlo = tmp_path / "t.hlo"
     hlo.write_text("HloModule m\nENTRY e {\n  p = s32[2] parameter(0)\n"
-                   "  ROOT t = u4[2] convert(p)\n}\n")
+                   '  ROOT t = s32[2] custom-call(p), custom_call_target="my_kernel"\n}\n')
     err = fail(["run", str(hlo), "--out", str(tmp_path / "o")], capsys)
-    assert err == f"error: {hlo}: t (convert): element type u4 is not supported by the interpreter\n"
+    assert err == (f"error: {hlo}: t: opcode custom-call is not supported by the interpreter "
+                   "(custom_call_target=my_kernel)\n")
 
 
 def test_a_kernel_nested_too_deeply_to_compile_names_its_file(tmp_path, capsys):
