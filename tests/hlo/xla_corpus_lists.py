@@ -205,8 +205,6 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
 
 # What the full run (stride 1, collectives) found besides INTERPRETER_GAPS, by cause;
 # the same rules (a listed module that starts agreeing fails the test).
-PIPELINED = ("a collective-pipeliner loop (dynamic-slice, all-gather / all-reduce / "
-             "collective-permute of bf16 or f32) that differs from XLA CPU's; not yet understood")
 CONV_DIFFERS = "a convolution that differs from XLA CPU's; not yet understood"
 NO_STEP = ("an opcode without an interpreter step (rng, batch-norm, "
            "rng-get-and-update-state, a pred convolution, rng-bit-generator's tuple form)")
@@ -224,18 +222,6 @@ UNKNOWN = "differs from XLA CPU's result; not yet understood"
 RHS_REVERSAL = ("the interpreter refuses a convolution window's rhs_reversal of one entry for "
                 "two spatial dimensions")
 FULL_RUN_GAPS: dict[str, str] = {
-    "01110_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneCollectivePermute.hlo": PIPELINED,
-    "01111_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneCollectivePermuteBackwardCycle.hlo": PIPELINED,
-    "01118_collective_pipeliner_test__CollectivePipelinerTest.TransformWithAg.hlo": PIPELINED,
-    "01124_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwards.hlo": PIPELINED,
-    "01129_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsCollectivePermute.hlo": PIPELINED,
-    "01130_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsCollectivePermuteBackwardCycle.hlo": PIPELINED,
-    "01131_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsModifyOut.hlo": PIPELINED,
-    "01132_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsPlusForward.hlo": PIPELINED,
-    "01133_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsPlusForwardConvertOutput.hlo": PIPELINED,
-    "01162_collective_pipeliner_test__CollectivePipelinerTest.PipelinedSchedulingAnnotationsBackward.hlo": PIPELINED,
-    "01163_collective_pipeliner_test__CollectivePipelinerTest.TransformForwardWithInconsistentSchedulingAnnotations.hlo": PIPELINED,
-    "01164_collective_pipeliner_test__CollectivePipelinerTest.TransformForwardWithConsistentSchedulingAnnotations.hlo": PIPELINED,
     "00835_convolution_4d_expander_test__Convolution4DExpanderTest.ConvertTo3DConvolution.hlo": CONV_DIFFERS,
     "00839_convolution_4d_expander_test__Convolution4DExpanderTest.DontConvertIfPaddingIsNonzero.hlo": CONV_DIFFERS,
     "00842_convolution_type_canonicalizer_test__ConvolutionTypeCanonicalizerTest.DotBf16ToS32.hlo": CONV_DIFFERS,
@@ -251,8 +237,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "01887_spmd_partitioner_test__SpmdPartitioningTest.PartitionedRng.hlo": NO_STEP,
     "02205_stateful_rng_spmd_partitioner_test__StatefulRngSpmdPartitionerTest.RngReplicatedConsumer.hlo": NO_STEP,
     "02206_stateful_rng_spmd_partitioner_test__StatefulRngSpmdPartitionerTest.RngPartitionedConsumer.hlo": NO_STEP,
-    "01126_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneBackwardsWithTwoDependentClones.hlo": PIPELINED,
-    "01127_collective_pipeliner_test__CollectivePipelinerTest.LoopVariantAppearingInRootTupleMultipleTimes.hlo": PIPELINED,
     "01590_collective_permute_motion_test__CollectivePermuteMotionTest.DoNotMoveWithNonConstElementwise.hlo": UNKNOWN_TARGET,
     "01668_spmd_partitioner_test__SpmdPartitioningTest.GetRngSeedCustomCall.hlo": RNG_SEED,
     "02426_collective_ops_test__CollectiveOpsTest.AllGather4BitInt.hlo": SUB_BYTE,
@@ -268,7 +252,5 @@ FULL_RUN_GAPS: dict[str, str] = {
     "00478_hlo_parser_test__HloParserTest.WindowRhsReversalWrongSize.hlo": RHS_REVERSAL,
     "00317_hlo_parser_test__CreateTestCases_BatchNormTraining.hlo": NO_STEP,
     "01888_spmd_partitioner_test__SpmdPartitioningTest.PartialReplicatedRng.hlo": NO_STEP,
-    "01128_collective_pipeliner_test__CollectivePipelinerTest.TwoIterations.hlo": PIPELINED,
-    "01120_collective_pipeliner_test__CollectivePipelinerTest.TransformWithAgInsertCustomCall.hlo": PIPELINED,
     "02416_collective_ops_test__CollectiveOpsTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,
 }

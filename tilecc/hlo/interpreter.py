@@ -48,6 +48,7 @@ import numpy as np
 
 from tilecc.errors import InterpError, TileccError
 from tilecc.limits import StepBudget, cut
+from tilecc.hlo.interp.excess_precision import f32_replacement
 from tilecc.hlo.interp.steps import STEPS
 from tilecc.hlo.interp.values import Lanes, Step, Value, check_input, leaves
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
@@ -192,6 +193,7 @@ class Interpreter:
         slots: dict[int, int] = {}
         steps: list[tuple[int, Step, tuple[int, ...]]] = []
         insts: list[HloInstruction] = []
+        cost = 0  # of the computation's own instructions
         for inst in _evaluation_order(comp):
             if inst.opcode is Op.PARAMETER:
                 number = inst.parameter_number or 0
@@ -200,10 +202,14 @@ class Interpreter:
                                       f"computation {comp.name} with {arity} parameters")
                 slots[id(inst)] = number
                 continue
-            slot = slots[id(inst)] = arity + len(steps)
-            steps.append((slot, self.compile_instruction(inst),
-                          tuple(slots[id(op)] for op in inst.operands)))
-            insts.append(inst)
+            # XLA CPU reads some bf16 values in f32: evaluate the instructions it does
+            for each in f32_replacement(inst) or (inst,):
+                slot = slots[id(each)] = arity + len(steps)
+                steps.append((slot, self.compile_instruction(each),
+                              tuple(slots[id(op)] for op in each.operands)))
+                insts.append(each)
+            slots[id(inst)] = slot
+            cost += instruction_cost(inst)
         assert comp.root is not None
         root = slots[id(comp.root)]
         last_use: dict[int, int] = {}  # slot -> the step that reads it last
@@ -214,7 +220,6 @@ class Interpreter:
         emptied: list[list[int]] = [[] for _ in steps]
         for i, k in last_use.items():
             emptied[k].append(i)
-        cost = sum(instruction_cost(inst) for inst in insts)
         return Program(comp.name, arity, arity + len(steps),
                        [(slot, step, operands, tuple(gone))
                         for (slot, step, operands), gone in zip(steps, emptied)],
