@@ -216,8 +216,6 @@ UNKNOWN_TARGET = ("custom-call \"unknown\": XLA CPU has no implementation of it 
                   "interpreter runs the loop as written")
 SUB_BYTE = "the interpreter computes no sub-byte integers (s4 / u4)"
 STEPS = "a while loop past the interpreter's default step limit (1,000,000 steps)"
-TUPLE_ALL_GATHER = ("tilecc's verifier checks a tuple all-gather's shapes against its first "
-                    "operand only")
 SHARED_SCATTER_OPERAND = (
     "a variadic scatter whose two operands are one instruction: XLA CPU gives both results "
     "one buffer (its buffer assignment puts scatter{0} and scatter{1} at one offset), so its "
@@ -251,11 +249,8 @@ FULL_RUN_GAPS: dict[str, str] = {
     "02433_collective_ops_test__CollectiveOpsTest.ReduceScatter4BitInt.hlo": SUB_BYTE,
     "02489_reduce_window_test__ReduceWindowHloTest.ReduceWindowS4.hlo": SUB_BYTE,
     "00667_all_gather_combiner_test__AllGatherCombinerTest.DoNotCombineInWhileLoop.hlo": STEPS,
-    "01006_all_gather_decomposer_test__AllGatherDecomposerTest.CrossReplicaAllGatherWithTuple.hlo": TUPLE_ALL_GATHER,
-    "02390_collective_ops_aot_test__CollectiveOpsAotTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,
     "01919_spmd_partitioner_test__SpmdPartitioningTest.VariadicScatterSharedOperands.hlo": SHARED_SCATTER_OPERAND,
     "00478_hlo_parser_test__HloParserTest.WindowRhsReversalWrongSize.hlo": RHS_REVERSAL,
     "00317_hlo_parser_test__CreateTestCases_BatchNormTraining.hlo": NO_STEP,
     "01888_spmd_partitioner_test__SpmdPartitioningTest.PartialReplicatedRng.hlo": NO_STEP,
-    "02416_collective_ops_test__CollectiveOpsTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,
 }
