@@ -175,6 +175,11 @@ BEYOND_THE_STEP_LIMIT: dict[str, str] = {
     "LoopWithEmptyTupleNotSimplified.hlo":
         "condition constant(true) on an empty tuple: XLA CPU drops the loop (it returns the "
         "empty tuple, measured)",
+    "00667_all_gather_combiner_test__AllGatherCombinerTest.DoNotCombineInWhileLoop.hlo":
+        "condition constant(true), a body that passes its state through: a loop that never "
+        "ends, which XLA CPU never runs (its HLO -> StableHLO round trip forwards the "
+        "passed-through element read after the loop to the loop's input, and the unused loop "
+        "goes as dead code; measured on jaxlib 0.10.2)",
     "02335_while_loop_simplifier_test__WhileLoopSimplifierTest.FlattenNestedTuple.hlo":
         "condition constant(true): XLA's while-loop simplifier drops the loop",
     "02353_while_loop_simplifier_test__WhileLoopSimplifierTest."
@@ -215,7 +220,6 @@ UNKNOWN_TARGET = ("custom-call \"unknown\": XLA CPU has no implementation of it 
                   "simplifier deletes the unused loop element computed from it; the "
                   "interpreter runs the loop as written")
 SUB_BYTE = "the interpreter computes no sub-byte integers (s4 / u4)"
-STEPS = "a while loop past the interpreter's default step limit (1,000,000 steps)"
 SHARED_SCATTER_OPERAND = (
     "a variadic scatter whose two operands are one instruction: XLA CPU gives both results "
     "one buffer (its buffer assignment puts scatter{0} and scatter{1} at one offset), so its "
@@ -248,7 +252,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "02431_collective_ops_test__CollectiveOpsTest.AllReduce4BitInt.hlo": SUB_BYTE,
     "02433_collective_ops_test__CollectiveOpsTest.ReduceScatter4BitInt.hlo": SUB_BYTE,
     "02489_reduce_window_test__ReduceWindowHloTest.ReduceWindowS4.hlo": SUB_BYTE,
-    "00667_all_gather_combiner_test__AllGatherCombinerTest.DoNotCombineInWhileLoop.hlo": STEPS,
     "01919_spmd_partitioner_test__SpmdPartitioningTest.VariadicScatterSharedOperands.hlo": SHARED_SCATTER_OPERAND,
     "00478_hlo_parser_test__HloParserTest.WindowRhsReversalWrongSize.hlo": RHS_REVERSAL,
     "00317_hlo_parser_test__CreateTestCases_BatchNormTraining.hlo": NO_STEP,
