@@ -32,6 +32,9 @@ Contract:
   `compile_module` keeps one Interpreter for repeated runs of an unchanged module;
   `evaluate_module` compiles afresh on every call, so a module changed in place between
   calls (by a pass) is never run from a stale program.
+- A bf16 value XLA CPU keeps in f32 for its reader (a convert to f32, a promoted bf16
+  all-reduce: interp.excess_precision) is computed for that reader by detached f32 copies
+  of the instructions, compiled in its place; the module does not change.
 - Complex (c64 / c128) values follow interp.complex_math (XLA CPU's formulas on the parts).
 - rng-bit-generator follows XLA CPU's ThreeFry / Philox bit for bit (interp.rng).
 - Anything outside the supported set (custom-call, rng, replica-id inside a reducer,
