@@ -74,6 +74,7 @@ ENTRY e {
     (entry("ROOT c = bf16[1] constant({nan(0x3ff)})"), "NaN payload 0x3ff is out of range (0x7f)"),
     (entry("ROOT c = f8e4m3fn[1] constant({nan(0x1)})"), "f8e4m3fn does not support payloads"),
     (entry("ROOT c = (f32[], f32[2]) constant((1, {2}))"), "dimension 0 has 1 elements"),
+    (entry("ROOT c = f32[0] constant(5)"), "sets element 0, which is out of range"),
 ])
 def test_refused_as_xla_refuses(text: str, fragment: str) -> None:
     with pytest.raises(ParseError) as info:
@@ -99,10 +100,13 @@ def test_tuple_constants_read_verify_and_run() -> None:
     assert [o.tolist() for o in out] == [[[[1.0], [2.0]]], [-3], [[2.0, 42.0]]]
 
 
-def test_one_scalar_fills_an_array_and_nan_payloads_keep_their_sign() -> None:
+def test_one_scalar_is_an_arrays_first_element_and_nan_payloads_keep_their_sign() -> None:
+    # XLA's parser reads `s32[2,3] constant(-4)` as {{-4, 0, 0}, {0, 0, 0}} (it prints so)
     c = parse_module(entry("ROOT c = s32[2,3] constant(-4)", params="")).entry.root
     assert c is not None and c.literal is not None
-    assert c.literal.tolist() == [[-4] * 3] * 2
+    assert c.literal.tolist() == [[-4, 0, 0], [0, 0, 0]]
+    t = parse_module(entry("ROOT c = pred[3] constant(true)", params="")).entry.root
+    assert t is not None and t.literal is not None and t.literal.tolist() == [True, False, False]
     n = parse_module(entry("ROOT c = bf16[2] constant({-nan(0x7f), nan(0x1)})", params=""))
     assert n.entry.root is not None and n.entry.root.literal is not None
     values = n.entry.root.literal.astype(np.float32)

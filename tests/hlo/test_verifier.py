@@ -22,6 +22,35 @@ ENTRY e {
 """
 
 
+# XLA's ShapeVerifier pairs operand k with result element k and sizes every pair by the
+# shard count of pair 0 (a one-member group does not check that count, the pairs still).
+# jaxlib's StableHLO route checks less: it compiles the first two refused gathers and
+# returns shapes other than declared or unwritten memory (measured, jaxlib 0.10.2), and it
+# refuses every tuple reduce-scatter ("requires a single operand").
+TUPLE_COLLECTIVES_VALID = [
+    "g = s32[4,2] slice(p), slice={[0:4], [0:2]}\n"
+    "  ROOT x = (s32[4,8], f32[4,32]) all-gather(g, f), replica_groups={}, dimensions={1}",
+    "ROOT x = (s32[4,16], f32[4,16]) all-gather(p, f), replica_groups={{0},{1},{2},{3}}, "
+    "dimensions={1}",
+    "g = s32[4,4] slice(p), slice={[0:4], [0:4]}\n"
+    "  ROOT x = (s32[4,4], s32[4,2]) reduce-scatter(p, g), replica_groups={{0,1},{2,3}}, "
+    "dimensions={1}, to_apply=add",
+]
+TUPLE_COLLECTIVES_INVALID = [
+    ("g = s32[4,2] slice(p), slice={[0:4], [0:2]}\n"
+     "  ROOT x = (s32[4,8], f32[4,8]) all-gather(g, f), replica_groups={}, dimensions={1}",
+     "gathering dimension 1 of f32[4,8]{1,0} over 4 participants gives 32, not 8"),
+    ("ROOT x = (s32[4,16], f32[4,8]) all-gather(p, f), replica_groups={{0},{1},{2},{3}}, "
+     "dimensions={1}", "over 2 participants gives 16, not 8"),
+    ("ROOT x = (s32[4,32], s32[4,32]) all-gather(p, f), replica_groups={}, dimensions={1}",
+     "shape s32[4,32]{1,0} does not fit operand f32[4,8]"),
+    ("ROOT x = (s32[4,32]) all-gather(p, f), replica_groups={}, dimensions={1}",
+     "has no result per operand (2 operands)"),
+    ("ROOT x = (s32[4,4], s32[4,8]) reduce-scatter(p, p), replica_groups={{0,1},{2,3}}, "
+     "dimensions={1}, to_apply=add", "does not give 8"),
+]
+
+
 def module(body: str):
     return parse_module(HEAD + body + "\n}\n")
 
@@ -43,6 +72,7 @@ VALID = [
     "ROOT x = s32[] all-reduce(s), replica_groups={{0,1,2},{3}}, to_apply=add",
     "ROOT x = s32[16,8] all-gather(p), replica_groups={}, dimensions={0}",
     "ROOT x = s32[4,4] reduce-scatter(p), replica_groups={{0,1},{2,3}}, dimensions={1}, to_apply=add",
+] + TUPLE_COLLECTIVES_VALID + [
     "ROOT x = f32[4,8] get-tuple-element(t), index=1",
     "ROOT x = s32[3,5] iota(), iota_dimension=1",
     "ROOT x = u32[] replica-id()",
@@ -83,9 +113,11 @@ INVALID = [
     ("ROOT x = s32[] all-reduce(s), replica_groups={{0,1},{1,2}}, to_apply=add",
      "more than one group"),
     ("ROOT x = s32[] all-reduce(s), use_global_device_ids=true, to_apply=add", "needs a channel_id"),
-    ("ROOT x = s32[8,8] all-gather(p), replica_groups={}, dimensions={0}", "over 4 participants gives 16"),
+    ("ROOT x = s32[8,8] all-gather(p), replica_groups={}, dimensions={0}",
+     "make 2 shards along dimension 0, the groups have 4 members"),
     ("ROOT x = s32[4,2] reduce-scatter(p), replica_groups={{0,1},{2,3}}, dimensions={1}, "
-     "to_apply=add", "gives 4, not 2"),
+     "to_apply=add", "make 4 shards along dimension 1, the groups have 2 members"),
+] + TUPLE_COLLECTIVES_INVALID + [
     ("ROOT x = s32[4,8] get-tuple-element(t), index=1", "expected f32[4,8]"),
     ("ROOT x = f32[4,8] get-tuple-element(t), index=2", "index 2 is not an element"),
     ("ROOT x = s32[3,5] iota(), iota_dimension=2", "iota_dimension 2 does not fit"),

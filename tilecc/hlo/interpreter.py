@@ -32,6 +32,9 @@ Contract:
   `compile_module` keeps one Interpreter for repeated runs of an unchanged module;
   `evaluate_module` compiles afresh on every call, so a module changed in place between
   calls (by a pass) is never run from a stale program.
+- A bf16 value XLA CPU keeps in f32 for its reader (a convert to f32, a promoted bf16
+  all-reduce: interp.excess_precision) is computed for that reader by detached f32 copies
+  of the instructions, compiled in its place; the module does not change.
 - Complex (c64 / c128) values follow interp.complex_math (XLA CPU's formulas on the parts).
 - rng-bit-generator follows XLA CPU's ThreeFry / Philox bit for bit (interp.rng); rng and
   rng-get-and-update-state follow XLA CPU's rng expansion (interp.rng_steps): their
@@ -52,6 +55,7 @@ import numpy as np
 
 from tilecc.errors import InterpError, TileccError
 from tilecc.limits import StepBudget, cut
+from tilecc.hlo.interp.excess_precision import f32_replacement
 from tilecc.hlo.interp.steps import STEPS
 from tilecc.hlo.interp.values import Lanes, Step, Value, check_input, leaves
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
@@ -196,6 +200,7 @@ class Interpreter:
         slots: dict[int, int] = {}
         steps: list[tuple[int, Step, tuple[int, ...]]] = []
         insts: list[HloInstruction] = []
+        cost = 0  # of the computation's own instructions
         for inst in _evaluation_order(comp):
             if inst.opcode is Op.PARAMETER:
                 number = inst.parameter_number or 0
@@ -204,10 +209,14 @@ class Interpreter:
                                       f"computation {comp.name} with {arity} parameters")
                 slots[id(inst)] = number
                 continue
-            slot = slots[id(inst)] = arity + len(steps)
-            steps.append((slot, self.compile_instruction(inst),
-                          tuple(slots[id(op)] for op in inst.operands)))
-            insts.append(inst)
+            # XLA CPU reads some bf16 values in f32: evaluate the instructions it does
+            for each in f32_replacement(inst) or (inst,):
+                slot = slots[id(each)] = arity + len(steps)
+                steps.append((slot, self.compile_instruction(each),
+                              tuple(slots[id(op)] for op in each.operands)))
+                insts.append(each)
+            slots[id(inst)] = slot
+            cost += instruction_cost(inst)
         assert comp.root is not None
         root = slots[id(comp.root)]
         last_use: dict[int, int] = {}  # slot -> the step that reads it last
@@ -218,7 +227,6 @@ class Interpreter:
         emptied: list[list[int]] = [[] for _ in steps]
         for i, k in last_use.items():
             emptied[k].append(i)
-        cost = sum(instruction_cost(inst) for inst in insts)
         return Program(comp.name, arity, arity + len(steps),
                        [(slot, step, operands, tuple(gone))
                         for (slot, step, operands), gone in zip(steps, emptied)],

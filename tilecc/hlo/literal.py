@@ -3,10 +3,10 @@
 Contract: `parse_literal(text, shape)` reads what XLA prints inside `constant(...)` for an
 array shape -- a scalar `-3`, `1.5`, `inf`, `-nan`, `true`; nested braces with one level
 per dimension `{ { 1, 2 }, { 3, 4 } }` (XLA's `/*i0=0*/` index comments skipped); `{}`
-for zero elements; one scalar for a shape of any rank fills it (XLA's parser reads
-`s32[2] constant(4)` as {4, 4}); `-nan(0x7f)` carries a NaN payload, which must fit the
-type's mantissa (types with one NaN encoding take none) and is not kept in the value --
-and returns an array of
+for zero elements; one scalar for a shape of rank >= 1 is its element 0, the others zero
+(XLA's parser reads `s32[3] constant(4)` as {4, 0, 0}, and refuses it for no elements);
+`-nan(0x7f)` carries a NaN payload, which must fit the type's mantissa (types with one
+NaN encoding take none) and is not kept in the value -- and returns an array of
 `numpy_dtype(shape.element_type)` with `shape.dims`. Integers must fit the element type
 (no silent wrap-around, except XLA's u64 read as s64: -1 is 2^64 - 1); floats are not
 accepted for integer types, and a finite float that rounds to infinity in its type is out
@@ -188,12 +188,17 @@ def parse_literal(text: str, shape: Shape) -> np.ndarray:
                            "holds", 0)
     et = shape.element_type
     if shape.dims and (one := _ONE_SCALAR.fullmatch(text)) is not None and \
-            0 <= shape.element_count() <= limit("elements"):
-        # XLA's parser fills an array from one scalar (`s32[2] constant(4)` is {4, 4}); a
-        # read-only broadcast, so a big shape costs no memory (beyond the element limit:
-        # the refusal below)
+            shape.element_count() <= limit("elements"):
+        # XLA's parser reads one scalar for an array as its element 0 (linear index), the
+        # others zero: `s32[3] constant(4)` is {4, 0, 0} (measured on jaxlib 0.10.2, which
+        # prints it so); an array of no elements has no element 0 (XLA refuses it too)
         scalar = parse_literal(one.group(1), Shape.array(et, ()))
-        return np.broadcast_to(scalar, shape.dims)
+        if shape.element_count() == 0:
+            raise LiteralError("one value for an array of no elements: it sets element 0, "
+                               "which is out of range", one.start(1))
+        array = np.zeros(shape.dims, scalar.dtype)
+        array.reshape(-1)[0] = scalar
+        return array
     if (count := shape.element_count()) > len(text):
         # every element takes at least one character: refuse before building anything
         raise LiteralError(f"the shape has {count} elements but the literal is only "

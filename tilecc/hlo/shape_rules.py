@@ -197,27 +197,57 @@ def _verify_reduce(inst: HloInstruction, ctx: RuleContext) -> None:
 
 
 def _verify_gather_scatter(inst: HloInstruction, ctx: RuleContext) -> None:
+    """XLA's ShapeVerifier::HandleAllGather / HandleReduceScatter: operand k pairs with the
+    result (one operand) or its element k; the shard count is the ratio of pair 0's
+    dimensions (rounded up), must equal the group size unless that is 1, and sizes every
+    pair's dimension."""
     _verify_collective_mode(inst)
-    src, out = inst.operands[0].shape, inst.shape
+    gathers = inst.opcode is O.ALL_GATHER
+    pairs = _operand_result_pairs(inst)
     dims = inst.dimensions or ()
-    if len(dims) != 1 or not 0 <= dims[0] < src.rank:
-        raise fail(inst, f"dimensions {list(dims)} must name one dimension of {src.to_text()}")
+    for src, out in pairs:
+        if len(dims) != 1 or not 0 <= dims[0] < src.rank:
+            raise fail(inst, f"dimensions {list(dims)} must name one dimension of "
+                       f"{src.to_text()}")
+        d = dims[0]
+        if out.element_type != src.element_type or out.rank != src.rank or any(
+                a != b for i, (a, b) in enumerate(zip(out.dims, src.dims)) if i != d):
+            raise fail(inst, f"shape {out.to_text()} does not fit operand {src.to_text()}")
+    if not gathers:
+        _verify_reducer(inst, ctx, 1, [pairs[0][0].element_type])
     d = dims[0]
-    if out.element_type != src.element_type or out.rank != src.rank or any(
-            a != b for i, (a, b) in enumerate(zip(out.dims, src.dims)) if i != d):
-        raise fail(inst, f"shape {out.to_text()} does not fit operand {src.to_text()}")
-    if inst.opcode is O.REDUCE_SCATTER:
-        _verify_reducer(inst, ctx, 1, [src.element_type])
+    big, small = (pairs[0][1], pairs[0][0]) if gathers else pairs[0]
+    if small.dims[d] == 0:
+        raise fail(inst, f"dimension {d} of {small.to_text()} is 0: no shard count follows")
+    shards = -(-big.dims[d] // small.dims[d])
     size = _group_size(inst, ctx.module)
-    if size == 1:  # XLA's verifier does not size a one-participant group's dimension
-        return
-    if inst.opcode is O.ALL_GATHER:
-        if out.dims[d] != src.dims[d] * size:
-            raise fail(inst, f"gathering dimension {d} over {size} participants gives "
-                       f"{src.dims[d] * size}, not {out.dims[d]}")
-    elif src.dims[d] != out.dims[d] * size:
-        raise fail(inst, f"scattering dimension {d} of size {src.dims[d]} over {size} "
-                   f"participants gives {src.dims[d] // size}, not {out.dims[d]}")
+    if shards < 1 or size != 1 and shards != size:  # XLA does not size a one-member group
+        raise fail(inst, f"{pairs[0][0].to_text()} and {pairs[0][1].to_text()} make "
+                   f"{shards} shards along dimension {d}, the groups have {size} members")
+    for src, out in pairs:
+        if gathers and out.dims[d] != src.dims[d] * shards:
+            raise fail(inst, f"gathering dimension {d} of {src.to_text()} over {shards} "
+                       f"participants gives {src.dims[d] * shards}, not {out.dims[d]}")
+        if not gathers and (src.dims[d] % shards or src.dims[d] // shards != out.dims[d]):
+            raise fail(inst, f"scattering dimension {d} of size {src.dims[d]} over {shards} "
+                       f"participants does not give {out.dims[d]}")
+
+
+def _operand_result_pairs(inst: HloInstruction) -> list[tuple[Shape, Shape]]:
+    """(operand k's shape, result element k's shape) of a collective with a result per
+    operand: the result itself for one operand, else a tuple of one array per operand."""
+    shapes = [op.shape for op in inst.operands]
+    if not shapes:
+        raise fail(inst, "takes at least one operand")
+    results = [inst.shape] if len(shapes) == 1 else list(inst.shape.tuple_shapes) \
+        if inst.shape.is_tuple else []
+    if len(results) != len(shapes):
+        raise fail(inst, f"shape {inst.shape.to_text()} has no result per operand "
+                   f"({len(shapes)} operands)")
+    for shape in shapes + results:
+        if not shape.is_array:
+            raise fail(inst, f"{shape.to_text()} is not an array")
+    return list(zip(shapes, results))
 
 
 def _elementwise_unary(inst: HloInstruction, ctx: RuleContext) -> None:

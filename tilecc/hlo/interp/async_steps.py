@@ -24,7 +24,7 @@ import numpy as np
 from tilecc.errors import InterpError
 from tilecc.hlo.interp import collective_steps as k
 from tilecc.hlo.interp.values import (Builder, Lanes, Operands, Runner, Step, Value,
-                                      called_computation)
+                                      called_computation, detached_copy)
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.opcodes import HloOpcode as Op
 from tilecc.hlo.types import Shape, numpy_dtype
@@ -48,17 +48,6 @@ def after_all_step(runner: Runner, inst: HloInstruction) -> Step:
     return lambda a, d: token_lanes(d.count)
 
 
-def _synchronous(inst: HloInstruction, opcode: Op, shape: Shape) -> HloInstruction:
-    """A detached copy of collective `inst` as `opcode` with `shape` (not registered as a
-    user of its operands: the module does not change)."""
-    sync = HloInstruction(inst.name, opcode, shape, list(inst.operands))
-    sync.to_apply, sync.dimensions, sync.replica_groups = inst.to_apply, inst.dimensions, \
-        inst.replica_groups
-    sync.channel_id, sync.use_global_device_ids, sync.attributes = inst.channel_id, \
-        inst.use_global_device_ids, inst.attributes
-    return sync
-
-
 def _element(inst: HloInstruction, index: int) -> Shape:
     shape = inst.shape
     if not shape.is_tuple or len(shape.tuple_shapes) <= index:
@@ -68,7 +57,7 @@ def _element(inst: HloInstruction, index: int) -> Shape:
 
 
 def all_gather_start_step(runner: Runner, inst: HloInstruction) -> Step:
-    gather = k.all_gather_step(runner, _synchronous(inst, Op.ALL_GATHER, _element(inst, 1)))
+    gather = k.all_gather_step(runner, detached_copy(inst, Op.ALL_GATHER, _element(inst, 1)))
 
     def step(a: Operands, d: Lanes) -> Value:
         operand = a[0] if len(a) == 1 else tuple(a)
@@ -78,7 +67,7 @@ def all_gather_start_step(runner: Runner, inst: HloInstruction) -> Step:
 
 def collective_permute_start_step(runner: Runner, inst: HloInstruction) -> Step:
     permute = k.collective_permute_step(
-        runner, _synchronous(inst, Op.COLLECTIVE_PERMUTE, _element(inst, 1)))
+        runner, detached_copy(inst, Op.COLLECTIVE_PERMUTE, _element(inst, 1)))
     context = inst.shape.tuple_shapes[2:]
 
     def step(a: Operands, d: Lanes) -> Value:

@@ -27,6 +27,7 @@ import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.ir import HloComputation, HloInstruction
+from tilecc.hlo.opcodes import HloOpcode
 from tilecc.hlo.types import Shape, numpy_dtype
 
 Array = np.ndarray
@@ -102,6 +103,21 @@ class Recycler:
             return last
         out = self.last = np.empty(shape, dtype)
         return out
+
+
+def detached_copy(inst: HloInstruction, opcode: HloOpcode, shape: Shape,
+                  operands: list[HloInstruction] | None = None) -> HloInstruction:
+    """`inst` as `opcode` with `shape` (and `operands`, by default its own), for a builder to
+    compile in its place: the copy is in no computation and no operand's user, so the module
+    does not change; it keeps `inst`'s name (an error names the instruction of the module)
+    and the attributes collectives and elementwise ops read."""
+    copy = HloInstruction(inst.name, opcode, shape,
+                          list(inst.operands) if operands is None else operands)
+    copy.to_apply, copy.dimensions, copy.replica_groups = inst.to_apply, inst.dimensions, \
+        inst.replica_groups
+    copy.channel_id, copy.use_global_device_ids, copy.attributes = inst.channel_id, \
+        inst.use_global_device_ids, inst.attributes
+    return copy
 
 
 def called_computation(inst: HloInstruction) -> HloComputation:
