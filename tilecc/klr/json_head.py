@@ -7,12 +7,12 @@ or list appends its key while the exception propagates. Operator fields are deco
 the dataclass annotations of `klr.ast` (`AluOp | None` = Lean `Option AluOp`); the JSON key
 is the snake_case field name in camelCase, except the spellings in KEY_OVERRIDES.
 Tensor definitions are cached by name: a repeated definition is compared as raw JSON
-(cheap) and must be identical. Shortcuts (a TensorRef found in the cache, a float
-immediate, a position seen before) only ever return what the full decode would; anything
-else falls through to it, which locates the failure. Operators are decoded field by field
-with path tracking only: the fast path of HEAD documents is `klr.json_fast`, which calls
-these readers once per distinct field text, so this decoder is the one for whatever that
-path declines (and for every error). A statement's `pos` becomes the operator's `pos`
+(cheap) and must be identical. Shortcuts (a TensorRef whose tensor is in the cache, whole
+or sliced by plain in-range slices, a float immediate, a position seen before) only ever
+return what the full decode would; anything else falls through to it, which locates the
+failure. Operators are decoded field by field with path tracking only: the fast path of
+HEAD documents is `klr.json_fast`, which calls these readers once per distinct field text,
+so this decoder is the one for whatever that path declines (and for every error). A statement's `pos` becomes the operator's `pos`
 (`klr.ast`).
 """
 
