@@ -14,23 +14,41 @@ msgspec decodes the statement skeleton, the checked reader decodes each distinct
 text once), and the pretty write that `tilecc codegen` uses is timed too.
 
 Where the time goes (cProfile of each stage on 20k-operator kernels, then the timings of
-this benchmark): the read is about half msgspec's skeleton decode (C) and half the checked
-readers of each distinct field text plus building the operators; codegen is one leaf call
-per operator (the access patterns memoized per shared access object), mostly the leaf's own
-Python and the instruction dataclasses' construction; the verifier checks each
-instruction's operands (memoized per access object) and its opcode rule; the writer joins
-precomputed fragments per instruction. Causes found and removed: on the sliced kernel the
-BIR write spent two thirds of its time in one `json.dumps` per instruction for the source
-position (now formatted directly, once per shared position object: codegen gives every
-instruction of one KLR position the same SourcePos), which made the sliced write 3x the
-whole-tile one; the verifier's element count loops no more for two-pair accesses. Earlier:
-the reader's third decoding (repeated tensor texts replaced by markers before json.loads)
-is gone, leaving one fast path and the checked decoder; codegen names the zero-bias tensor
-once the body is lowered instead of restarting the whole lowering when a later tensor took
-the name. No stage has a single hot spot left: reaching 0.25x of the peer needs the
-per-operator Python work itself to shrink (decoding into the KLR classes in C, one typed
-msgspec schema per operator, instead of the generated readers; operators repeat, a kernel
-has far fewer distinct operator texts than operators).
+this benchmark): the whole-tile read is about half msgspec's skeleton decode (C) and half the loop over
+statements (one payload-text lookup and one constructor call per operator) plus, for each
+new payload text, its msgspec decode and the checked readers of its new field texts; codegen
+is one leaf call per operator (access patterns memoized per shared access object), mostly
+the leaf's own Python and the instruction dataclass's construction; the verifier checks
+each instruction's operands (memoized per argument object) and its opcode rule; the writer
+joins precomputed fragments per instruction. Per operator each stage costs 1-2.5 us of
+Python (whole tiles, 20k operators, load ~8), the peer about 12.6 us for all of it: 0.25x
+leaves ~3.2 us per operator for the four stages, while the skeleton decode alone takes
+~0.85 us and constructing one instruction dataclass ~0.6 us.
+
+Causes found and removed: the sliced read spent ~27 us per distinct access text in the
+checked readers (path tracking per index): an AccessBasic of a known tensor with plain
+in-range slices now takes a shortcut in `HeadReader.tensor_ref` (one shared Slice per
+bounds), and raw field texts are decoded by msgspec's untyped decoder instead of json.loads
+(sliced read 0.75x of its time before, whole tiles unchanged); every bias-less activation
+made a new zero-bias access, checked and formatted anew (now one per partition count:
+verify 0.84-0.86x, write 0.93-0.94x); before that, one `json.dumps` per instruction for the source position (now
+formatted once per shared position object) and the reader's third decoding.
+
+Tried and not kept (best-of-5 CPU times, old and new interleaved, load ~8): memoizing by
+content. A key of identities (type, then `map(id, ...)` over an attrgetter tuple of the
+fields, all in C) costs ~1 us per operator or instruction, as much as the verifier's whole
+check of one instruction and half a codegen leaf. The whole-tile kernel has 14 distinct
+operator contents in 20k, the sliced one 10,127 (its accesses and immediates vary), so the
+key pays only on the first: verify with a per-content memo ran 0.98x (whole, with the
+shared zero-bias access: 14 distinct keys) and 1.89x (sliced) of its time, the writer with a per-argument-list text memo 0.93x and 1.21x, with
+the op-specific fields' text memoized per tuple of value ids (a hit on nearly every
+instruction of both kernels) 1.01x and 1.06x: the key costs what the nine attribute reads
+and table lookups it replaces cost. Building the key alone for every operator of the
+whole-tile kernel takes ~1 us against ~2.1 us for its codegen, so a codegen memo would save
+at most ~20% there and lose on the sliced kernel. The target needs the
+per-operator work out of Python (one compiled pass from KLR text to BIR text, or stages
+fused so that a repeated operator costs one lookup end to end), not more memoization
+inside the separate stages.
 """
 
 from __future__ import annotations

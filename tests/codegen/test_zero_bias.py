@@ -132,3 +132,22 @@ def test_name_is_fixed_once_every_tensor_is_seen(where: str) -> None:
         (ZERO_BIAS_MEMSET_PREFIX + bias[len(ZERO_BIAS_PREFIX):], bias)]
     assert [i.name.rsplit("-", 1)[-1] for i in program.instructions
             if not isinstance(i, b.InstMemset)][:1] == ["0"]
+
+
+def test_bias_less_activations_share_one_access_per_partition_count() -> None:
+    """Every bias-less activation of one partition count reads one access object (named
+    once the body is lowered, on a reused instance too), as tensor_ref's results are
+    shared; the BIR writer and verifier remember work per argument object."""
+    x, y = sb("x"), sb("y")
+    half = k.AccessBasic(x, (k.Slice(0, 64), k.Slice(0, 64)))
+    half_y = k.AccessBasic(y, (k.Slice(0, 64), k.Slice(0, 64)))
+    kern = golden.kernel("share", [negate_twice(y, x), negate_twice(half_y, half),
+                                   negate_twice(y, x), negate_twice(half_y, half)])
+    cg = KlirToBirCodegen()
+    for program in (cg.codegen_kernel(kern), cg.codegen_kernel(kern)):
+        verify_program(program)
+        acts = [i for i in program.instructions if isinstance(i, b.InstActivation)]
+        biases = [a.ins[1] for a in acts]
+        assert biases[0] is biases[2] and biases[1] is biases[3] and biases[0] != biases[1]
+        assert {(a.memref, a.ap) for a in biases} == {
+            (ZERO_BIAS_NAME, ((1, 128), (1, 1))), (ZERO_BIAS_NAME, ((1, 64), (1, 1)))}

@@ -81,6 +81,8 @@ class KlirToBirCodegen:
         self.pending_bias: tuple[int, b.Inst, list[b.InstActivation]] | None = None
         self.refs: dict[int, tuple[k.Access, b.AccessPattern]] = {}
         self.imms: dict[int, tuple[k.Immediate, b.Immediate]] = {}
+        # partitions -> the zero-bias access (provisional, memref "", until it is named)
+        self.bias_refs: dict[int, b.AccessPattern] = {}
 
     # ------------------------------------------------------------ driver
     def codegen_kernel(self, kernel: k.Kernel) -> b.Program:
@@ -187,14 +189,17 @@ class KlirToBirCodegen:
     def act_bias_tensor(self, partitions: int) -> b.AccessPattern:
         """getActBiasTensor: the lazily created, shared zero-bias SB tensor (unit AP); while
         it is unnamed, a provisional access that `name_zero_bias` rewrites."""
-        if self.zero_bias is not None:
-            return b.AccessPattern(self.zero_bias.name, BirDtype.float32, 0,
-                                   ((1, partitions), (1, 1)))
-        if self.pending_bias is None:
+        # one access per partition count, shared as tensor_ref's results are
+        if (bias := self.bias_refs.get(partitions)) is not None:
+            return bias
+        if self.zero_bias is None and self.pending_bias is None:
             memset = self.emit(b.InstMemset("", EngineType.Unassigned,
                                             [b.Immediate(BirDtype.float32, 0.0)], []))
             self.pending_bias = (len(self.locations), memset, [])
-        return b.AccessPattern("", BirDtype.float32, 0, ((1, partitions), (1, 1)))
+        name = "" if self.zero_bias is None else self.zero_bias.name
+        bias = self.bias_refs[partitions] = b.AccessPattern(name, BirDtype.float32, 0,
+                                                            ((1, partitions), (1, 1)))
+        return bias
 
     def name_zero_bias(self) -> None:
         """Every kernel tensor has been seen: the zero-bias tensor takes the first free
@@ -214,10 +219,12 @@ class KlirToBirCodegen:
         self.locations = {name: self.locations[name] for name in names}
         memset.name = f"{ZERO_BIAS_MEMSET_PREFIX}{n}"
         memset.outs.append(b.AccessPattern(tensor.name, BirDtype.float32, 0, ((1, 128), (1, 1))))
+        self.bias_refs = {n: b.AccessPattern(tensor.name, bias.dtype, bias.offset, bias.ap)
+                          for n, bias in self.bias_refs.items()}
         for act in users:
             bias = act.ins[1]
             assert isinstance(bias, b.AccessPattern)
-            act.ins[1] = b.AccessPattern(tensor.name, bias.dtype, bias.offset, bias.ap)
+            act.ins[1] = self.bias_refs[bias.ap[0][1]]
 
     # ------------------------------------------------------------ activation engine
     def codegen_activation(self, op: k.NcActivate) -> None:

@@ -15,7 +15,9 @@ payload text and constructor: a repeated statement costs one lookup and one cons
 call. A new payload text is decoded by msgspec into its constructor's Struct, whose
 scalar fields (enum names, bools, naturals) are typed there with the checked readers'
 rules and every other field stays raw; the value of a raw field is the checked reader of
-its kind applied to `json.loads(raw)`, remembered per distinct raw text and kind (KLR
+its kind applied to the raw text decoded (msgspec's untyped decode: the value `json.loads`
+gives, or a refusal where json.loads would take a non-standard literal such as NaN or
+1e400, a lone surrogate), remembered per distinct raw text and kind (KLR
 repeats the whole tensor definition at every access). Raw texts are read in document
 order (inputs, outputs, then each new payload's fields in dataclass order), so the checked
 reader's tensor table sees definitions in the order the checked path would; a repeated
@@ -27,12 +29,11 @@ constructor key; payload keys outside the operator's fields are ignored, as are 
 keys of kernel, block and oper), a raw text decodes to the value `json.loads` gives at that
 place of the whole document, and every value is made by the checked reader. Whatever else
 (a missing or null required field, an unknown constructor, invalid JSON, anything msgspec
-or `json.loads` refuses) is NotFast.
+or json.loads refuses) is NotFast.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Callable
 
 import msgspec
@@ -42,6 +43,7 @@ from tilecc.klr.json_fields import Bad
 from tilecc.klr.json_head import ENUM_KINDS, FIELD_DEFAULTS, HeadReader
 
 Raw = msgspec.Raw
+_decode = msgspec.json.decode  # untyped: dict / list / str / int / float / bool / None
 _MISS = object()
 
 
@@ -157,7 +159,7 @@ _MAKERS = {k.OPERATOR_CTOR[cls]: (cls, _compile_reader(cls)) for cls in _PAYLOAD
 def _filler(memo: dict[bytes, Any], read: Callable[[Any], Any]) -> Callable[[bytes], Any]:
     """Decodes a raw text not yet in `memo` with the checked reader and remembers it."""
     def fill(raw: bytes) -> Any:
-        value = memo[raw] = read(json.loads(raw))
+        value = memo[raw] = read(_decode(raw))
         return value
     return fill
 
@@ -176,8 +178,8 @@ def fast_head_kernel(text: str | bytes) -> k.Kernel:
             for ctor, (cls, make) in _MAKERS.items()}
         positions: dict[bytes, k.Pos | None] = {}
         pos = _filler(positions, reader.pos)
-        inputs = reader.list_of(json.loads(bytes(doc.inputs)), reader.kernel_arg)
-        outputs = reader.list_of(json.loads(bytes(doc.outputs)), reader.kernel_arg)
+        inputs = reader.list_of(_decode(doc.inputs), reader.kernel_arg)
+        outputs = reader.list_of(_decode(doc.outputs), reader.kernel_arg)
         body: list[k.Operator] = []
         append = body.append
         for block in doc.body:

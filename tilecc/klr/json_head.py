@@ -7,12 +7,12 @@ or list appends its key while the exception propagates. Operator fields are deco
 the dataclass annotations of `klr.ast` (`AluOp | None` = Lean `Option AluOp`); the JSON key
 is the snake_case field name in camelCase, except the spellings in KEY_OVERRIDES.
 Tensor definitions are cached by name: a repeated definition is compared as raw JSON
-(cheap) and must be identical. Shortcuts (a TensorRef found in the cache, a float
-immediate, a position seen before) only ever return what the full decode would; anything
-else falls through to it, which locates the failure. Operators are decoded field by field
-with path tracking only: the fast path of HEAD documents is `klr.json_fast`, which calls
-these readers once per distinct field text, so this decoder is the one for whatever that
-path declines (and for every error). A statement's `pos` becomes the operator's `pos`
+(cheap) and must be identical. Shortcuts (a TensorRef whose tensor is in the cache, whole
+or sliced by plain in-range slices, a float immediate, a position seen before) only ever
+return what the full decode would; anything else falls through to it, which locates the
+failure. Operators are decoded field by field with path tracking only: the fast path of
+HEAD documents is `klr.json_fast`, which calls these readers once per distinct field text,
+so this decoder is the one for whatever that path declines (and for every error). A statement's `pos` becomes the operator's `pos`
 (`klr.ast`).
 """
 
@@ -49,6 +49,7 @@ class HeadReader:
         self.tensors: dict[str, tuple[Any, k.TensorName]] = {}
         self.positions: dict[tuple[int, int], k.Pos] = {}  # (line, column) -> Pos
         self.float_immediates: dict[float, k.Immediate] = {}
+        self.slices: dict[tuple[int, int, int], k.Slice] = {}  # (l, u, step) -> Slice
         self.ctor_class = {name: cls for cls, name in k.OPERATOR_CTOR.items()}
         self.kind_readers: dict[str, Callable[[Any], Any]] = {
             "TensorRef": self.tensor_ref, "Operand": self.operand,
@@ -198,12 +199,23 @@ class HeadReader:
                          at("isShared", read_bool, obj.get("isShared", False)))
 
     def tensor_ref(self, value: Any) -> k.Access:
-        # fast path: `{"abstract": {"simple": <a tensor seen before, identical>}}`; any
-        # other shape fails a lookup (KeyError / TypeError) and takes the checked path
+        # fast paths: `{"abstract": {"simple" | "basic": ...}}` on a tensor seen before,
+        # identical; any other shape fails a lookup (KeyError / TypeError) or a test and
+        # takes the checked path
         try:
             inner = value["abstract"]
-            raw = inner["simple"]
-            cached = self.tensors[raw["name"]]
+            if "simple" in inner:
+                raw = inner["simple"]
+                cached = self.tensors[raw["name"]]
+            else:
+                basic = inner["basic"]
+                raw = basic["tensor"]
+                cached = self.tensors[raw["name"]]
+                if cached[0] == raw and len(value) == 1 and len(inner) == 1:
+                    indexes = self.basic_indexes(cached[1], basic["indexes"])
+                    if indexes is not None:
+                        return k.AccessBasic(cached[1], indexes)
+                cached = None
         except (KeyError, TypeError, IndexError):
             cached = None
         if (cached is not None and cached[0] == raw and len(value) == 1
@@ -238,6 +250,28 @@ class HeadReader:
             return tuple(at(i, partial(self.index, dim=d, partition=i == 0), v[i])
                          for i, d in enumerate(dims))
         return k.AccessBasic(tensor, field(obj, "indexes", indexes))
+
+    def basic_indexes(self, tensor: k.TensorName, value: Any) -> tuple[k.Index, ...] | None:
+        """The indexes of an AccessBasic when each is a slice `{"slice": {"l", "u", "step"}}`
+        of plain integers that `index` accepts, as `index` makes them (one shared Slice per
+        bounds); otherwise None, for the checked path."""
+        shape = tensor.shape
+        dims = (shape.par_dim, *shape.free_dims)
+        if type(value) is not list or len(value) != len(dims):
+            return None
+        out = []
+        for i, (item, dim) in enumerate(zip(value, dims)):
+            if type(item) is not dict or len(item) != 1 or type(b := item.get("slice")) is not dict:
+                return None
+            lo, hi, step = b.get("l"), b.get("u"), b.get("step")
+            if not (type(lo) is int and type(hi) is int and type(step) is int
+                    and 0 <= lo <= dim and 0 <= hi <= dim and (step == 1 or (step and i))):
+                return None
+            bounds = (lo, hi, step)
+            if (piece := self.slices.get(bounds)) is None:
+                piece = self.slices[bounds] = k.Slice(lo, hi, step)
+            out.append(piece)
+        return tuple(out)
 
     def index(self, value: Any, dim: int, partition: bool = False) -> k.Index:
         """One Index of an AccessBasic; on the partition dim (`partition`) a slice must
