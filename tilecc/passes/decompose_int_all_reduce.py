@@ -37,6 +37,8 @@ LimitError before any is made.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from tilecc.errors import PassError
 from tilecc.hlo import replica_groups as rg
 from tilecc.hlo.builders import create_all_gather, make_binary, make_broadcast, make_reshape, \
@@ -72,7 +74,11 @@ class DecomposeIntAllReduce(OpExpanderPass):
             return False
         return ((int(et) - 4) & ~4) == 0
 
-    def expand_instruction(self, inst: HloInstruction) -> HloInstruction | None:
+    def expansion_key(self, inst: HloInstruction) -> Hashable:
+        return (inst.shape, tuple(op.shape for op in inst.operands), inst.replica_groups,
+                inst.channel_id, inst.use_global_device_ids, inst.constrain_layout)
+
+    def build_expansion(self, inst: HloInstruction) -> HloInstruction | None:
         assert self.instruction_matches_pattern(inst), f"{inst.name} does not match the gate"
         comp = inst.parent
         assert comp is not None and comp.parent is not None

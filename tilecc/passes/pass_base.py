@@ -12,6 +12,10 @@ Contract:
   None leaves that instruction alone (XLA: "no change"). The cyclic GC is paused while
   a pass runs (`gc_paused`, tilecc.hlo.collector); expanders add instructions with
   tilecc.hlo.builders.
+- An expander may instead define its rewrite as `build_expansion` (builders on the match)
+  with an `expansion_key`: the default `expand_instruction` then traces the build once per
+  key and run (tilecc.passes.expansion_template) and stamps that template for every match
+  with the key, which skips the builders' checks and shape inference per instruction.
 - A match with control predecessors or successors is expanded but not replaced (XLA's
   ReplaceInstruction skips it and returns false). XLA leaves the unused expansion for DCE
   and still reports "changed"; tilecc removes the expansion at once, so the module is
@@ -35,7 +39,7 @@ Contract:
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +51,7 @@ from tilecc.hlo.opcodes import ASYNC, HloOpcode
 from tilecc.hlo.post_order import keeps_relative_order
 from tilecc.hlo.printer import print_module
 from tilecc.hlo.verifier import verify_module
+from tilecc.passes.expansion_template import ExpansionTemplate, trace
 
 
 class HloPass:
@@ -67,11 +72,29 @@ class OpExpanderPass(HloPass):
 
     def __init__(self, extra_filter: Callable[[HloInstruction], bool] | None = None) -> None:
         self.extra_filter = extra_filter
+        self._templates: dict[Hashable, ExpansionTemplate] = {}
 
     def instruction_matches_pattern(self, inst: HloInstruction) -> bool:
         raise NotImplementedError
 
     def expand_instruction(self, inst: HloInstruction) -> HloInstruction | None:
+        """The template of `build_expansion` for `inst`'s key, stamped for `inst` (see the
+        module contract); an expander without a template overrides this."""
+        comp = inst.parent
+        assert comp is not None and comp.parent is not None, f"{inst.name} is detached"
+        key = (self.expansion_key(inst), comp.parent.replica_count, comp.parent.num_partitions)
+        template = self._templates.get(key)
+        if template is None:
+            template = self._templates[key] = trace(inst, self.build_expansion)
+        return template.stamp(inst)
+
+    def expansion_key(self, inst: HloInstruction) -> Hashable:
+        """Everything `build_expansion` reads from `inst` but its operands' identities, its
+        name and its metadata (tilecc.passes.expansion_template)."""
+        raise NotImplementedError
+
+    def build_expansion(self, inst: HloInstruction) -> HloInstruction | None:
+        """The rewrite of `inst` with tilecc.hlo.builders (traced, see expand_instruction)."""
         raise NotImplementedError
 
     def matches(self, module: HloModule) -> list[HloInstruction]:
@@ -110,6 +133,13 @@ class OpExpanderPass(HloPass):
         return found
 
     def run(self, module: HloModule) -> bool:
+        self._templates.clear()  # a template holds the module's computations (to_apply)
+        try:
+            return self._expand_matches(module)
+        finally:
+            self._templates.clear()
+
+    def _expand_matches(self, module: HloModule) -> bool:
         changed = False
         # per computation: the cached post-order while every change keeps it valid
         kept: dict[HloComputation, list[HloInstruction] | None] = {}
