@@ -300,8 +300,10 @@ class HloComputation:
         if inst is self.root:
             raise VerifyError(f"cannot remove {inst.name}: it is the root of {self.name}")
         for op in inst.operands:
-            if inst in op.users:
+            try:  # one scan; an operand listed twice lost inst at its first listing
                 op.users.remove(inst)
+            except ValueError:
+                pass
         for pred in inst.control_predecessors:
             if pred.control_successors is not None and inst in pred.control_successors:
                 pred.control_successors.remove(inst)
@@ -341,7 +343,9 @@ class HloComputation:
             if (cur.parent is not self or cur.users or not self.is_safely_removable(cur)
                     or (cur is not inst and cur.has_side_effect())):
                 continue
-            operands = list(dict.fromkeys(cur.operands))
+            operands = cur.operands
+            if len(operands) > 1:
+                operands = list(dict.fromkeys(operands))
             self.remove_instruction(cur)
             worklist.extend(operands)
 

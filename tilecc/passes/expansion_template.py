@@ -23,6 +23,7 @@ Contract:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
@@ -47,32 +48,43 @@ metadata from the match)."""
 class ExpansionTemplate:
     """One traced expansion (see the module contract)."""
 
-    __slots__ = ("steps", "root")
+    __slots__ = ("steps", "root", "claims")
 
     def __init__(self, steps: list[Step], root: int | None) -> None:
         self.steps = steps
         self.root = root
         """The pool position of the expansion's result; None when the build declined."""
+        self.claims = list(Counter(wanted for wanted, *_ in steps).items())
+        """(wanted name, how many steps ask for it), in the order first asked for."""
+        group = {wanted: i for i, (wanted, _) in enumerate(self.claims)}
+        self.steps = [(group[wanted], *rest) for wanted, *rest in steps]
 
     def stamp(self, match: HloInstruction) -> HloInstruction | None:
         if self.root is None:
             return None
         comp = match.parent
         assert comp is not None and comp.parent is not None, f"{match.name} is detached"
-        claim = comp.parent._names.claim
+        claim_many = comp.parent._names.claim_many
+        names = [iter(claim_many(wanted, count)) for wanted, count in self.claims]
         insts = comp._instructions
         meta = match.metadata
         pool = list(match.operands)
-        for wanted, opcode, shape, refs, fields, attributes, own_meta in self.steps:
+        for group, opcode, shape, refs, fields, attributes, own_meta in self.steps:
+            first = pool[refs[0]]
             if len(refs) == 1:
-                first = pool[refs[0]]
-                inst = HloInstruction(claim(wanted), opcode, shape, [first])
+                inst = HloInstruction(next(names[group]), opcode, shape, [first])
                 first.users.append(inst)
+            elif len(refs) == 2:
+                second = pool[refs[1]]
+                inst = HloInstruction(next(names[group]), opcode, shape, [first, second])
+                first.users.append(inst)
+                if second is not first:
+                    second.users.append(inst)
             else:
-                ops = [pool[r] for r in refs]
-                inst = HloInstruction(claim(wanted), opcode, shape, ops)
+                inst = HloInstruction(next(names[group]), opcode, shape, [pool[r] for r in refs])
                 inst.register_as_user()
-            inst.metadata = meta if own_meta else None
+            if own_meta:
+                inst.metadata = meta
             for slot, value in fields:
                 setattr(inst, slot, value)
             if attributes is not None:

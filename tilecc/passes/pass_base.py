@@ -48,7 +48,7 @@ from tilecc.fileio import write_dump
 from tilecc.hlo.collector import collector_paused as gc_paused
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ASYNC, HloOpcode
-from tilecc.hlo.post_order import keeps_relative_order
+from tilecc.hlo.post_order import dependency_chain, keeps_relative_order
 from tilecc.hlo.printer import print_module
 from tilecc.hlo.verifier import verify_module
 from tilecc.passes.expansion_template import ExpansionTemplate, trace
@@ -129,6 +129,10 @@ class OpExpanderPass(HloPass):
                 if len(ordered) == len(hits):  # it holds every match
                     found.extend(ordered)
                     continue
+            chain = dependency_chain(comp, hits)  # one pass, no DFS, when the matches chain
+            if chain is not None:
+                found.extend(chain)
+                continue
             found.extend(inst for inst in comp.post_order() if inst in hits)
         return found
 
@@ -149,11 +153,11 @@ class OpExpanderPass(HloPass):
                 assert comp is not None, f"{inst.name} was removed before its expansion"
                 if comp not in kept:
                     kept[comp] = comp.cached_order()
-                size, version = len(comp), comp._version
+                size, version = len(comp._instructions), comp._version
                 new = self.expand_instruction(inst)
                 if new is not None and new.parent is None:
                     comp.add_instruction(new)
-                added = len(comp) - size
+                added = len(comp._instructions) - size
                 if kept[comp] is not None and not self._keeps_order(inst, new, added,
                                                                     comp._version - version):
                     kept[comp] = None
