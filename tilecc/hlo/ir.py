@@ -208,12 +208,14 @@ class HloInstruction:
         """Every user of self uses `new` instead; a root self is replaced as root too."""
         if new is self:
             return
-        for user in list(self.users):
-            user.operands = [new if op is self else op for op in user.operands]
+        new_users = new.users
+        for user in self.users:
+            ops = user.operands
+            user.operands = [new] if len(ops) == 1 else [new if op is self else op for op in ops]
             if user.parent is not None:
                 user.parent._version += 1
-            if user not in new.users:
-                new.users.append(user)
+            if user not in new_users:
+                new_users.append(user)
         self.users.clear()
         if self.parent is not None and self.parent.root is self:
             self.parent.root = new
@@ -365,7 +367,8 @@ class HloComputation:
             return False
         if new.parent is None:
             self.add_instruction(new)
-        new.copy_inherited_attributes(old)
+        if new.metadata is None or old.attributes:  # else there is nothing to copy
+            new.copy_inherited_attributes(old)
         if old.attributes:
             origin = old.attributes.pop("origin", None)
             if origin is not None:

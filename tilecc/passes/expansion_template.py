@@ -39,10 +39,13 @@ _COPIED = tuple(s for s in HloInstruction.__slots__ if s not in _NOT_COPIED)
 # what the stand-in copies from the match (its links are the scratch ones)
 _STAND_IN = tuple(s for s in HloInstruction.__slots__ if s not in _NOT_COPIED or s == "metadata")
 
-Step = tuple[str, HloOpcode, Shape, tuple[int, ...], tuple[tuple[str, object], ...],
+Traced = tuple[str, HloOpcode, Shape, tuple[int, ...], tuple[tuple[str, object], ...],
+               dict[str, str] | None, bool]
+"""One traced instruction: (wanted name, opcode, shape, operand pool positions, copied
+fields, attributes or None, metadata from the match)."""
+Step = tuple[int, HloOpcode, Shape, tuple[int, ...], tuple[tuple[str, object], ...],
              dict[str, str] | None, bool]
-"""(wanted name, opcode, shape, operand pool positions, copied fields, attributes or None,
-metadata from the match)."""
+"""A Traced with the wanted name replaced by its position in ExpansionTemplate.claims."""
 
 
 class ExpansionTemplate:
@@ -50,14 +53,14 @@ class ExpansionTemplate:
 
     __slots__ = ("steps", "root", "claims")
 
-    def __init__(self, steps: list[Step], root: int | None) -> None:
-        self.steps = steps
+    def __init__(self, traced: list[Traced], root: int | None) -> None:
         self.root = root
         """The pool position of the expansion's result; None when the build declined."""
-        self.claims = list(Counter(wanted for wanted, *_ in steps).items())
-        """(wanted name, how many steps ask for it), in the order first asked for."""
+        self.claims = list(Counter(wanted for wanted, *_ in traced).items())
+        """(wanted name, how many instructions ask for it), in the order first asked for."""
         group = {wanted: i for i, (wanted, _) in enumerate(self.claims)}
-        self.steps = [(group[wanted], *rest) for wanted, *rest in steps]
+        self.steps: list[Step] = [(group[wanted], opcode, shape, refs, fields, attrs, meta)
+                                  for wanted, opcode, shape, refs, fields, attrs, meta in traced]
 
     def stamp(self, match: HloInstruction) -> HloInstruction | None:
         if self.root is None:
@@ -110,7 +113,9 @@ def _scratch_stand_in(match: HloInstruction) -> HloInstruction:
     for number, op in enumerate(match.operands):
         param = HloInstruction(op.name, HloOpcode.PARAMETER, op.shape)
         param.parameter_number = number
-        params.append(comp.add_instruction(param))
+        comp.add_instruction(param)
+        param.name = op.name  # verbatim (a claim would sanitize): errors name the operand
+        params.append(param)
     stand_in = HloInstruction(match.name, match.opcode, match.shape, params)
     for slot in _STAND_IN:
         setattr(stand_in, slot, getattr(match, slot))
@@ -118,6 +123,7 @@ def _scratch_stand_in(match: HloInstruction) -> HloInstruction:
     stand_in.attributes = dict(match.attributes)
     stand_in.register_as_user()
     comp.add_instruction(stand_in)
+    stand_in.name = match.name
     return stand_in
 
 
@@ -135,7 +141,7 @@ def trace(match: HloInstruction,
         return ExpansionTemplate([], None)
     position = {inst: i for i, inst in enumerate(stand_in.operands)}
     blank = HloInstruction("", HloOpcode.PARAMETER, stand_in.shape)
-    steps: list[Step] = []
+    steps: list[Traced] = []
     for inst in made:
         assert not inst.control_predecessors and not inst.control_successors, \
             f"the expansion of {match.name} adds control edges"

@@ -12,6 +12,10 @@ Contract:
   None leaves that instruction alone (XLA: "no change"). The cyclic GC is paused while
   a pass runs (`gc_paused`, tilecc.hlo.collector); expanders add instructions with
   tilecc.hlo.builders.
+- The post-order only orders the matches (it decides the new names and places), so it is
+  taken from the cheapest exact source: a computation with one match needs none; else the
+  order an earlier pass left cached; else, when each match depends on the one before it in
+  stored order, that order (tilecc.hlo.post_order.dependency_chain, one pass); else a DFS.
 - An expander may instead define its rewrite as `build_expansion` (builders on the match)
   with an `expansion_key`: the default `expand_instruction` then traces the build once per
   key and run (tilecc.passes.expansion_template) and stamps that template for every match
