@@ -30,7 +30,8 @@ spec's G; checked on XLA, which rejects the unmultiplied size there). The verifi
 create_all_gather size the all-gather by the same rule (replica_groups.participants_per_group,
 XLA's GetSubgroupSize). An all-reduce written without replica_groups gets
 `replica_groups={}` on its all-gather. Every new instruction carries the metadata;
-the instructions are made with tilecc.hlo.builders (XLA's hlo_creation_utils). The rewrite
+the instructions are made with tilecc.hlo.builders (XLA's hlo_creation_utils), traced once
+per expansion_key and stamped per match (tilecc.passes.expansion_template). The rewrite
 adds 2G + 3 instructions; a G that makes more than tilecc.limits' "rewrite" bound is a
 LimitError before any is made.
 """

@@ -18,7 +18,8 @@ Rewrite (spec 000 "Algorithm -- rewrite"), N = product(operand dims):
 The init value and the computation are reused verbatim on both stages (spec 000, GOTCHA:
 never a fresh identity). N == 0 gives `[128, 0]`, whose first stage yields the init on every
 partition, as the original reduce does (DESIGN.md). Every new instruction carries the
-reduce's metadata.
+reduce's metadata. The builders' rewrite is traced once per expansion_key and
+stamped per match (tilecc.passes.expansion_template).
 """
 
 from __future__ import annotations
