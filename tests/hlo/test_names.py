@@ -57,3 +57,20 @@ ENTRY e {
     assert m.claim_name("add") == "add.2"
     verify_module(m)
     assert "%add.1 = s32[] add(%p, %p)" in print_module(m)
+
+
+def test_claim_many_hands_out_what_claims_one_by_one_would() -> None:
+    """Every start state: a fresh root, a taken bare name, an explicit suffix, registered
+    ids in the way (and leading-zero aliases), counts 0 to 6."""
+    setups = [(), ("slice",), ("slice", "slice.2", "slice.04"), ("slice.0",), ("slice.1",)]
+    for registered in setups:
+        for wanted in ("slice", "slice.3", "slice.0", "9lives", ""):
+            for count in range(7):
+                one, many = NameUniquer("instruction"), NameUniquer("instruction")
+                for name in registered:
+                    one.register(name)
+                    many.register(name)
+                for _ in range(2):  # the second round starts from a root with a counter
+                    expected = [one.claim(wanted) for _ in range(count)]
+                    assert many.claim_many(wanted, count) == expected, (registered, wanted)
+                assert many.names == one.names and many._next == one._next

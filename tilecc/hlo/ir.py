@@ -208,12 +208,14 @@ class HloInstruction:
         """Every user of self uses `new` instead; a root self is replaced as root too."""
         if new is self:
             return
-        for user in list(self.users):
-            user.operands = [new if op is self else op for op in user.operands]
+        new_users = new.users
+        for user in self.users:
+            ops = user.operands
+            user.operands = [new] if len(ops) == 1 else [new if op is self else op for op in ops]
             if user.parent is not None:
                 user.parent._version += 1
-            if user not in new.users:
-                new.users.append(user)
+            if user not in new_users:
+                new_users.append(user)
         self.users.clear()
         if self.parent is not None and self.parent.root is self:
             self.parent.root = new
@@ -300,8 +302,10 @@ class HloComputation:
         if inst is self.root:
             raise VerifyError(f"cannot remove {inst.name}: it is the root of {self.name}")
         for op in inst.operands:
-            if inst in op.users:
+            try:  # one scan; an operand listed twice lost inst at its first listing
                 op.users.remove(inst)
+            except ValueError:
+                pass
         for pred in inst.control_predecessors:
             if pred.control_successors is not None and inst in pred.control_successors:
                 pred.control_successors.remove(inst)
@@ -341,7 +345,9 @@ class HloComputation:
             if (cur.parent is not self or cur.users or not self.is_safely_removable(cur)
                     or (cur is not inst and cur.has_side_effect())):
                 continue
-            operands = list(dict.fromkeys(cur.operands))
+            operands = cur.operands
+            if len(operands) > 1:
+                operands = list(dict.fromkeys(operands))
             self.remove_instruction(cur)
             worklist.extend(operands)
 
@@ -361,7 +367,8 @@ class HloComputation:
             return False
         if new.parent is None:
             self.add_instruction(new)
-        new.copy_inherited_attributes(old)
+        if new.metadata is None or old.attributes:  # else there is nothing to copy
+            new.copy_inherited_attributes(old)
         if old.attributes:
             origin = old.attributes.pop("origin", None)
             if origin is not None:

@@ -113,6 +113,30 @@ class NameUniquer:
         self.names.add(name)
         return name
 
+    def claim_many(self, wanted: str, count: int) -> list[str]:
+        """`count` claims of `wanted` in a row: the names `claim` would hand out one by one
+        (an expansion asks for its `slice`s together; each root has its own counter, so
+        claims under other roots in between would not change them)."""
+        root, n, _ = self._parts(wanted)
+        out: list[str] = []
+        if n or root not in self._next:
+            # the first claims take the wanted id or put the root's counter in place; after
+            # two, the counter serves the rest (the second cannot take id 0 or the wanted id)
+            out.extend(self.claim(wanted) for _ in range(min(count, 2)))
+        if len(out) == count:
+            return out
+        # claim's counter loop for n > 0 (a root with a counter has id 0 taken)
+        n = self._next[root]
+        names, aliases, take = self.names, self._aliases, out.append
+        while len(out) < count:
+            name = f"{root}.{n}"
+            n += 1
+            if name not in names and name not in aliases:
+                names.add(name)
+                take(name)
+        self._next[root] = n
+        return out
+
     def peek(self, wanted: str) -> str:
         """What `claim(wanted)` would return, state untouched."""
         root, n, has_suffix = self._parts(wanted)

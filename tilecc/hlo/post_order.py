@@ -21,6 +21,12 @@ Contract:
   enters every old instruction at the same moment as before with the same ones already
   visited; only the new ones are interleaved. tests/passes holds the cached order equal to
   a fresh DFS after every pass on every fixture.
+- `dependency_chain(comp, members)` orders a set of instructions without a DFS when it
+  can: when, in stored order, each member depends through operands on the member before
+  it, every def-before-use order -- the post-order included -- lists them so, and that
+  list is returned; otherwise None. One pass over the stored order, which need not be a
+  def-before-use order: a dependency it misses (a user stored before its operand) only
+  makes the answer None, never a wrong order.
 """
 
 from __future__ import annotations
@@ -66,6 +72,26 @@ def make_post_order(comp: HloComputation) -> list[HloInstruction]:
                 if dep._mark < visited:
                     stack.append(dep)
     return order
+
+
+def dependency_chain(comp: HloComputation, members: Collection[HloInstruction]
+                     ) -> list[HloInstruction] | None:
+    """`members` in post-order when they form a dependency chain (see the module contract)."""
+    chain: list[HloInstruction] = []
+    # the instructions seen so far that depend on the last member seen (through operands)
+    dependents: set[HloInstruction] = set()
+    for inst in comp._instructions:
+        depends = not dependents.isdisjoint(inst.operands)
+        if inst in members:
+            if chain and not depends:
+                return None
+            chain.append(inst)
+            if len(chain) == len(members):
+                return chain
+            dependents = {inst}
+        elif depends:
+            dependents.add(inst)
+    return None
 
 
 def keeps_relative_order(old: HloInstruction, root: HloInstruction,

@@ -30,12 +30,15 @@ spec's G; checked on XLA, which rejects the unmultiplied size there). The verifi
 create_all_gather size the all-gather by the same rule (replica_groups.participants_per_group,
 XLA's GetSubgroupSize). An all-reduce written without replica_groups gets
 `replica_groups={}` on its all-gather. Every new instruction carries the metadata;
-the instructions are made with tilecc.hlo.builders (XLA's hlo_creation_utils). The rewrite
+the instructions are made with tilecc.hlo.builders (XLA's hlo_creation_utils), traced once
+per expansion_key and stamped per match (tilecc.passes.expansion_template). The rewrite
 adds 2G + 3 instructions; a G that makes more than tilecc.limits' "rewrite" bound is a
 LimitError before any is made.
 """
 
 from __future__ import annotations
+
+from collections.abc import Hashable
 
 from tilecc.errors import PassError
 from tilecc.hlo import replica_groups as rg
@@ -72,7 +75,11 @@ class DecomposeIntAllReduce(OpExpanderPass):
             return False
         return ((int(et) - 4) & ~4) == 0
 
-    def expand_instruction(self, inst: HloInstruction) -> HloInstruction | None:
+    def expansion_key(self, inst: HloInstruction) -> Hashable:
+        return (inst.shape, tuple(op.shape for op in inst.operands), inst.replica_groups,
+                inst.channel_id, inst.use_global_device_ids, inst.constrain_layout)
+
+    def build_expansion(self, inst: HloInstruction) -> HloInstruction | None:
         assert self.instruction_matches_pattern(inst), f"{inst.name} does not match the gate"
         comp = inst.parent
         assert comp is not None and comp.parent is not None

@@ -18,11 +18,13 @@ Rewrite (spec 000 "Algorithm -- rewrite"), N = product(operand dims):
 The init value and the computation are reused verbatim on both stages (spec 000, GOTCHA:
 never a fresh identity). N == 0 gives `[128, 0]`, whose first stage yields the init on every
 partition, as the original reduce does (DESIGN.md). Every new instruction carries the
-reduce's metadata.
+reduce's metadata. The builders' rewrite is traced once per expansion_key and
+stamped per match (tilecc.passes.expansion_template).
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from math import prod
 
 from tilecc.hlo.builders import make_binary, make_reduce, make_reshape
@@ -53,7 +55,10 @@ class DecomposeScalarReduce(OpExpanderPass):
             return False
         return (prod(operand.shape.dims) & 0x7F) == 0
 
-    def expand_instruction(self, inst: HloInstruction) -> HloInstruction | None:
+    def expansion_key(self, inst: HloInstruction) -> Hashable:
+        return inst.shape, inst.operands[0].shape, inst.operands[1].shape, inst.to_apply
+
+    def build_expansion(self, inst: HloInstruction) -> HloInstruction | None:
         assert self.instruction_matches_pattern(inst), f"{inst.name} does not match the gate"
         operand, init = inst.operands[0], inst.operands[1]
         reducer = inst.to_apply

@@ -12,6 +12,14 @@ Contract:
   None leaves that instruction alone (XLA: "no change"). The cyclic GC is paused while
   a pass runs (`gc_paused`, tilecc.hlo.collector); expanders add instructions with
   tilecc.hlo.builders.
+- The post-order only orders the matches (it decides the new names and places), so it is
+  taken from the cheapest exact source: a computation with one match needs none; else the
+  order an earlier pass left cached; else, when each match depends on the one before it in
+  stored order, that order (tilecc.hlo.post_order.dependency_chain, one pass); else a DFS.
+- An expander may instead define its rewrite as `build_expansion` (builders on the match)
+  with an `expansion_key`: the default `expand_instruction` then traces the build once per
+  key and run (tilecc.passes.expansion_template) and stamps that template for every match
+  with the key, which skips the builders' checks and shape inference per instruction.
 - A match with control predecessors or successors is expanded but not replaced (XLA's
   ReplaceInstruction skips it and returns false). XLA leaves the unused expansion for DCE
   and still reports "changed"; tilecc removes the expansion at once, so the module is
@@ -35,7 +43,7 @@ Contract:
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,9 +52,10 @@ from tilecc.fileio import write_dump
 from tilecc.hlo.collector import collector_paused as gc_paused
 from tilecc.hlo.ir import HloComputation, HloInstruction, HloModule
 from tilecc.hlo.opcodes import ASYNC, HloOpcode
-from tilecc.hlo.post_order import keeps_relative_order
+from tilecc.hlo.post_order import dependency_chain, keeps_relative_order
 from tilecc.hlo.printer import print_module
 from tilecc.hlo.verifier import verify_module
+from tilecc.passes.expansion_template import ExpansionTemplate, trace
 
 
 class HloPass:
@@ -67,11 +76,29 @@ class OpExpanderPass(HloPass):
 
     def __init__(self, extra_filter: Callable[[HloInstruction], bool] | None = None) -> None:
         self.extra_filter = extra_filter
+        self._templates: dict[Hashable, ExpansionTemplate] = {}
 
     def instruction_matches_pattern(self, inst: HloInstruction) -> bool:
         raise NotImplementedError
 
     def expand_instruction(self, inst: HloInstruction) -> HloInstruction | None:
+        """The template of `build_expansion` for `inst`'s key, stamped for `inst` (see the
+        module contract); an expander without a template overrides this."""
+        comp = inst.parent
+        assert comp is not None and comp.parent is not None, f"{inst.name} is detached"
+        key = (self.expansion_key(inst), comp.parent.replica_count, comp.parent.num_partitions)
+        template = self._templates.get(key)
+        if template is None:
+            template = self._templates[key] = trace(inst, self.build_expansion)
+        return template.stamp(inst)
+
+    def expansion_key(self, inst: HloInstruction) -> Hashable:
+        """Everything `build_expansion` reads from `inst` but its operands' identities, its
+        name and its metadata (tilecc.passes.expansion_template)."""
+        raise NotImplementedError
+
+    def build_expansion(self, inst: HloInstruction) -> HloInstruction | None:
+        """The rewrite of `inst` with tilecc.hlo.builders (traced, see expand_instruction)."""
         raise NotImplementedError
 
     def matches(self, module: HloModule) -> list[HloInstruction]:
@@ -106,10 +133,21 @@ class OpExpanderPass(HloPass):
                 if len(ordered) == len(hits):  # it holds every match
                     found.extend(ordered)
                     continue
+            chain = dependency_chain(comp, hits)  # one pass, no DFS, when the matches chain
+            if chain is not None:
+                found.extend(chain)
+                continue
             found.extend(inst for inst in comp.post_order() if inst in hits)
         return found
 
     def run(self, module: HloModule) -> bool:
+        self._templates.clear()  # a template holds the module's computations (to_apply)
+        try:
+            return self._expand_matches(module)
+        finally:
+            self._templates.clear()
+
+    def _expand_matches(self, module: HloModule) -> bool:
         changed = False
         # per computation: the cached post-order while every change keeps it valid
         kept: dict[HloComputation, list[HloInstruction] | None] = {}
@@ -119,11 +157,11 @@ class OpExpanderPass(HloPass):
                 assert comp is not None, f"{inst.name} was removed before its expansion"
                 if comp not in kept:
                     kept[comp] = comp.cached_order()
-                size, version = len(comp), comp._version
+                size, version = len(comp._instructions), comp._version
                 new = self.expand_instruction(inst)
                 if new is not None and new.parent is None:
                     comp.add_instruction(new)
-                added = len(comp) - size
+                added = len(comp._instructions) - size
                 if kept[comp] is not None and not self._keeps_order(inst, new, added,
                                                                     comp._version - version):
                     kept[comp] = None
