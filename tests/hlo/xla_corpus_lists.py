@@ -209,7 +209,7 @@ PIPELINED = ("a collective-pipeliner loop (dynamic-slice, all-gather / all-reduc
              "collective-permute of bf16 or f32) that differs from XLA CPU's; not yet understood")
 CONV_DIFFERS = "a convolution that differs from XLA CPU's; not yet understood"
 NO_STEP = ("an opcode without an interpreter step (rng, batch-norm, "
-           "rng-get-and-update-state, a pred convolution, rng-bit-generator's tuple form)")
+           "rng-get-and-update-state, rng-bit-generator's tuple form)")
 RNG_SEED = ("custom-call GetRngSeed: XLA CPU gives a fresh u64 seed on each run (measured, "
             "jaxlib 0.10.2), a value no interpreter can reproduce")
 UNKNOWN_TARGET = ("custom-call \"unknown\": XLA CPU has no implementation of it (alone it "
@@ -221,8 +221,6 @@ STEPS = "a while loop past the interpreter's default step limit (1,000,000 steps
 TUPLE_ALL_GATHER = ("tilecc's verifier checks a tuple all-gather's shapes against its first "
                     "operand only")
 UNKNOWN = "differs from XLA CPU's result; not yet understood"
-RHS_REVERSAL = ("the interpreter refuses a convolution window's rhs_reversal of one entry for "
-                "two spatial dimensions")
 FULL_RUN_GAPS: dict[str, str] = {
     "01110_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneCollectivePermute.hlo": PIPELINED,
     "01111_collective_pipeliner_test__CollectivePipelinerTest.TransformIncrementIndexByOneCollectivePermuteBackwardCycle.hlo": PIPELINED,
@@ -236,14 +234,11 @@ FULL_RUN_GAPS: dict[str, str] = {
     "01162_collective_pipeliner_test__CollectivePipelinerTest.PipelinedSchedulingAnnotationsBackward.hlo": PIPELINED,
     "01163_collective_pipeliner_test__CollectivePipelinerTest.TransformForwardWithInconsistentSchedulingAnnotations.hlo": PIPELINED,
     "01164_collective_pipeliner_test__CollectivePipelinerTest.TransformForwardWithConsistentSchedulingAnnotations.hlo": PIPELINED,
-    "00835_convolution_4d_expander_test__Convolution4DExpanderTest.ConvertTo3DConvolution.hlo": CONV_DIFFERS,
-    "00839_convolution_4d_expander_test__Convolution4DExpanderTest.DontConvertIfPaddingIsNonzero.hlo": CONV_DIFFERS,
     "00842_convolution_type_canonicalizer_test__ConvolutionTypeCanonicalizerTest.DotBf16ToS32.hlo": CONV_DIFFERS,
     "00318_hlo_parser_test__CreateTestCases_BatchNormInference.hlo": NO_STEP,
     "00319_hlo_parser_test__CreateTestCases_BatchNormGrad.hlo": NO_STEP,
     "00351_hlo_parser_test__CreateTestCases_RngGetAndUpdateState.hlo": NO_STEP,
     "00371_hlo_parser_test__CreateShortTestCases_Rng.hlo": NO_STEP,
-    "00840_convolution_pred_expander_test__ConvolutionPredExpanderTest.Match.hlo": NO_STEP,
     "01386_sharding_propagation_test__ParameterizedMetadataTest.ReplicatedToSideEffecting.hlo": NO_STEP,
     "01577_sharding_propagation_test__ShardingPropagationTest.ReplicateRngBitGeneratorSeed.hlo": NO_STEP,
     "01885_spmd_partitioner_test__SpmdPartitioningTest.ReplicatedRng.hlo": NO_STEP,
@@ -265,7 +260,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "02390_collective_ops_aot_test__CollectiveOpsAotTest.AllGatherMixedTypes.hlo": TUPLE_ALL_GATHER,
     "01919_spmd_partitioner_test__SpmdPartitioningTest.VariadicScatterSharedOperands.hlo": UNKNOWN,
     "02172_spmd_partitioner_test__SpmdPartitioningTest.OriginalValueWithTrivialShardingAnnotation.hlo": UNKNOWN,
-    "00478_hlo_parser_test__HloParserTest.WindowRhsReversalWrongSize.hlo": RHS_REVERSAL,
     "00317_hlo_parser_test__CreateTestCases_BatchNormTraining.hlo": NO_STEP,
     "01888_spmd_partitioner_test__SpmdPartitioningTest.PartialReplicatedRng.hlo": NO_STEP,
     "01128_collective_pipeliner_test__CollectivePipelinerTest.TwoIterations.hlo": PIPELINED,

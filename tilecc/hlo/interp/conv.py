@@ -27,10 +27,11 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from tilecc.errors import InterpError
+from tilecc.hlo.interp.conv_zeros import ConvGeometry, multiplies_zeros
 from tilecc.hlo.interp.elementwise import convert
 from tilecc.hlo.interp.values import Runner, Step
 from tilecc.hlo.ir import HloInstruction
-from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
+from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
 
 Array = np.ndarray
 _LABELS = re.compile(r"^(\w+)_(\w+)->(\w+)$")
@@ -55,6 +56,14 @@ def _window(inst: HloInstruction, spatial: int) -> _Window:
                               "entries")
         return values
 
+    def reversal(sizes: list[int]) -> list[int]:
+        # XLA's parser (jaxlib 0.10) reads a short rhs_reversal past its end; reversing a
+        # size-1 window is the identity whatever it reads there, so only those may be missing
+        values = [int(v) for v in fields["rhs_reversal"].split("x")]
+        if len(values) < spatial and all(k == 1 for k in sizes[len(values):]):
+            return values + [0] * (spatial - len(values))
+        return ints("rhs_reversal", 0)
+
     def pad(text: str) -> tuple[int, int]:
         match = re.fullmatch(r"(-?\d+)_(-?\d+)", text)
         if match is None:
@@ -64,8 +73,9 @@ def _window(inst: HloInstruction, spatial: int) -> _Window:
     pads = [pad(p) for p in fields["pad"].split("x")] if "pad" in fields else [(0, 0)] * spatial
     if len(pads) != spatial:
         raise InterpError(f"{inst.name}: window pad does not have {spatial} entries")
-    return (ints("size", 1), ints("stride", 1), pads, ints("lhs_dilate", 1),
-            ints("rhs_dilate", 1), ints("rhs_reversal", 0))
+    sizes = ints("size", 1)
+    return (sizes, ints("stride", 1), pads, ints("lhs_dilate", 1), ints("rhs_dilate", 1),
+            reversal(sizes) if "rhs_reversal" in fields else [0] * spatial)
 
 
 def _layout(labels: str, batch: str, feature: str, rank: int, what: str,
@@ -132,11 +142,35 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
     result_type = out_shape.element_type
     operand_types = (lhs_shape.element_type, rhs_shape.element_type)
     floating = is_floating(result_type) or any(is_floating(t) for t in operand_types)
-    if PrimitiveType.PRED in operand_types + (result_type,):
-        raise InterpError(f"{inst.name}: convolution of pred is not supported by the interpreter")
-    wide_type = (PrimitiveType.F64 if PrimitiveType.F64 in operand_types + (result_type,)
-                 else PrimitiveType.F32) if floating else result_type
+    types = set(operand_types + (result_type,))
+    if PrimitiveType.PRED in types and types != {PrimitiveType.PRED}:
+        raise InterpError(f"{inst.name}: convolution mixes pred with {sorted(t.name for t in types)}")
+    # pred: the loop emitter's accumulator ORs the ANDs (EmitMulAdd), numpy's bool matmul
+    wide_type = (PrimitiveType.F64 if PrimitiveType.F64 in types else PrimitiveType.F32) \
+        if floating else result_type
     wide = numpy_dtype(wide_type)
+    in_spatial = [lhs_shape.dims[p] for p in lhs_pos[2:]]
+    canonical = [0, n + 1] + list(range(1, n + 1))
+    multiply = multiplies_zeros(ConvGeometry(
+        element_type=lhs_shape.element_type,
+        canonical=lhs_pos == canonical and out_pos == canonical
+        and rhs_pos == [n + 1, n] + list(range(n)),
+        in_entry=_in_entry(inst), batch=batch, in_spatial=in_spatial, kernel_spatial=sizes,
+        out_features=out_features, strides=strides, lhs_dilate=lhs_dilate,
+        rhs_dilate=rhs_dilate, reversal=reversal, feature_groups=groups,
+        batch_groups=batch_groups, element_counts=(lhs_shape.element_count(),
+                                                   rhs_shape.element_count(),
+                                                   out_shape.element_count())))
+    inexact = floating or any(is_complex(t) for t in types)
+    zeros_met = any(d > 1 and s > 1 for d, s in zip(lhs_dilate, in_spatial)) or \
+        any(lo > 0 or hi > 0 for lo, hi in pads)
+    # SKIP differs from multiplying the zeros only where a kernel value is inf or NaN
+    taps = _window_taps(in_spatial, out_spatial, sizes, strides, pads, lhs_dilate, rhs_dilate) \
+        if inexact and zeros_met and not multiply else None
+    # MULTIPLY with batch groups as a spatial dim: each output group also meets the other
+    # groups' kernels through holes (batch_group_expansion), NaN from any inf / NaN there
+    cross_groups = inexact and multiply and batch_groups > 1 and \
+        not (batch == batch_groups and out_features == batch_groups)
 
     def windows(x: Array) -> Array:
         """(L, bg, bo, *out spatial, *kernel, g, cg) views of base-dilated, padded x
@@ -192,7 +226,14 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
         rows = rows.reshape(lanes, batch_groups, groups, bo * math.prod(out_spatial), -1)
         cols = np.transpose(w, (0, 1, 2) + tuple(range(5, 5 + n)) + (4, 3))
         cols = cols.reshape(lanes, batch_groups, groups, math.prod(sizes) * cg, og)
-        out = np.matmul(rows, cols)
+        if taps is not None and not np.isfinite(cols).all():
+            out = _matmul_on_taps(rows, cols, taps)
+        else:
+            out = np.matmul(rows, cols)
+        if cross_groups and not np.isfinite(w).all():
+            bad = ~np.isfinite(w).all(axis=tuple(range(4, w.ndim)))[:, :, 0]  # (L, bg, og)
+            others = bad.sum(axis=1, keepdims=True) - bad > 0
+            out = np.where(others[:, :, None, None, :], np.nan, out)
         out = out.reshape((lanes, batch_groups, groups, bo) + tuple(out_spatial) + (og,))
         # output feature (batch group, feature group, o) next to o: without groups the
         # reshape is a view and a b01f result is the matmul's own contiguous array
@@ -202,6 +243,40 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
         return convert(out, wide_type, result_type) if floating else out
 
     return conv
+
+
+def _in_entry(inst: HloInstruction) -> bool:
+    comp = inst.parent
+    return comp is None or comp.parent is None or comp.parent.entry is comp
+
+
+def _window_taps(in_spatial: list[int], out_spatial: list[int], sizes: list[int],
+                 strides: list[int], pads: list[tuple[int, int]], lhs_dilate: list[int],
+                 rhs_dilate: list[int]) -> Array:
+    """(output positions, kernel positions) bool, both flattened in dim order: whether the
+    kernel position of that output's window lands on an input element (not a hole, not
+    padding)."""
+    taps = np.ones((1, 1), bool)
+    for s, o, k, st, (lo, _), ld, rd in zip(in_spatial, out_spatial, sizes, strides, pads,
+                                             lhs_dilate, rhs_dilate):
+        q = np.arange(o)[:, None] * st + np.arange(k)[None, :] * rd - lo  # base-dilated index
+        on = (q >= 0) & (q <= (s - 1) * ld) & (q % ld == 0)
+        taps = (taps[:, None, :, None] & on[None, :, None, :]).reshape(
+            taps.shape[0] * o, taps.shape[1] * k)
+    return taps
+
+
+def _matmul_on_taps(rows: Array, cols: Array, taps: Array) -> Array:
+    """rows @ cols summing, per output position, only the kernel positions `taps` marks:
+    rows (..., images * positions, taps * features), cols (..., taps * features, o)."""
+    positions, count = taps.shape
+    lead = rows.shape[:-2]
+    r = rows.reshape(lead + (-1, positions, count, rows.shape[-1] // count))
+    c = cols.reshape(lead + (1, count, cols.shape[-2] // count, cols.shape[-1]))
+    out = np.zeros(lead + r.shape[-4:-2] + cols.shape[-1:], np.result_type(rows, cols))
+    for k in np.flatnonzero(taps.any(axis=0)):
+        out += np.where(taps[:, k, None], np.matmul(r[..., k, :], c[..., k, :, :]), 0)
+    return out.reshape(rows.shape[:-1] + cols.shape[-1:])
 
 
 def convolution_step(runner: Runner, inst: HloInstruction) -> Step:
