@@ -1,8 +1,10 @@
 """convolution, interpreter against XLA CPU on hand-written modules covering the
 dimension-number variants: layouts (b01f / bf01 / f01b, kernels 01io / oi01 / i01o, a
 transposed output), strides, positive and negative padding, lhs and rhs dilation, kernel
-reversal, feature groups, batch groups, 1-d and 3-d windows, integer wrap-around
-(bit-exact), mixed s8 -> s32, and f32 / bf16 within a tight tolerance."""
+reversal (one entry for two dims when the other window is of size 1), feature groups, batch
+groups, 1-d and 3-d windows, integer wrap-around (bit-exact), mixed s8 -> s32, pred, and
+f32 / bf16 within a tight tolerance; then inf / NaN operands, where holes and padding
+contribute nothing or multiply the kernel as XLA CPU chooses (interp/conv_zeros.py)."""
 
 from __future__ import annotations
 
@@ -50,6 +52,12 @@ CASES = dict([
          "window={size=2x3x2 pad=0_0x0_0x0_0}, dim_labels=bf012_oi012->bf012"),
     conv("bf16 in, bf16 out", "bf16[2,6,6,4]", "bf16[3,3,4,5]", "bf16[2,6,6,5]",
          "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+    conv("pred: OR of ANDs, with padding and lhs dilation", "pred[2,5,5,3]", "pred[3,3,3,4]",
+         "pred[2,11,11,4]", "window={size=3x3 pad=2_2x2_2 lhs_dilate=2x2}, "
+         "dim_labels=b01f_01io->b01f"),
+    conv("rhs_reversal of one entry, the missing one for a window of size 1", "f32[2,6,5,3]",
+         "f32[3,1,3,4]", "f32[2,4,5,4]", "window={size=3x1 rhs_reversal=1}, "
+         "dim_labels=b01f_01io->b01f"),
     conv("s16 negative pad cropping all but the middle", "s16[2,3,9]", "s16[5,3,4]",
          "s16[2,5,2]", "window={size=4 pad=-2_-1 stride=2}, dim_labels=bf0_oi0->bf0"),
 ])
@@ -80,7 +88,7 @@ def test_convolution_equals_xla() -> None:
         (got,) = evaluate_module(module, inputs, REPLICAS)
         (w,) = want
         assert got.dtype == w.dtype and got.shape == w.shape, label
-        if got.dtype.kind in "iu":
+        if got.dtype.kind in "iub":
             np.testing.assert_array_equal(got, w, err_msg=label)
         elif got.dtype == ml_dtypes.bfloat16:  # one rounding to bf16 of nearly equal sums
             np.testing.assert_allclose(got.astype(np.float32), w.astype(np.float32),
@@ -93,6 +101,8 @@ def test_convolution_equals_xla() -> None:
     ("window size differs from the kernel", "window sizes [2, 2] do not match the kernel"),
     ("both group counts", "feature_group_count and batch_group_count are both above 1"),
     ("result shape", "does not match its operands (spatial sizes [6, 6])"),
+    ("rhs_reversal missing for a window of size 3", "window rhs_reversal 1 does not have 2 "
+     "entries"),
 ])
 def test_bad_convolutions_are_refused(name: str, message: str) -> None:
     attrs = {"window size differs from the kernel":
@@ -100,7 +110,9 @@ def test_bad_convolutions_are_refused(name: str, message: str) -> None:
              "both group counts":
              ("f32[1,6,6,2]", "window={size=3x3}, dim_labels=b01f_01io->b01f, "
               "feature_group_count=2, batch_group_count=2"),
-             "result shape": ("f32[1,8,8,2]", "window={size=3x3}, dim_labels=b01f_01io->b01f")}
+             "result shape": ("f32[1,8,8,2]", "window={size=3x3}, dim_labels=b01f_01io->b01f"),
+             "rhs_reversal missing for a window of size 3":
+             ("f32[1,6,6,2]", "window={size=3x3 rhs_reversal=1}, dim_labels=b01f_01io->b01f")}
     out, attr = attrs[name]
     _, text = conv(name, "f32[1,8,8,4]", "f32[3,3,4,2]", out, attr)
     module = parse_module(text, name)
