@@ -52,6 +52,9 @@ CASES = dict([
          "window={size=2x3x2 pad=0_0x0_0x0_0}, dim_labels=bf012_oi012->bf012"),
     conv("bf16 in, bf16 out", "bf16[2,6,6,4]", "bf16[3,3,4,5]", "bf16[2,6,6,5]",
          "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+    conv("bf16 operands, s32 result: the sums round to bf16 first", "bf16[2,6,6,16]",
+         "bf16[3,3,16,4]", "s32[2,6,6,4]", "window={size=3x3 pad=1_1x1_1}, "
+         "dim_labels=b01f_01io->b01f"),
     conv("pred: OR of ANDs, with padding and lhs dilation", "pred[2,5,5,3]", "pred[3,3,3,4]",
          "pred[2,11,11,4]", "window={size=3x3 pad=2_2x2_2 lhs_dilate=2x2}, "
          "dim_labels=b01f_01io->b01f"),

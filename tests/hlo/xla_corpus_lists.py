@@ -207,7 +207,6 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
 # the same rules (a listed module that starts agreeing fails the test).
 PIPELINED = ("a collective-pipeliner loop (dynamic-slice, all-gather / all-reduce / "
              "collective-permute of bf16 or f32) that differs from XLA CPU's; not yet understood")
-CONV_DIFFERS = "a convolution that differs from XLA CPU's; not yet understood"
 NO_STEP = ("an opcode without an interpreter step (rng, batch-norm, "
            "rng-get-and-update-state, rng-bit-generator's tuple form)")
 RNG_SEED = ("custom-call GetRngSeed: XLA CPU gives a fresh u64 seed on each run (measured, "
@@ -234,7 +233,6 @@ FULL_RUN_GAPS: dict[str, str] = {
     "01162_collective_pipeliner_test__CollectivePipelinerTest.PipelinedSchedulingAnnotationsBackward.hlo": PIPELINED,
     "01163_collective_pipeliner_test__CollectivePipelinerTest.TransformForwardWithInconsistentSchedulingAnnotations.hlo": PIPELINED,
     "01164_collective_pipeliner_test__CollectivePipelinerTest.TransformForwardWithConsistentSchedulingAnnotations.hlo": PIPELINED,
-    "00842_convolution_type_canonicalizer_test__ConvolutionTypeCanonicalizerTest.DotBf16ToS32.hlo": CONV_DIFFERS,
     "00318_hlo_parser_test__CreateTestCases_BatchNormInference.hlo": NO_STEP,
     "00319_hlo_parser_test__CreateTestCases_BatchNormGrad.hlo": NO_STEP,
     "00351_hlo_parser_test__CreateTestCases_RngGetAndUpdateState.hlo": NO_STEP,

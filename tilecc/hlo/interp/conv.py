@@ -12,9 +12,13 @@ arrays, giving (L, *result dims). It reads the verbatim attributes
 Semantics follow XLA's operation semantics (Conv / ConvWithGeneralPadding): the input is
 base-dilated (holes of zeros), padded, then each output position is the sum over input
 features and the rhs-dilated kernel window. Integers are multiplied and accumulated in the
-result type with wrap-around (bit-exact); floats accumulate in f32 (f64 when f64 is
-involved) and round once to the result type, so f32 results differ from XLA CPU's (Eigen)
-only by accumulation order.
+result type with wrap-around (bit-exact); pred ORs the ANDs; floats accumulate in f32 (f64
+when f64 is involved) and round once to the result type (an integer result through the
+operand type, dot.round_via), so f32 results differ from XLA CPU's only by accumulation
+order. Whether the zeros of holes and padding multiply the kernel (0 * inf = NaN) or
+contribute nothing is XLA CPU's choice per convolution (conv_zeros.multiplies_zeros); the
+contribution-free sum is computed tap by tap only when a kernel value is inf or NaN (with
+finite kernels both sums are equal).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from tilecc.errors import InterpError
 from tilecc.hlo.interp.conv_zeros import ConvGeometry, multiplies_zeros
-from tilecc.hlo.interp.elementwise import convert
+from tilecc.hlo.interp.dot import round_via
 from tilecc.hlo.interp.values import Runner, Step
 from tilecc.hlo.ir import HloInstruction
 from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
@@ -139,7 +143,7 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
     for label, dim in enumerate(out_pos):
         out_perm[1 + dim] = computed_axis[label]
     compute_shape = (batch // batch_groups, out_features) + tuple(out_spatial)
-    result_type = out_shape.element_type
+    result_type, lhs_type = out_shape.element_type, lhs_shape.element_type
     operand_types = (lhs_shape.element_type, rhs_shape.element_type)
     floating = is_floating(result_type) or any(is_floating(t) for t in operand_types)
     types = set(operand_types + (result_type,))
@@ -240,7 +244,7 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
         out = np.transpose(out, (0, 3) + tuple(range(4, 4 + n)) + (1, 2, 4 + n))
         out = out.reshape((lanes, bo) + tuple(out_spatial) + (out_features,))
         out = np.transpose(out, out_perm)
-        return convert(out, wide_type, result_type) if floating else out
+        return round_via(wide_type, lhs_type, result_type, out) if floating else out
 
     return conv
 
