@@ -175,6 +175,13 @@ ZERO_CASES = {
     "f64 padding: the loop emitter": (conv(
         "", "f64[2,5,5,3]", "f64[3,3,3,4]", "f64[2,5,5,4]",
         "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")[1], False),
+    "f16 padding: Eigen patches": (conv(
+        "", "f16[2,5,5,3]", "f16[3,3,3,4]", "f16[2,5,5,4]",
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")[1], True),
+    "f64 depthwise padding: the loop emitter, the kernel expanded with zeros across groups": (
+        conv("", "f64[2,5,5,4]", "f64[3,3,1,4]", "f64[2,5,5,4]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+             "feature_group_count=4")[1], False),
     "bf16 padding: normalized to f32, Eigen patches": (conv(
         "", "bf16[2,5,5,3]", "bf16[3,3,3,4]", "bf16[2,5,5,4]",
         "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f")[1], True),
@@ -218,8 +225,9 @@ def with_specials(module, seed: int) -> list[np.ndarray]:
 def compare(got: np.ndarray, want: np.ndarray, label: str) -> None:
     """Equal to a tolerance, NaN where the other has NaN, infinities equal."""
     got, want = got.astype(np.float64), want.astype(np.float64)
-    np.testing.assert_allclose(got, want, rtol=8e-3 if "bf16" in label else 1e-5,
-                               atol=1e-2 if "bf16" in label else 1e-5, err_msg=label)
+    loose = "bf16" in label or "f16" in label
+    np.testing.assert_allclose(got, want, rtol=8e-3 if loose else 1e-5,
+                               atol=1e-2 if loose else 1e-5, err_msg=label)
 
 
 def test_holes_and_padding_meet_inf_as_on_xla(monkeypatch: pytest.MonkeyPatch) -> None:

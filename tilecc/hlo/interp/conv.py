@@ -18,7 +18,9 @@ operand type, dot.round_via), so f32 results differ from XLA CPU's only by accum
 order. Whether the zeros of holes and padding multiply the kernel (0 * inf = NaN) or
 contribute nothing is XLA CPU's choice per convolution (conv_zeros.multiplies_zeros); the
 contribution-free sum is computed tap by tap only when a kernel value is inf or NaN (with
-finite kernels both sums are equal).
+finite kernels both sums are equal). Where XLA's group rewrites let other groups' zeros
+meet inf / NaN (conv_zeros: batch_group_expansion, expands_feature_groups), those outputs
+are NaN.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp.conv_zeros import ConvGeometry, multiplies_zeros
+from tilecc.hlo.interp.conv_zeros import ConvGeometry, expands_feature_groups, multiplies_zeros
 from tilecc.hlo.interp.dot import round_via
 from tilecc.hlo.interp.values import Runner, Step
 from tilecc.hlo.ir import HloInstruction
@@ -155,16 +157,17 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
     wide = numpy_dtype(wide_type)
     in_spatial = [lhs_shape.dims[p] for p in lhs_pos[2:]]
     canonical = [0, n + 1] + list(range(1, n + 1))
-    multiply = multiplies_zeros(ConvGeometry(
-        element_type=lhs_shape.element_type,
+    geometry = ConvGeometry(
+        element_type=lhs_type, result_type=result_type,
         canonical=lhs_pos == canonical and out_pos == canonical
         and rhs_pos == [n + 1, n] + list(range(n)),
         in_entry=_in_entry(inst), batch=batch, in_spatial=in_spatial, kernel_spatial=sizes,
         out_features=out_features, strides=strides, lhs_dilate=lhs_dilate,
         rhs_dilate=rhs_dilate, reversal=reversal, feature_groups=groups,
-        batch_groups=batch_groups, element_counts=(lhs_shape.element_count(),
-                                                   rhs_shape.element_count(),
-                                                   out_shape.element_count())))
+        group_features=features // groups, batch_groups=batch_groups,
+        element_counts=(lhs_shape.element_count(), rhs_shape.element_count(),
+                        out_shape.element_count()))
+    multiply = multiplies_zeros(geometry)
     inexact = floating or any(is_complex(t) for t in types)
     zeros_met = any(d > 1 and s > 1 for d, s in zip(lhs_dilate, in_spatial)) or \
         any(lo > 0 or hi > 0 for lo, hi in pads)
@@ -175,6 +178,7 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
     # groups' kernels through holes (batch_group_expansion), NaN from any inf / NaN there
     cross_groups = inexact and multiply and batch_groups > 1 and \
         not (batch == batch_groups and out_features == batch_groups)
+    cross_features = inexact and expands_feature_groups(geometry)
 
     def windows(x: Array) -> Array:
         """(L, bg, bo, *out spatial, *kernel, g, cg) views of base-dilated, padded x
@@ -225,7 +229,8 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
             features // groups
         spatial_axes = tuple(range(3, 3 + n))
         kernel_axes = tuple(range(3 + n, 3 + 2 * n))
-        rows = np.transpose(windows(x), (0, 1, 3 + 2 * n, 2) + spatial_axes + kernel_axes
+        views = windows(x)
+        rows = np.transpose(views, (0, 1, 3 + 2 * n, 2) + spatial_axes + kernel_axes
                             + (4 + 2 * n,))
         rows = rows.reshape(lanes, batch_groups, groups, bo * math.prod(out_spatial), -1)
         cols = np.transpose(w, (0, 1, 2) + tuple(range(5, 5 + n)) + (4, 3))
@@ -238,6 +243,13 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
             bad = ~np.isfinite(w).all(axis=tuple(range(4, w.ndim)))[:, :, 0]  # (L, bg, og)
             others = bad.sum(axis=1, keepdims=True) - bad > 0
             out = np.where(others[:, :, None, None, :], np.nan, out)
+        if cross_features and not np.isfinite(x).all():
+            # (L, bg, bo, *out spatial, g): an inf / NaN input of that group in the window
+            # (holes and padding are finite zeros), NaN for every other group's outputs
+            bad = ~np.isfinite(views).all(axis=kernel_axes + (4 + 2 * n,))
+            others = bad.sum(axis=-1, keepdims=True) - bad > 0
+            others = np.moveaxis(others.reshape(lanes, batch_groups, -1, groups), 3, 2)
+            out = np.where(others[..., None], np.nan, out)
         out = out.reshape((lanes, batch_groups, groups, bo) + tuple(out_spatial) + (og,))
         # output feature (batch group, feature group, o) next to o: without groups the
         # reshape is a view and a b01f result is the matmul's own contiguous array

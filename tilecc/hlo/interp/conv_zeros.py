@@ -24,6 +24,12 @@ ways, which differ once a kernel value is inf or NaN (0 * inf = NaN):
   1-d (run as 2-d) or 2-d convolution with base dilation, no window dilation, no feature
   groups, stride 1 and an intermediate buffer of at most 8 GiB is transposed (SKIP); every
   other Eigen convolution, and every 3-d one, extracts patches (MULTIPLY).
+
+Two of XLA's rewrites make zeros of their own that the kernel or the input then meets:
+batch groups become a base-dilated spatial dim (`batch_group_expansion`: with MULTIPLY
+each output group's window holes meet the other groups' kernels), and feature groups of
+one input feature become a kernel zero outside each group (`expands_feature_groups`:
+every output meets every input feature, on the loop emitter too).
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ class ConvGeometry:
     """What XLA's choice reads of one convolution (lists: one entry per spatial dim)."""
 
     element_type: PrimitiveType  # of the lhs
+    result_type: PrimitiveType
     canonical: bool  # b01f input, 01io kernel, b01f output (spatial dims in order)
     in_entry: bool  # in the entry computation, where ConvCanonicalization runs
     batch: int
@@ -54,6 +61,7 @@ class ConvGeometry:
     rhs_dilate: list[int]
     reversal: list[int]
     feature_groups: int
+    group_features: int  # input features per feature group
     batch_groups: int
     element_counts: tuple[int, int, int]  # input, kernel, output
 
@@ -97,6 +105,18 @@ def eigen_transposes(g: ConvGeometry) -> bool:
             and all(d == 1 for d in g.rhs_dilate) and g.feature_groups == 1
             and all(s == 1 for s in g.strides)
             and buffer * _EIGEN_ITEM_BYTES <= _TRANSPOSED_BUFFER_LIMIT)
+
+
+def expands_feature_groups(g: ConvGeometry) -> bool:
+    """Whether ConvolutionGroupConverter (HandleConvolution) computes a feature-grouped
+    convolution of one input feature per group with a kernel broadcast over all input
+    features, zero outside each output feature's group: every input feature then meets
+    every output's kernel, 0 * inf = NaN across groups. It expands the feature groups of
+    every convolution whose (normalized) result type is not f16 / f32; with more input
+    features per group the groups become a base-dilated spatial dim, which the loop
+    emitter skips."""
+    return (g.feature_groups > 1 and g.group_features == 1
+            and not (is_floating(g.result_type) and g.result_type != PrimitiveType.F64))
 
 
 def multiplies_zeros(g: ConvGeometry) -> bool:
