@@ -150,7 +150,8 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
     floating = is_floating(result_type) or any(is_floating(t) for t in operand_types)
     types = set(operand_types + (result_type,))
     if PrimitiveType.PRED in types and types != {PrimitiveType.PRED}:
-        raise InterpError(f"{inst.name}: convolution mixes pred with {sorted(t.name for t in types)}")
+        raise InterpError(f"{inst.name}: convolution mixes pred with other types "
+                          f"{sorted(t.name.lower() for t in types)}")
     # pred: the loop emitter's accumulator ORs the ANDs (EmitMulAdd), numpy's bool matmul
     wide_type = (PrimitiveType.F64 if PrimitiveType.F64 in types else PrimitiveType.F32) \
         if floating else result_type
