@@ -136,6 +136,15 @@ def in_branch(lhs: str, rhs: str, out: str, attrs: str) -> str:
             f"  ROOT r = {out} conditional(k, t, t), branch_computations={{branch, branch}}\n}}\n")
 
 
+def called_twice(lhs: str, rhs: str, out: str, attrs: str) -> str:
+    """A convolution in a computation called from two sites (XLA CPU inlines it anyway)."""
+    return (f"HloModule c\nf {{\n  x = {lhs} parameter(0)\n  w = {rhs} parameter(1)\n"
+            f"  ROOT c = {out} convolution(x, w), {attrs}\n}}\n"
+            f"ENTRY e {{\n  x = {lhs} parameter(0)\n  w = {rhs} parameter(1)\n"
+            f"  a = {out} call(x, w), to_apply=f\n  b = {out} call(x, w), to_apply=f\n"
+            f"  ROOT t = ({out}, {out}) tuple(a, b)\n}}\n")
+
+
 # name -> (module, whether XLA CPU multiplies the zeros of holes and padding: the branch
 # of interp/conv_zeros.py the case stands for)
 ZERO_CASES = {
@@ -191,6 +200,9 @@ ZERO_CASES = {
     "bf01 / oi01 padding outside the entry: the loop emitter": (in_branch(
         "f32[2,3,5,5]", "f32[4,3,3,3]", "f32[2,4,5,5]",
         "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"), False),
+    "bf01 / oi01 padding in a called computation: inlined, canonicalized": (called_twice(
+        "f32[2,3,5,5]", "f32[4,3,3,3]", "f32[2,4,5,5]",
+        "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"), True),
     "a kernel of 8 bytes: under-aligned, the loop emitter": (conv(
         "", "f32[1,6,1]", "f32[2,1,1]", "f32[1,7,1]",
         "window={size=2 pad=1_1}, dim_labels=b0f_0io->b0f")[1], False),

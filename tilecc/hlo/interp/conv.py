@@ -37,6 +37,7 @@ from tilecc.hlo.interp.conv_zeros import ConvGeometry, expands_feature_groups, m
 from tilecc.hlo.interp.dot import round_via
 from tilecc.hlo.interp.values import Runner, Step
 from tilecc.hlo.ir import HloInstruction
+from tilecc.hlo.opcodes import HloOpcode
 from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
 
 Array = np.ndarray
@@ -263,8 +264,16 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
 
 
 def _in_entry(inst: HloInstruction) -> bool:
+    """Whether XLA's convolution passes see `inst` in the entry computation: there, or in a
+    computation the entry reaches through `call`s alone (XLA CPU inlines those; measured:
+    a convolution called from two sites is canonicalized)."""
     comp = inst.parent
-    return comp is None or comp.parent is None or comp.parent.entry is comp
+    module = comp.parent if comp is not None else None
+    if comp is None or module is None or module.entry is comp:
+        return True
+    return any(caller.opcode is HloOpcode.CALL and caller.to_apply is comp
+               and _in_entry(caller)
+               for other in module.computations for caller in other.instructions)
 
 
 def _window_taps(in_spatial: list[int], out_spatial: list[int], sizes: list[int],
