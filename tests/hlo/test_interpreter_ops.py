@@ -185,6 +185,32 @@ ENTRY e {
 }
 """)
 
+case("float dots with an integer result: the sums round to bf16 / f16 first",
+     replicas=2)("""HloModule di, replica_count=2
+ENTRY e {
+  p = f32[6,40] iota(), iota_dimension=1
+  r = f32[6,40] iota(), iota_dimension=0
+  q = f32[40,5] iota(), iota_dimension=0
+  s = f32[40,5] iota(), iota_dimension=1
+  pr = f32[6,40] multiply(p, r)
+  qs = f32[40,5] add(q, s)
+  sp = f32[6,40] sine(pr)
+  sq = f32[40,5] cosine(qs)
+  ten = f32[] constant(10)
+  t6 = f32[6,40] broadcast(ten), dimensions={}
+  t5 = f32[40,5] broadcast(ten), dimensions={}
+  mp = f32[6,40] multiply(sp, t6)
+  mq = f32[40,5] multiply(sq, t5)
+  a = bf16[6,40] convert(mp)
+  b = bf16[40,5] convert(mq)
+  i = s32[6,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x = f16[6,40] convert(mp)
+  y = f16[40,5] convert(mq)
+  k = s32[6,5] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (s32[6,5], s32[6,5]) tuple(i, k)
+}
+""")
+
 case("tuple all-reduce and tuple all-to-all", replicas=2)(f"""HloModule tc, replica_count=2
 {ADD}
 ENTRY e {{

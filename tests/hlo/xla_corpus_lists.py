@@ -208,8 +208,6 @@ INTERPRETER_GAPS: dict[str, str] = {  # XLA CPU runs them; the interpreter has n
 
 # What the full run (stride 1, collectives) found besides INTERPRETER_GAPS, by cause;
 # the same rules (a listed module that starts agreeing fails the test).
-CONV_DIFFERS = "a convolution that differs from XLA CPU's; not yet understood"
-NO_STEP = "an opcode without an interpreter step (a pred convolution)"
 RNG_SEED = ("custom-call GetRngSeed: XLA CPU gives a fresh u64 seed on each run (measured, "
             "jaxlib 0.10.2), a value no interpreter can reproduce")
 UNKNOWN_TARGET = ("custom-call \"unknown\": XLA CPU has no implementation of it (alone it "
@@ -223,15 +221,8 @@ SHARED_SCATTER_OPERAND = (
     "indices {1, 3}, zeros and updates {1, 2} / {10, 20}, it gives {0, 1, 0, 0} for both; "
     "two distinct operands of the same value give {0, 1, 0, 2} and {0, 10, 0, 20}, the "
     "interpreter's result for both forms)")
-RHS_REVERSAL = ("the interpreter refuses a convolution window's rhs_reversal of one entry for "
-                "two spatial dimensions")
 FULL_RUN_GAPS: dict[str, str] = {
-    "00835_convolution_4d_expander_test__Convolution4DExpanderTest.ConvertTo3DConvolution.hlo": CONV_DIFFERS,
-    "00839_convolution_4d_expander_test__Convolution4DExpanderTest.DontConvertIfPaddingIsNonzero.hlo": CONV_DIFFERS,
-    "00842_convolution_type_canonicalizer_test__ConvolutionTypeCanonicalizerTest.DotBf16ToS32.hlo": CONV_DIFFERS,
-    "00840_convolution_pred_expander_test__ConvolutionPredExpanderTest.Match.hlo": NO_STEP,
     "01590_collective_permute_motion_test__CollectivePermuteMotionTest.DoNotMoveWithNonConstElementwise.hlo": UNKNOWN_TARGET,
     "01668_spmd_partitioner_test__SpmdPartitioningTest.GetRngSeedCustomCall.hlo": RNG_SEED,
     "01919_spmd_partitioner_test__SpmdPartitioningTest.VariadicScatterSharedOperands.hlo": SHARED_SCATTER_OPERAND,
-    "00478_hlo_parser_test__HloParserTest.WindowRhsReversalWrongSize.hlo": RHS_REVERSAL,
 }

@@ -12,9 +12,15 @@ arrays, giving (L, *result dims). It reads the verbatim attributes
 Semantics follow XLA's operation semantics (Conv / ConvWithGeneralPadding): the input is
 base-dilated (holes of zeros), padded, then each output position is the sum over input
 features and the rhs-dilated kernel window. Integers are multiplied and accumulated in the
-result type with wrap-around (bit-exact); floats accumulate in f32 (f64 when f64 is
-involved) and round once to the result type, so f32 results differ from XLA CPU's (Eigen)
-only by accumulation order.
+result type with wrap-around (bit-exact); pred ORs the ANDs; floats accumulate in f32 (f64
+when f64 is involved) and round once to the result type (an integer result through the
+operand type, dot.round_via), so f32 results differ from XLA CPU's only by accumulation
+order. Whether the zeros of holes and padding multiply the kernel (0 * inf = NaN) or
+contribute nothing is XLA CPU's choice per convolution (conv_zeros.multiplies_zeros); the
+contribution-free sum is computed tap by tap only when a kernel value is inf or NaN (with
+finite kernels both sums are equal). Where XLA's group rewrites let other groups' zeros
+meet inf / NaN (conv_zeros: batch_group_expansion, expands_feature_groups), those outputs
+are NaN.
 """
 
 from __future__ import annotations
@@ -27,10 +33,12 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from tilecc.errors import InterpError
-from tilecc.hlo.interp.elementwise import convert
+from tilecc.hlo.interp.conv_zeros import ConvGeometry, expands_feature_groups, multiplies_zeros
+from tilecc.hlo.interp.dot import round_via
 from tilecc.hlo.interp.values import Runner, Step
 from tilecc.hlo.ir import HloInstruction
-from tilecc.hlo.types import PrimitiveType, is_floating, numpy_dtype
+from tilecc.hlo.opcodes import HloOpcode
+from tilecc.hlo.types import PrimitiveType, is_complex, is_floating, numpy_dtype
 
 Array = np.ndarray
 _LABELS = re.compile(r"^(\w+)_(\w+)->(\w+)$")
@@ -55,6 +63,14 @@ def _window(inst: HloInstruction, spatial: int) -> _Window:
                               "entries")
         return values
 
+    def reversal(sizes: list[int]) -> list[int]:
+        # XLA's parser (jaxlib 0.10) reads a short rhs_reversal past its end; reversing a
+        # size-1 window is the identity whatever it reads there, so only those may be missing
+        values = [int(v) for v in fields["rhs_reversal"].split("x")]
+        if len(values) < spatial and all(k == 1 for k in sizes[len(values):]):
+            return values + [0] * (spatial - len(values))
+        return ints("rhs_reversal", 0)
+
     def pad(text: str) -> tuple[int, int]:
         match = re.fullmatch(r"(-?\d+)_(-?\d+)", text)
         if match is None:
@@ -64,8 +80,9 @@ def _window(inst: HloInstruction, spatial: int) -> _Window:
     pads = [pad(p) for p in fields["pad"].split("x")] if "pad" in fields else [(0, 0)] * spatial
     if len(pads) != spatial:
         raise InterpError(f"{inst.name}: window pad does not have {spatial} entries")
-    return (ints("size", 1), ints("stride", 1), pads, ints("lhs_dilate", 1),
-            ints("rhs_dilate", 1), ints("rhs_reversal", 0))
+    sizes = ints("size", 1)
+    return (sizes, ints("stride", 1), pads, ints("lhs_dilate", 1), ints("rhs_dilate", 1),
+            reversal(sizes) if "rhs_reversal" in fields else [0] * spatial)
 
 
 def _layout(labels: str, batch: str, feature: str, rank: int, what: str,
@@ -129,14 +146,41 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
     for label, dim in enumerate(out_pos):
         out_perm[1 + dim] = computed_axis[label]
     compute_shape = (batch // batch_groups, out_features) + tuple(out_spatial)
-    result_type = out_shape.element_type
+    result_type, lhs_type = out_shape.element_type, lhs_shape.element_type
     operand_types = (lhs_shape.element_type, rhs_shape.element_type)
     floating = is_floating(result_type) or any(is_floating(t) for t in operand_types)
-    if PrimitiveType.PRED in operand_types + (result_type,):
-        raise InterpError(f"{inst.name}: convolution of pred is not supported by the interpreter")
-    wide_type = (PrimitiveType.F64 if PrimitiveType.F64 in operand_types + (result_type,)
-                 else PrimitiveType.F32) if floating else result_type
+    types = set(operand_types + (result_type,))
+    if PrimitiveType.PRED in types and types != {PrimitiveType.PRED}:
+        raise InterpError(f"{inst.name}: convolution mixes pred with other types "
+                          f"{sorted(t.name.lower() for t in types)}")
+    # pred: the loop emitter's accumulator ORs the ANDs (EmitMulAdd), numpy's bool matmul
+    wide_type = (PrimitiveType.F64 if PrimitiveType.F64 in types else PrimitiveType.F32) \
+        if floating else result_type
     wide = numpy_dtype(wide_type)
+    in_spatial = [lhs_shape.dims[p] for p in lhs_pos[2:]]
+    canonical = [0, n + 1] + list(range(1, n + 1))
+    geometry = ConvGeometry(
+        element_type=lhs_type, result_type=result_type,
+        canonical=lhs_pos == canonical and out_pos == canonical
+        and rhs_pos == [n + 1, n] + list(range(n)),
+        in_entry=_in_entry(inst), batch=batch, in_spatial=in_spatial, kernel_spatial=sizes,
+        out_features=out_features, strides=strides, lhs_dilate=lhs_dilate,
+        rhs_dilate=rhs_dilate, reversal=reversal, feature_groups=groups,
+        group_features=features // groups, batch_groups=batch_groups,
+        element_counts=(lhs_shape.element_count(), rhs_shape.element_count(),
+                        out_shape.element_count()))
+    multiply = multiplies_zeros(geometry)
+    inexact = floating or any(is_complex(t) for t in types)
+    zeros_met = any(d > 1 and s > 1 for d, s in zip(lhs_dilate, in_spatial)) or \
+        any(lo > 0 or hi > 0 for lo, hi in pads)
+    # SKIP differs from multiplying the zeros only where a kernel value is inf or NaN
+    taps = _window_taps(in_spatial, out_spatial, sizes, strides, pads, lhs_dilate, rhs_dilate) \
+        if inexact and zeros_met and not multiply else None
+    # MULTIPLY with batch groups as a spatial dim: each output group also meets the other
+    # groups' kernels through holes (batch_group_expansion), NaN from any inf / NaN there
+    cross_groups = inexact and multiply and batch_groups > 1 and \
+        not (batch == batch_groups and out_features == batch_groups)
+    cross_features = inexact and expands_feature_groups(geometry)
 
     def windows(x: Array) -> Array:
         """(L, bg, bo, *out spatial, *kernel, g, cg) views of base-dilated, padded x
@@ -187,21 +231,78 @@ def convolution_op(inst: HloInstruction) -> Callable[[Array, Array], Array]:
             features // groups
         spatial_axes = tuple(range(3, 3 + n))
         kernel_axes = tuple(range(3 + n, 3 + 2 * n))
-        rows = np.transpose(windows(x), (0, 1, 3 + 2 * n, 2) + spatial_axes + kernel_axes
+        views = windows(x)
+        rows = np.transpose(views, (0, 1, 3 + 2 * n, 2) + spatial_axes + kernel_axes
                             + (4 + 2 * n,))
         rows = rows.reshape(lanes, batch_groups, groups, bo * math.prod(out_spatial), -1)
         cols = np.transpose(w, (0, 1, 2) + tuple(range(5, 5 + n)) + (4, 3))
         cols = cols.reshape(lanes, batch_groups, groups, math.prod(sizes) * cg, og)
-        out = np.matmul(rows, cols)
+        if taps is not None and not np.isfinite(cols).all():
+            out = _matmul_on_taps(rows, cols, taps)
+        else:
+            out = np.matmul(rows, cols)
+        if cross_groups and not np.isfinite(w).all():
+            bad = ~np.isfinite(w).all(axis=tuple(range(4, w.ndim)))[:, :, 0]  # (L, bg, og)
+            others = bad.sum(axis=1, keepdims=True) - bad > 0
+            out = np.where(others[:, :, None, None, :], np.nan, out)
+        if cross_features and not np.isfinite(x).all():
+            # (L, bg, bo, *out spatial, g): an inf / NaN input of that group in the window
+            # (holes and padding are finite zeros), NaN for every other group's outputs
+            bad = ~np.isfinite(views).all(axis=kernel_axes + (4 + 2 * n,))
+            others = bad.sum(axis=-1, keepdims=True) - bad > 0
+            others = np.moveaxis(others.reshape(lanes, batch_groups, -1, groups), 3, 2)
+            out = np.where(others[..., None], np.nan, out)
         out = out.reshape((lanes, batch_groups, groups, bo) + tuple(out_spatial) + (og,))
         # output feature (batch group, feature group, o) next to o: without groups the
         # reshape is a view and a b01f result is the matmul's own contiguous array
         out = np.transpose(out, (0, 3) + tuple(range(4, 4 + n)) + (1, 2, 4 + n))
         out = out.reshape((lanes, bo) + tuple(out_spatial) + (out_features,))
         out = np.transpose(out, out_perm)
-        return convert(out, wide_type, result_type) if floating else out
+        return round_via(wide_type, lhs_type, result_type, out) if floating else out
 
     return conv
+
+
+def _in_entry(inst: HloInstruction) -> bool:
+    """Whether XLA's convolution passes see `inst` in the entry computation: there, or in a
+    computation the entry reaches through `call`s alone (XLA CPU inlines those; measured:
+    a convolution called from two sites is canonicalized)."""
+    comp = inst.parent
+    module = comp.parent if comp is not None else None
+    if comp is None or module is None or module.entry is comp:
+        return True
+    return any(caller.opcode is HloOpcode.CALL and caller.to_apply is comp
+               and _in_entry(caller)
+               for other in module.computations for caller in other.instructions)
+
+
+def _window_taps(in_spatial: list[int], out_spatial: list[int], sizes: list[int],
+                 strides: list[int], pads: list[tuple[int, int]], lhs_dilate: list[int],
+                 rhs_dilate: list[int]) -> Array:
+    """(output positions, kernel positions) bool, both flattened in dim order: whether the
+    kernel position of that output's window lands on an input element (not a hole, not
+    padding)."""
+    taps = np.ones((1, 1), bool)
+    for s, o, k, st, (lo, _), ld, rd in zip(in_spatial, out_spatial, sizes, strides, pads,
+                                             lhs_dilate, rhs_dilate):
+        q = np.arange(o)[:, None] * st + np.arange(k)[None, :] * rd - lo  # base-dilated index
+        on = (q >= 0) & (q <= (s - 1) * ld) & (q % ld == 0)
+        taps = (taps[:, None, :, None] & on[None, :, None, :]).reshape(
+            taps.shape[0] * o, taps.shape[1] * k)
+    return taps
+
+
+def _matmul_on_taps(rows: Array, cols: Array, taps: Array) -> Array:
+    """rows @ cols summing, per output position, only the kernel positions `taps` marks:
+    rows (..., images * positions, taps * features), cols (..., taps * features, o)."""
+    positions, count = taps.shape
+    lead = rows.shape[:-2]
+    r = rows.reshape(lead + (-1, positions, count, rows.shape[-1] // count))
+    c = cols.reshape(lead + (1, count, cols.shape[-2] // count, cols.shape[-1]))
+    out = np.zeros(lead + r.shape[-4:-2] + cols.shape[-1:], np.result_type(rows, cols))
+    for k in np.flatnonzero(taps.any(axis=0)):
+        out += np.where(taps[:, k, None], np.matmul(r[..., k, :], c[..., k, :, :]), 0)
+    return out.reshape(rows.shape[:-1] + cols.shape[-1:])
 
 
 def convolution_step(runner: Runner, inst: HloInstruction) -> Step:
