@@ -6,6 +6,7 @@ the verifier, and XLA CPU on random and corner values."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -153,6 +154,14 @@ def _well_conditioned(rng: np.random.Generator, t: str, shape: tuple[int, ...]) 
     return (_uniform(rng, t, shape) + (2 + n) * np.eye(n) * sign).astype(TYPES[t])
 
 
+NATIVE_F16 = "avx512_fp16" in (Path("/proc/cpuinfo").read_text()
+                               if Path("/proc/cpuinfo").exists() else "")
+"""Whether the host computes f16 natively (AVX512-FP16): XLA CPU's code for batches of more
+than 8 f16 solves then rounds each step to f16 instead of computing it in f32 (measured on
+an Intel Xeon with avx512_fp16: 1-9 of 54 elements of each batched f16 case one or two f16
+units apart; the unbatched cases and every case on a CPU without it stay bit for bit)."""
+
+
 def _oracle_cases(rng: np.random.Generator) -> list[tuple[str, list[np.ndarray], bool]]:
     """(module text, inputs, whether XLA's roundings are reproduced bit for bit: the block
     inversion in f32, f16) for every option on batches that take each of XLA's expansions,
@@ -170,7 +179,8 @@ def _oracle_cases(rng: np.random.Generator) -> list[tuple[str, list[np.ndarray],
         attrs = (f"left_side={str(left).lower()}, lower={str(lower).lower()}, "
                  f"unit_diagonal={str(unit).lower()}, transpose_a={transpose}")
         text = solve_text(_spelled(t, batch + (n, n)), _spelled(t, b_shape), attrs)
-        exact = t == "f16" or (t == "f32" and int(np.prod(batch, dtype=int)) <= 8)
+        small = int(np.prod(batch, dtype=int)) <= 8
+        exact = (t == "f16" and (small or not NATIVE_F16)) or (t == "f32" and small)
         cases.append((text, [a, b], exact))
     return cases
 
@@ -186,6 +196,8 @@ def test_triangular_solve_equals_xla_on_random_values() -> None:
         (got,) = evaluate_module(parse_module(text), x, 1)
         if exact:
             np.testing.assert_array_equal(got, want[0], err_msg=text)
+        elif got.dtype == np.float16:  # two f16 units in the last place
+            np.testing.assert_allclose(got, want[0], rtol=2e-3, atol=1e-3, err_msg=text)
         else:
             np.testing.assert_allclose(got, want[0], rtol=2e-6, atol=1e-6, err_msg=text)
 

@@ -22,7 +22,8 @@ rounds to the element type at the end; f64 / c128 dots use numpy's matmul. Eleme
 round to the element type. The divisions by a broadcast diagonal are multiplications by
 its reciprocal where XLA's algebraic simplifier makes them so (n = 1, the direct solve, the
 inversion of a single block). Measured on jaxlib 0.10.2: the block inversion of f32 and the
-f16 solves agree bit for bit; the direct solve, c64 and f64 within a few units in the last
+f16 solves agree bit for bit (on a CPU with AVX512-FP16, XLA's code for batches of more than
+8 f16 solves rounds each step to f16: one or two f16 units apart there); the direct solve, c64 and f64 within a few units in the last
 place (times the condition number of a); bf16 within a few of its units (XLA CPU keeps some
 bf16 steps in f32).
 """
