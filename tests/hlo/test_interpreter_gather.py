@@ -163,6 +163,27 @@ ENTRY e {
   ROOT s = f32[7,2] scatter(p, idx, u), update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
 }
 """,
+    # a transposed operand is a strided view: every path must write a result of its own
+    "scatter into a transposed operand: rows, elements, a computation": ADD_F32
+    + ADD_S32.replace("add {", "addi {") + """
+set {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+ENTRY e {
+  p = f32[4,3] parameter(0)
+  t = f32[3,4] transpose(p), dimensions={1,0}
+  q = s32[4,3] parameter(1)
+  r = s32[3,4] transpose(q), dimensions={1,0}
+  idx = s32[5] parameter(2)
+  u = f32[5,4] parameter(3)
+  v = s32[5,4] parameter(4)
+  a = f32[3,4] scatter(t, idx, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  b = s32[3,4] scatter(r, idx, v), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=addi
+  c = f32[3,4] scatter(t, idx, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=set
+  ROOT o = (f32[3,4], s32[3,4], f32[3,4]) tuple(a, b, c)
+}
+""",
     "variadic scatter": """HloModule s
 pair {
   a = s32[] parameter(0)

@@ -206,7 +206,8 @@ def scatter_op(inst: HloInstruction, combine: LaneCombiner,
     def scatter(values: list[Array]) -> list[Array]:
         operands, indices, updates = values[:n], values[n], values[n + 1:]
         lanes = operands[0].shape[0]
-        results = [np.array(x) for x in operands]
+        # C order: the flat row views below must be views of the results, not copies
+        results = [np.array(x, order="C") for x in operands]
         if row == 0:
             return results
         starts = _start_vectors(indices, ivd)
