@@ -32,7 +32,7 @@ What is not compared, and why -- each a computed verdict or a listed line with i
 Shards are parametrized (SHARDS) so pytest-xdist spreads them. By default every module is
 tried (STRIDE 1), collectives included; TILECC_XLA_CORPUS_STRIDE=8 tries every eighth and
 TILECC_XLA_CORPUS_COLLECTIVES=0 leaves collectives out, for a quicker run. Measured
-(jaxlib 0.10.2, `-n 2`, an idle 2-core machine): the whole run takes 1 min 42 s of wall
+(jaxlib 0.10.2, `-n 2`, an idle 2-core machine): the whole run takes 1 min 20 s of wall
 time (8 min 13 s on the same machine running about ten other jobs, load average 18-20).
 """
 
