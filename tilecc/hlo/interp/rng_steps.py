@@ -54,6 +54,7 @@ import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.interp import elementwise as ew
+from tilecc.hlo.interp.collective_steps import device_ids
 from tilecc.hlo.interp.complex_math import fused_multiply_add
 from tilecc.hlo.interp.rng import half_shape, rng_bit_generator
 from tilecc.hlo.interp.values import Lanes, Operands, Runner, Step, Value
@@ -133,9 +134,7 @@ class Counter:
 
 
 def _device_lanes(inst: HloInstruction, d: Lanes) -> int:
-    if d.device_ids is None:
-        raise InterpError(f"{inst.name}: {inst.opcode.mnemonic} inside a reducer computation "
-                          "is not supported by the interpreter")
+    device_ids(inst, d)  # refuses a reducer's scalar lanes, as every per-device step does
     return d.count
 
 
