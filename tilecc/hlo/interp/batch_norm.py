@@ -41,6 +41,7 @@ import numpy as np
 
 from tilecc.errors import InterpError
 from tilecc.hlo.interp import elementwise as ew
+from tilecc.hlo.interp.complex_math import fused_multiply_add
 from tilecc.hlo.interp.reduce import TREE_REDUCTION_WINDOW, reduce_with_init
 from tilecc.hlo.interp.values import Array, Lanes, Operands, Runner, Step, Value
 from tilecc.hlo.ir import HloInstruction
@@ -94,12 +95,11 @@ class _Graph:
         if self.compute == PrimitiveType.F64:  # no wider type here: the product rounds first
             product = self.mul(a, b)
             return self.add(product, c) if product_sign > 0 else self.sub(c, product)
-        # f16 products are exact in f32, f32 ones in f64: one rounding of the sum
-        wide = np.float64 if self.compute == PrimitiveType.F32 else np.float32
-        wa, wb, wc = (ew.widen_flushed(self.compute, v).astype(wide) for v in (a, b, c))
-        fused: Array = np.add(product_sign * np.multiply(wa, wb), wc)
+        wa, wb, wc = (ew.widen_flushed(self.compute, v) for v in (a, b, c))
         if self.compute == PrimitiveType.F32:
-            fused = fused.astype(np.float32)
+            fused = fused_multiply_add(product_sign * wa, wb, wc)
+        else:  # f16 computes in f32, where its products are exact: one rounding of the sum
+            fused = np.add(product_sign * np.multiply(wa, wb), wc)
         return ew.flush_subnormals(fused).astype(numpy_dtype(self.compute))
 
     def per_count(self, x: Array) -> Array:
