@@ -96,8 +96,9 @@ def complex_abs(z: Array) -> Array:
 
 def fused_multiply_add(x: Array, y: Array, z: Array) -> Array:
     """x * y + z rounded once, the fused multiply-add XLA CPU contracts a multiply and an
-    add into (here, in rng_steps and in batch_norm), on f32 / f64 arrays: exactly through f64 for f32; for
-    f64 through Dekker's error-free product and sum (correct but for rare double roundings)."""
+    add into (here, in rng_steps and in batch_norm), on f32 / f64 arrays: exactly through
+    f64 for f32; for f64 through Dekker's error-free product and sum (correct but for rare
+    double roundings)."""
     if x.dtype == np.float32:
         return (x.astype(np.float64) * y + z).astype(np.float32)
     product = x * y
